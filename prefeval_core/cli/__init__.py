@@ -1,0 +1,52 @@
+"""The command-line interface: ``python -m prefeval_core <command> ...``.
+
+Each module in this package that defines ``register(subparsers)`` adds one command; the
+command's function takes the parsed arguments and returns the exit code (0 success, 1 the
+data or settings have errors, 2 wrong usage). Data errors are printed as one line each,
+naming file, row, line and column; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from prefeval_core.data.errors import DataError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m prefeval_core",
+        description="prefeval: which text-generation system is really better, with as few human annotations as possible.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name.startswith("_"):
+            continue
+        command = importlib.import_module(f"{__name__}.{module.name}")
+        command.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except DataError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

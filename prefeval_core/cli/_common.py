@@ -1,0 +1,57 @@
+"""Arguments and helpers shared by the commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from prefeval_core.data.dataset import Dataset, load_dataset
+from prefeval_core.data.formats import TableKind
+from prefeval_core.data.reading import MAX_BYTES
+
+
+def add_loading_options(parser: argparse.ArgumentParser) -> None:
+    """Options that say how to read files: wide rater columns, kind overrides, size limit."""
+    parser.add_argument(
+        "--rater-columns",
+        metavar="COLS",
+        help="comma-separated rater columns of wide ratings files (item_id, system, one column per rater); "
+        "default: every column but the keys",
+    )
+    parser.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        metavar="FILE=KIND",
+        help="what a file holds, overriding detection; KIND is ratings, wide_ratings, preferences, texts, sources or references",
+    )
+    parser.add_argument("--max-mb", type=float, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
+
+
+def add_data_option(parser: argparse.ArgumentParser) -> None:
+    """``--data DIR_OR_FILES...``: a folder laid out like shared/data/* or explicit files."""
+    parser.add_argument("--data", nargs="+", required=True, metavar="PATH", help="a data folder (ratings.csv, preferences.csv, ...) or files")
+    add_loading_options(parser)
+
+
+def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
+    kinds: dict[str, TableKind] = {}
+    for spec in args.kind:
+        file, _, kind = spec.partition("=")
+        kinds[file.rsplit("/", 1)[-1]] = kind  # type: ignore[assignment]
+    columns = [c.strip() for c in args.rater_columns.split(",")] if args.rater_columns else None
+    rater_columns = {p.rsplit("/", 1)[-1]: columns for p in paths} if columns else None
+    return load_dataset(list(paths), kinds=kinds, rater_columns=rater_columns, max_bytes=int(args.max_mb * 1024**2))
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def progress(message: str) -> None:
+    """A progress line on stderr (stdout stays clean for --json)."""
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,44 @@
+"""``describe FILE... [--json]``: systems, items, raters and per-pair coverage."""
+
+from __future__ import annotations
+
+import argparse
+
+from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.data.summary import describe_dataset
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "describe",
+        help="summarise systems, items, raters and coverage",
+        description="Summarise a dataset: systems, items, raters, and how many items each rater covers per system pair.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="data files or folders")
+    parser.add_argument("--human", help="human rater for the per-pair human/metric coverage")
+    parser.add_argument("--metric", help="metric rater for the per-pair human/metric coverage")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_loading_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    dataset = load_from_args(args.files, args)
+    summary = describe_dataset(dataset, human=args.human, metric=args.metric)
+    if args.json:
+        print_json(summary)
+        return 0
+    print(f"dataset {summary['name']}: {len(summary['systems'])} systems, {summary['items']} items, {len(summary['raters'])} raters")
+    print("systems: " + ", ".join(summary["systems"]))
+    for rater in summary["raters"]:
+        print(f"  {rater['name']:<40} {rater['kind']:<8} {rater['systems']:>3} systems {rater['items']:>6} items {rater['pairs']:>5} pairs")
+    if "pairs" in summary:
+        print(f"coverage of {args.human} / {args.metric}:")
+        for pair in summary["pairs"]:
+            print(
+                f"  {pair['system_a']} vs {pair['system_b']}: {pair['human_items']} human, "
+                f"{pair['metric_items']} metric, {pair['joint_items']} both"
+            )
+    for warning in summary["warnings"]:
+        print(f"warning: {warning}")
+    return 0

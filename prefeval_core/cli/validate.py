@@ -1,0 +1,56 @@
+"""``validate FILE...``: check input files and print every problem found."""
+
+from __future__ import annotations
+
+import argparse
+
+from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.data.errors import DataError, Problem
+from prefeval_core.preferences import pair_outcomes
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check data files; exit 1 if there are errors",
+        description="Check data files and report every error (file, row, column, what was expected) and warning.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="data files or folders")
+    parser.add_argument("--human", help="the human rater that will be used (checks that it gives preferences)")
+    parser.add_argument("--metric", action="append", default=[], help="a metric that will be used (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_loading_options(parser)
+    parser.set_defaults(run=run)
+
+
+def _problem_json(problem: Problem) -> dict[str, object]:
+    return {
+        "severity": problem.severity,
+        "kind": problem.kind,
+        "file": problem.file,
+        "row": problem.row,
+        "line": problem.line,
+        "column": problem.column,
+        "message": problem.message,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        dataset = load_from_args(args.files, args)
+        for rater in ([args.human] if args.human else []) + args.metric:
+            pair_outcomes(dataset, rater)
+        problems = list(dataset.report.problems)
+        notes = list(dataset.notes)
+    except DataError as exc:
+        problems, notes = list(exc.problems), []
+    errors = [p for p in problems if p.severity == "error"]
+    if args.json:
+        print_json({"ok": not errors, "notes": notes, "problems": [_problem_json(p) for p in problems]})
+    else:
+        for note in notes:
+            print(f"read: {note}")
+        for problem in problems:
+            print(f"{problem.severity}: {problem}")
+        print(f"{len(errors)} errors, {len(problems) - len(errors)} warnings")
+    return 1 if errors else 0

@@ -1,0 +1,162 @@
+"""The count triple ``(n, K, m)`` of every pair for a set of revealed items (method.md §3).
+
+For one pair and one metric, items split into R (human outcome revealed so far) and U
+(metric outcome, human outcome not revealed):
+
+* ``n[h]``: human outcomes on R, ``h`` in ``>, =, <``;
+* ``K[c, h]``: items of R where the metric said ``c`` and the human ``h`` (rows = metric,
+  columns = human, order ``>, =, <``); items of R the metric did not rate are in ``n`` only;
+* ``m[c]``: metric outcomes on U only. A metric outcome on R is used in ``K`` and never
+  also in ``m`` (Deriu et al. App. A).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from prefeval_core.data.errors import CoverageError
+from prefeval_core.outcomes import MISSING
+from prefeval_core.preferences import PairOutcomes
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Human and metric outcomes of every pair, aligned by item: one row per (pair, item).
+
+    Pairs are those with at least one human outcome, in canonical order, sorted. Rows are
+    sorted by pair, then item.
+
+    Attributes:
+        human_rater, metric_rater: the raters (``metric_rater`` is ``None`` for human only).
+        pairs: ``(system_a, system_b)`` for each pair index.
+        pair_index: ``int32`` pair index of each row.
+        item_id: item of each row.
+        human: ``int8`` human outcome code of each row, ``-1`` where the human gave none.
+        metric: ``int8`` metric outcome code of each row, ``-1`` where the metric gave none.
+    """
+
+    human_rater: str
+    metric_rater: str | None
+    pairs: tuple[tuple[str, str], ...]
+    pair_index: npt.NDArray[np.int32]
+    item_id: npt.NDArray[np.object_]
+    human: npt.NDArray[np.int8]
+    metric: npt.NDArray[np.int8]
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(sorted({s for pair in self.pairs for s in pair}))
+
+    def index_of(self, system_a: str, system_b: str) -> int:
+        """Index of the pair (in either order); :class:`CoverageError` if it has no human outcome."""
+        pair = (system_a, system_b) if system_a <= system_b else (system_b, system_a)
+        try:
+            return self.pairs.index(pair)
+        except ValueError:
+            raise CoverageError.single(
+                "no_common_items", f"the human rater '{self.human_rater}' has no item on which it rated both {pair[0]} and {pair[1]}"
+            ) from None
+
+    def human_pool(self) -> npt.NDArray[np.int64]:
+        """Number of human outcomes available per pair, shape ``(P,)``."""
+        return np.bincount(self.pair_index[self.human >= 0], minlength=self.n_pairs)
+
+    def metric_items(self) -> npt.NDArray[np.int64]:
+        """Number of metric outcomes per pair, shape ``(P,)``."""
+        return np.bincount(self.pair_index[self.metric >= 0], minlength=self.n_pairs)
+
+
+@dataclass(frozen=True)
+class CountTriple:
+    """Counts of one pair: ``n`` (3,), ``K`` (3, 3) rows = metric, columns = human, ``m`` (3,)."""
+
+    n: npt.NDArray[np.int64]
+    K: npt.NDArray[np.int64]
+    m: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class CountTriples:
+    """Counts of all pairs: ``n`` (P, 3), ``K`` (P, 3, 3), ``m`` (P, 3); conventions as :class:`CountTriple`."""
+
+    n: npt.NDArray[np.int64]
+    K: npt.NDArray[np.int64]
+    m: npt.NDArray[np.int64]
+
+    def pair(self, index: int) -> CountTriple:
+        return CountTriple(self.n[index], self.K[index], self.m[index])
+
+
+def align_outcomes(human: PairOutcomes, metric: PairOutcomes | None = None) -> PairTable:
+    """Align a human rater's and a metric's outcomes item by item, for every pair the human covers.
+
+    Metric outcomes of pairs the human never rated are dropped: no human outcome can ever
+    correct them.
+    """
+    frame = human.frame.rename(columns={"outcome": "human"})
+    if metric is not None:
+        other = metric.frame.rename(columns={"outcome": "metric"})
+        frame = frame.merge(other, on=["system_a", "system_b", "item_id"], how="outer")
+        covered = frame.groupby(["system_a", "system_b"])["human"].transform(lambda h: h.notna().any())
+        frame = frame[covered.astype(bool)]
+    else:
+        frame = frame.assign(metric=MISSING)
+    frame = frame.sort_values(["system_a", "system_b", "item_id"], kind="stable")
+    keys = pd.MultiIndex.from_frame(frame[["system_a", "system_b"]])
+    codes, uniques = pd.factorize(keys, sort=True)
+    return PairTable(
+        human_rater=human.rater,
+        metric_rater=None if metric is None else metric.rater,
+        pairs=tuple((str(a), str(b)) for a, b in uniques),
+        pair_index=codes.astype(np.int32),
+        item_id=frame["item_id"].to_numpy(dtype=object),
+        human=frame["human"].fillna(MISSING).to_numpy().astype(np.int8),
+        metric=frame["metric"].fillna(MISSING).to_numpy().astype(np.int8),
+    )
+
+
+def count_triples(table: PairTable, revealed: npt.NDArray[np.bool_]) -> CountTriples:
+    """``(n, K, m)`` of every pair given which rows' human outcomes are revealed.
+
+    Args:
+        table: the aligned outcomes.
+        revealed: boolean per row of ``table``; ``True`` where the human outcome is in R. Rows
+            without a human outcome cannot be revealed.
+    """
+    revealed = np.asarray(revealed, dtype=bool)
+    if revealed.shape != table.human.shape:
+        raise ValueError(f"revealed has shape {revealed.shape}, expected {table.human.shape}")
+    if np.any(revealed & (table.human < 0)):
+        raise ValueError("a row without a human outcome cannot be revealed")
+    P = table.n_pairs
+    has_metric = table.metric >= 0
+    n = _bincount(table.pair_index[revealed] * 3 + table.human[revealed], P * 3).reshape(P, 3)
+    joint = revealed & has_metric
+    K = _bincount(table.pair_index[joint] * 9 + table.metric[joint] * 3 + table.human[joint], P * 9).reshape(P, 3, 3)
+    unrevealed = ~revealed & has_metric
+    m = _bincount(table.pair_index[unrevealed] * 3 + table.metric[unrevealed], P * 3).reshape(P, 3)
+    return CountTriples(n, K, m)
+
+
+def _bincount(codes: npt.NDArray[np.integer], size: int) -> npt.NDArray[np.int64]:
+    return np.bincount(codes.astype(np.int64), minlength=size).astype(np.int64)
+
+
+def count_triple(table: PairTable, system_a: str, system_b: str, revealed_items: set[str] | frozenset[str]) -> CountTriple:
+    """``(n, K, m)`` of one pair, seen from ``(system_a, system_b)`` in the order given, with
+    the human outcomes of ``revealed_items`` revealed (items the human did not rate are ignored)."""
+    index = table.index_of(system_a, system_b)
+    rows = table.pair_index == index
+    revealed = rows & (table.human >= 0) & np.isin(table.item_id, list(revealed_items))
+    counts = count_triples(table, revealed).pair(index)
+    if system_a > system_b:  # flipping the pair reverses the outcome order on both axes
+        return CountTriple(counts.n[::-1].copy(), counts.K[::-1, ::-1].copy(), counts.m[::-1].copy())
+    return counts

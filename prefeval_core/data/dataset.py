@@ -1,0 +1,287 @@
+"""A loaded evaluation dataset: ratings, preferences and optional texts, checked.
+
+``load_dataset`` takes files on disk, a folder laid out like ``shared/data/*``
+(``ratings.csv``, ``preferences.csv``, ``texts.csv``, ``sources.csv``, ``references.csv``)
+or uploaded ``(name, bytes)`` pairs, and returns a :class:`Dataset` or raises a
+:class:`~prefeval_core.data.errors.DataError` that lists every error found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from prefeval_core.data.errors import Problem, ValidationReport, raise_if_errors
+from prefeval_core.data.formats import ParsedTable, TableKind, parse_table
+from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
+
+RaterKind = Literal["scalar", "pairwise"]
+_TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
+_ANNOTATOR_NAME = re.compile(r"^(human:[^:]+):[^:]+$")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Everything loaded for one evaluation.
+
+    Attributes:
+        name: a label for the dataset (folder or first file name).
+        ratings: scalar ratings ``item_id, system, rater, score``; higher is better; one row
+            per (item, system, rater).
+        preferences: native pairwise ratings ``item_id, system_a, system_b, rater, outcome``
+            in canonical pair order, outcome codes 0/1/2 = ``>``/``=``/``<``.
+        texts: ``item_id, system, output`` (empty frame when no texts were given).
+        sources: ``item_id, source`` (empty when none).
+        references: ``item_id, ref_index, reference`` (empty when none).
+        report: the warnings found while loading (errors raise instead).
+        notes: how each file was understood.
+        rater_files: for each rater, the file it came from (for messages).
+    """
+
+    name: str
+    ratings: pd.DataFrame
+    preferences: pd.DataFrame
+    texts: pd.DataFrame
+    sources: pd.DataFrame
+    references: pd.DataFrame
+    report: ValidationReport = field(default_factory=ValidationReport)
+    notes: tuple[str, ...] = ()
+    rater_files: Mapping[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def systems(self) -> tuple[str, ...]:
+        """All systems, sorted (the canonical order of pairs)."""
+        return _sorted_names(self.ratings["system"], self.preferences["system_a"], self.preferences["system_b"])
+
+    @cached_property
+    def items(self) -> tuple[str, ...]:
+        return _sorted_names(self.ratings["item_id"], self.preferences["item_id"])
+
+    @cached_property
+    def raters(self) -> tuple[str, ...]:
+        return _sorted_names(self.ratings["rater"], self.preferences["rater"])
+
+    @cached_property
+    def pairwise_raters(self) -> frozenset[str]:
+        """Raters whose outcomes are natively pairwise."""
+        return frozenset(_sorted_names(self.preferences["rater"]))
+
+    def rater_kind(self, rater: str) -> RaterKind:
+        return "pairwise" if rater in self.pairwise_raters else "scalar"
+
+    @cached_property
+    def human_raters(self) -> tuple[str, ...]:
+        """Raters named ``human`` or ``human:<dimension>`` (the data's convention), excluding
+        individual annotators ``human:<dimension>:<annotator>``."""
+        return tuple(r for r in self.raters if is_human_rater(r) and r.count(":") <= 1)
+
+    @cached_property
+    def metric_raters(self) -> tuple[str, ...]:
+        """Raters that are not human (metrics, LLM judges)."""
+        return tuple(r for r in self.raters if not is_human_rater(r))
+
+    @property
+    def has_texts(self) -> bool:
+        return not self.texts.empty
+
+
+def is_human_rater(rater: str) -> bool:
+    """The data's naming convention: ``human``, ``human:<dimension>[:<annotator>]``."""
+    return rater == "human" or rater.startswith("human:")
+
+
+def _sorted_names(*columns: pd.Series) -> tuple[str, ...]:
+    names: set[str] = set()
+    for column in columns:
+        names.update(pd.unique(column.to_numpy(dtype=object)))
+    return tuple(sorted(str(n) for n in names))
+
+
+Source = str | Path | tuple[str, bytes]
+"""A file path, a folder path, or an uploaded file as ``(name, bytes)``."""
+
+
+def load_dataset(
+    sources: Sequence[Source] | Source,
+    *,
+    kinds: Mapping[str, TableKind] | None = None,
+    rater_columns: Mapping[str, Sequence[str]] | None = None,
+    max_bytes: int = MAX_BYTES,
+    name: str | None = None,
+) -> Dataset:
+    """Load and check files or a folder of files.
+
+    Args:
+        sources: paths, folders (every table file inside is read) or ``(name, bytes)``
+            uploads.
+        kinds: per file name, what it holds, overriding detection (e.g. ``"wide_ratings"``).
+        rater_columns: per file name, the rater columns of a wide ratings file.
+        max_bytes: size limit per file, compressed and decompressed.
+        name: the dataset's label (default: the folder or first file name).
+
+    Raises:
+        DataError: (a subclass naming the kind) with every error found, each naming file,
+            row, line and column.
+    """
+    source_list: list[Source] = [sources] if isinstance(sources, (str, Path, tuple)) else list(sources)
+    raws = [raw for source in source_list for raw in _read_source(source, max_bytes)]
+    parsed = [parse_table(raw, (kinds or {}).get(raw.name), (rater_columns or {}).get(raw.name)) for raw in raws]
+    problems = [p for table in parsed for p in table.problems]
+    raise_if_errors(problems)
+    dataset = _assemble(parsed, name or _default_name(source_list))
+    checks = check_dataset(dataset)
+    raise_if_errors(checks)
+    report = ValidationReport(tuple(problems) + tuple(checks))
+    return replace(dataset, report=report)
+
+
+def _default_name(sources: Sequence[Source]) -> str:
+    first = sources[0] if sources else "dataset"
+    if isinstance(first, tuple):
+        return first[0]
+    path = Path(first)
+    return path.name if path.is_dir() else path.stem.removesuffix(".csv")
+
+
+def _read_source(source: Source, max_bytes: int) -> list[RawTable]:
+    if isinstance(source, tuple):
+        return [read_table_bytes(source[0], source[1], max_bytes=max_bytes)]
+    path = Path(source)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().removesuffix(".gz").endswith(_TABLE_SUFFIXES))
+        return [read_table(p, max_bytes=max_bytes) for p in files]
+    return [read_table(path, max_bytes=max_bytes)]
+
+
+def _assemble(parsed: Sequence[ParsedTable], name: str) -> Dataset:
+    def frames(*kinds: str) -> list[pd.DataFrame]:
+        return [t.frame for t in parsed if t.kind in kinds]
+
+    ratings = _concat(frames("ratings", "wide_ratings"), ["item_id", "system", "rater", "score"])
+    preferences = _concat(frames("preferences"), ["item_id", "system_a", "system_b", "rater", "outcome"])
+    texts = _concat(frames("texts"), ["item_id", "system", "output"])
+    sources_frame = _concat(frames("sources"), ["item_id", "source"])
+    references = _concat(frames("references"), ["item_id", "ref_index", "reference"])
+    sources_frame, references = _link_sources(sources_frame, references, texts)
+    ratings = _with_annotator_means(ratings)
+    rater_files = {r: t.name for t in parsed if t.kind in ("ratings", "wide_ratings", "preferences") for r in t.frame["rater"].unique()}
+    notes = tuple(n for t in parsed for n in t.notes)
+    return Dataset(name, ratings, preferences, texts, sources_frame, references, notes=notes, rater_files=rater_files)
+
+
+def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame({c: pd.Series(dtype=np.int8 if c == "outcome" else float if c == "score" else str) for c in columns})
+    return pd.concat(frames, ignore_index=True)
+
+
+def _link_sources(sources: pd.DataFrame, references: pd.DataFrame, texts: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Key sources by item (via the texts' ``prompt_id`` where sources are per prompt) and
+    take references from a sources file's ``reference`` column."""
+    if "prompt_id" in sources.columns and "prompt_id" in texts.columns:
+        links = texts[["item_id", "prompt_id"]].drop_duplicates("item_id")
+        sources = links.merge(sources.drop(columns=["item_id"], errors="ignore"), on="prompt_id")
+    if "reference" in sources.columns:
+        extra = sources[["item_id", "reference"]].assign(ref_index=0)
+        references = pd.concat([references, extra[["item_id", "ref_index", "reference"]]], ignore_index=True)
+        references = references.drop_duplicates(["item_id", "ref_index"])
+    keep = [c for c in ("item_id", "source", "prompt_id") if c in sources.columns]
+    return sources[keep].reset_index(drop=True), references
+
+
+def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Add ``human:<dim>`` as the mean of ``human:<dim>:<annotator>`` raters where the data
+    has the annotators but not their mean (method.md §2: annotators averaged first)."""
+    raters = set(ratings["rater"])
+    groups: dict[str, list[str]] = {}
+    for rater in raters:
+        match = _ANNOTATOR_NAME.match(rater)
+        if match and match.group(1) not in raters:
+            groups.setdefault(match.group(1), []).append(rater)
+    means = [
+        ratings[ratings["rater"].isin(members)].groupby(["item_id", "system"], as_index=False)["score"].mean().assign(rater=dimension)
+        for dimension, members in sorted(groups.items())
+        if len(members) >= 2
+    ]
+    return pd.concat([ratings, *means], ignore_index=True) if means else ratings
+
+
+def check_dataset(dataset: Dataset) -> list[Problem]:
+    """Dataset-wide checks.
+
+    Errors: no ratings at all. Warnings: a scalar rater that rated only one system, two
+    systems a rater rated on no common item, metric items that no human rated, no rater
+    named as human, texts of unrated systems. The coverage warnings become
+    :class:`~prefeval_core.data.errors.CoverageError` when the rater or pair is used
+    (:func:`prefeval_core.preferences.pair_outcomes`, :func:`prefeval_core.counts.align_outcomes`):
+    a dataset may hold raters a user never picks, e.g. single annotators.
+    """
+    problems: list[Problem] = []
+    if dataset.ratings.empty and dataset.preferences.empty:
+        problems.append(Problem("error", "no_ratings", "no ratings or preferences were found; expected a ratings or preferences file"))
+        return problems
+    for rater, group in dataset.ratings.groupby("rater", sort=True):
+        problems += _coverage_problems(str(rater), group, dataset.rater_files.get(str(rater)))
+    humans = dataset.human_raters
+    if not humans:
+        problems.append(
+            Problem("warning", "no_human", "no rater is named 'human' or 'human:<dimension>'; choose the human rater by name")
+        )
+    else:
+        human_items = set(dataset.ratings.loc[dataset.ratings["rater"].isin(humans), "item_id"]) | set(
+            dataset.preferences.loc[dataset.preferences["rater"].isin(humans), "item_id"]
+        )
+        for rater in dataset.metric_raters:
+            items = set(dataset.ratings.loc[dataset.ratings["rater"] == rater, "item_id"]) | set(
+                dataset.preferences.loc[dataset.preferences["rater"] == rater, "item_id"]
+            )
+            extra = len(items - human_items)
+            if extra:
+                problems.append(
+                    Problem(
+                        "warning",
+                        "metric_only_items",
+                        f"metric '{rater}' rated {extra:,} items that no human rater rated; they enter only as metric-only items",
+                        dataset.rater_files.get(rater),
+                    )
+                )
+    if dataset.has_texts:
+        unrated = sorted(set(dataset.texts["system"]) - set(dataset.systems))
+        if unrated:
+            problems.append(Problem("warning", "unrated_texts", f"texts of systems with no ratings: {', '.join(unrated)}"))
+    return problems
+
+
+def _coverage_problems(rater: str, ratings: pd.DataFrame, file: str | None) -> list[Problem]:
+    systems = sorted(set(ratings["system"]))
+    if len(systems) < 2:
+        return [
+            Problem(
+                "warning",
+                "single_system",
+                f"rater '{rater}' rated only one system ({systems[0]}); preferences need two or more",
+                file,
+                column="system",
+            )
+        ]
+    presence = pd.crosstab(ratings["item_id"], ratings["system"]).to_numpy() > 0
+    shared = presence.T.astype(np.int64) @ presence.astype(np.int64)
+    a_idx, b_idx = np.nonzero(np.triu(shared == 0, k=1))
+    return [
+        Problem(
+            "warning",
+            "no_common_items",
+            f"rater '{rater}' rated systems {systems[a]} and {systems[b]} on no common item; it gives that pair no outcome",
+            file,
+            column="item_id",
+        )
+        for a, b in zip(a_idx, b_idx)
+    ]

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install (first run only) everything the tests need, including Debian's chromium for the
+# browser test, then run the whole test suite. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing chromium (Debian package) for the browser test ..." >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || echo "warning: could not install chromium; the browser test will be skipped" >&2
+fi
+scripts/setup-env.sh test
+exec .venv/bin/python -m pytest "$@"
