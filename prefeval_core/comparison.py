@@ -1,0 +1,144 @@
+"""Comparing an evaluation's pair outcomes with the full human evaluation (method.md §6).
+
+* Human reference outcome of a pair **(choice)**: the decision function on *all* human
+  outcomes, human only: ``theta = P(p> > p<)`` under ``Dirichlet(n + 1)``, which has the
+  closed form ``I_{1/2}(n< + 1, n> + 1)``; ``>`` if ``theta > 1 - gamma/2``, ``<`` if
+  ``theta < gamma/2``, else undecided (code 1).
+* Naive metric outcome **(choice)**: two-sided exact sign test on ``(m>, m<)`` over all
+  metric items of the pair, ties discarded (Coakley & Heise 1996), significant at ``gamma``;
+  the direction is that of the larger count.
+* Error types of an outcome X against the reference H (Deriu et al. Sec. 6): correct
+  (both significant, same direction; green), correct (both undecided; olive), inversion
+  (both significant, opposite; red), omission (H significant, X not; blue), insertion
+  (H not, X significant; yellow).
+* KLD of a pair: ``KL(p_X || p_hum) = sum_k p_X[k] log(p_X[k] / p_hum[k])`` with ``p_hum`` the
+  posterior mean of ``Dirichlet(n + 1)`` on all human outcomes.
+
+Outcome codes: 0 ``>`` (A better), 1 undecided / no significant difference, 2 ``<``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import betainc
+from scipy.stats import binomtest
+
+from prefeval_core.outcomes import BETTER, TIE, WORSE
+
+ErrorType = Literal["correct_significant", "correct_undecided", "inversion", "omission", "insertion"]
+ERROR_TYPES: Final[tuple[ErrorType, ...]] = ("correct_significant", "correct_undecided", "inversion", "omission", "insertion")
+ERROR_LABELS: Final[dict[ErrorType, str]] = {
+    "correct_significant": "Correct (significant)",
+    "correct_undecided": "Correct (not significant)",
+    "inversion": "Inversion",
+    "omission": "Omission",
+    "insertion": "Insertion",
+}
+ERROR_COLOURS: Final[dict[ErrorType, str]] = {
+    # The paper's green / olive / red / blue / yellow, in shades that stay distinct for
+    # colour-blind readers (Okabe-Ito vermillion, blue, yellow, bluish green; Tol olive).
+    "correct_significant": "#009E73",
+    "correct_undecided": "#999933",
+    "inversion": "#D55E00",
+    "omission": "#0072B2",
+    "insertion": "#F0E442",
+}
+
+
+def decision_from_theta(theta: npt.ArrayLike, gamma: float) -> npt.NDArray[np.int8]:
+    """The decision function: ``>`` (0) if ``theta > 1 - gamma/2``, ``<`` (2) if
+    ``theta < gamma/2``, else undecided (1)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    codes = np.full(theta.shape, TIE, dtype=np.int8)
+    codes[theta > 1 - gamma / 2] = BETTER
+    codes[theta < gamma / 2] = WORSE
+    return codes
+
+
+def human_only_theta(n: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Exact ``P(p> > p<)`` under ``Dirichlet(n + 1)``: ``I_{1/2}(n< + 1, n> + 1)``; ``n`` is (..., 3)."""
+    n = np.asarray(n, dtype=np.float64)
+    return np.asarray(betainc(n[..., 2] + 1, n[..., 0] + 1, 0.5), dtype=np.float64)
+
+
+def human_reference_outcomes(n_all: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
+    """Reference outcome per pair from all its human outcome counts ``n_all`` (P, 3)."""
+    return decision_from_theta(human_only_theta(n_all), gamma)
+
+
+def sign_test_p_values(m_all: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Two-sided exact sign-test p-values of ``m>`` vs ``m<`` per pair (ties dropped); 1 where
+    the metric has no non-tie outcome."""
+    m_all = np.asarray(m_all, dtype=np.int64)
+    p_values = np.ones(m_all.shape[0], dtype=np.float64)
+    for index, (better, _, worse) in enumerate(m_all):
+        if better + worse > 0:
+            p_values[index] = binomtest(int(better), int(better + worse), 0.5, alternative="two-sided").pvalue
+    return p_values
+
+
+def naive_metric_outcomes(m_all: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
+    """Naive metric outcome per pair: significant sign test at ``gamma``, direction of the
+    larger of ``m>`` and ``m<``; ``m_all`` is (P, 3) metric outcome counts over all its items."""
+    m_all = np.asarray(m_all, dtype=np.int64)
+    significant = sign_test_p_values(m_all) < gamma
+    codes = np.full(m_all.shape[0], TIE, dtype=np.int8)
+    codes[significant & (m_all[:, 0] > m_all[:, 2])] = BETTER
+    codes[significant & (m_all[:, 2] > m_all[:, 0])] = WORSE
+    return codes
+
+
+def error_types(outcomes: npt.ArrayLike, reference: npt.ArrayLike) -> npt.NDArray[np.str_]:
+    """Error type of each pair's outcome against the human reference (both as codes)."""
+    x = np.asarray(outcomes)
+    h = np.asarray(reference)
+    x_sig, h_sig = x != TIE, h != TIE
+    types = np.full(x.shape, "insertion", dtype="<U19")
+    types[x_sig & h_sig & (x == h)] = "correct_significant"
+    types[~x_sig & ~h_sig] = "correct_undecided"
+    types[x_sig & h_sig & (x != h)] = "inversion"
+    types[h_sig & ~x_sig] = "omission"
+    return types
+
+
+@dataclass(frozen=True)
+class ErrorFrequencies:
+    """Fractions of pairs of each error type, in [0, 1]; ``correct`` counts both correct kinds."""
+
+    correct: float
+    correct_significant: float
+    correct_undecided: float
+    inversion: float
+    omission: float
+    insertion: float
+    pairs: int
+
+
+def error_frequencies(types: npt.ArrayLike) -> ErrorFrequencies:
+    """Frequencies of the error types over pairs."""
+    types = np.asarray(types)
+    total = max(len(types), 1)
+    share = {t: float(np.sum(types == t)) / total for t in ERROR_TYPES}
+    return ErrorFrequencies(
+        correct=share["correct_significant"] + share["correct_undecided"],
+        pairs=len(types),
+        **share,
+    )
+
+
+def dirichlet_mean(counts: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Posterior mean of ``Dirichlet(counts + 1)``: ``(counts + 1) / (sum + 3)``, along the last axis."""
+    counts = np.asarray(counts, dtype=np.float64) + 1.0
+    return counts / counts.sum(axis=-1, keepdims=True)
+
+
+def kl_divergence(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``KL(p || q)`` along the last axis (nats); ``0 log 0 = 0``."""
+    p = np.asarray(p, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
+    return np.asarray(terms.sum(axis=-1), dtype=np.float64)
