@@ -80,7 +80,10 @@ def pair_outcomes(dataset: Dataset, rater: str, eps: float = 0.0) -> PairOutcome
     if frame.empty:
         file = dataset.rater_files.get(rater)
         raise CoverageError.single(
-            "single_system", f"rater '{rater}' gives no preferences: it rated only one system, or no two systems on a common item", file=file, column="system"
+            "single_system",
+            f"rater '{rater}' gives no preferences: it rated only one system, or no two systems on a common item",
+            file=file,
+            column="system",
         )
     frame = frame.sort_values(["system_a", "system_b", "item_id"], kind="stable").reset_index(drop=True)
     return PairOutcomes(rater, eps if dataset.rater_kind(rater) == "scalar" else 0.0, frame)

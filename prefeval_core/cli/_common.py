@@ -33,7 +33,9 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
 
 def add_data_option(parser: argparse.ArgumentParser) -> None:
     """``--data DIR_OR_FILES...``: a folder laid out like shared/data/* or explicit files."""
-    parser.add_argument("--data", nargs="+", required=True, metavar="PATH", help="a data folder (ratings.csv, preferences.csv, ...) or files")
+    parser.add_argument(
+        "--data", nargs="+", required=True, metavar="PATH", help="a data folder (ratings.csv, preferences.csv, ...) or files"
+    )
     add_loading_options(parser)
 
 
@@ -41,7 +43,7 @@ def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
     kinds: dict[str, TableKind] = {}
     for spec in args.kind:
         file, _, kind = spec.partition("=")
-        kinds[file.rsplit("/", 1)[-1]] = kind  # type: ignore[assignment]
+        kinds[file.rsplit("/", 1)[-1]] = kind
     columns = [c.strip() for c in args.rater_columns.split(",")] if args.rater_columns else None
     rater_columns = {p.rsplit("/", 1)[-1]: columns for p in paths} if columns else None
     return load_dataset(list(paths), kinds=kinds, rater_columns=rater_columns, max_bytes=int(args.max_mb * 1024**2))

@@ -232,9 +232,7 @@ def check_dataset(dataset: Dataset) -> list[Problem]:
         problems += _coverage_problems(str(rater), group, dataset.rater_files.get(str(rater)))
     humans = dataset.human_raters
     if not humans:
-        problems.append(
-            Problem("warning", "no_human", "no rater is named 'human' or 'human:<dimension>'; choose the human rater by name")
-        )
+        problems.append(Problem("warning", "no_human", "no rater is named 'human' or 'human:<dimension>'; choose the human rater by name"))
     else:
         human_items = set(dataset.ratings.loc[dataset.ratings["rater"].isin(humans), "item_id"]) | set(
             dataset.preferences.loc[dataset.preferences["rater"].isin(humans), "item_id"]

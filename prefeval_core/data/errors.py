@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Self
 
 Severity = Literal["error", "warning"]
 
@@ -103,7 +103,7 @@ class DataError(Exception):
         row: int | None = None,
         line: int | None = None,
         column: str | None = None,
-    ) -> DataError:
+    ) -> Self:
         return cls([Problem("error", kind, message, file, row, line, column)])
 
 

@@ -184,7 +184,13 @@ def _parse_scores(raw: RawTable, column: str) -> tuple[np.ndarray, list[Problem]
     missing = np.flatnonzero(empty)
     if len(missing):
         problems.append(
-            Problem("warning", "missing_score", f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})", raw.name, column=column)
+            Problem(
+                "warning",
+                "missing_score",
+                f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})",
+                raw.name,
+                column=column,
+            )
         )
     scores[bad] = np.nan
     return scores, problems
@@ -206,10 +212,10 @@ def _dedupe(
         problems += cell_problems(
             raw, rows, value_column, "duplicate", f"the same {what} appears more than once with different values; keep one row"
         )
-    exact = int(frame.duplicated(keys + [value]).sum())
+    exact = int(frame.duplicated([*keys, value]).sum())
     if exact:
         problems.append(Problem("warning", "duplicate_rows", f"{exact:,} exact duplicate rows were dropped", raw.name))
-    return frame.drop_duplicates(keys + [value]), problems
+    return frame.drop_duplicates([*keys, value]), problems
 
 
 def parse_long_ratings(raw: RawTable) -> ParsedTable:
@@ -218,7 +224,9 @@ def parse_long_ratings(raw: RawTable) -> ParsedTable:
     if problems:
         return ParsedTable(raw.name, "ratings", _empty_ratings(), tuple(problems), ())
     cols = find_columns(raw)
-    return _ratings_frame(raw, cols, cols["rater"], raw.frame[cols["rater"]].str.strip().to_numpy(), cols["score"], np.arange(len(raw.frame)))
+    return _ratings_frame(
+        raw, cols, cols["rater"], raw.frame[cols["rater"]].str.strip().to_numpy(), cols["score"], np.arange(len(raw.frame))
+    )
 
 
 def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None) -> ParsedTable:
@@ -238,7 +246,11 @@ def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None
     if unknown or not rater_columns:
         message = f"rater column(s) {unknown} not in the file" if unknown else "no rater columns were found"
         return ParsedTable(
-            raw.name, "wide_ratings", _empty_ratings(), (Problem("error", "missing_column", message + f" (found: {list(raw.frame.columns)})", raw.name),), ()
+            raw.name,
+            "wide_ratings",
+            _empty_ratings(),
+            (Problem("error", "missing_column", message + f" (found: {list(raw.frame.columns)})", raw.name),),
+            (),
         )
     parts: list[ParsedTable] = []
     rows = np.arange(len(raw.frame))
@@ -271,7 +283,9 @@ def _ratings_frame(
         }
     )
     frame = frame[~np.isnan(scores)]
-    frame, duplicate_problems = _dedupe(frame, raw, ["item_id", "system", "rater", "annotator"], "score", score_column, "(item, system, rater)")
+    frame, duplicate_problems = _dedupe(
+        frame, raw, ["item_id", "system", "rater", "annotator"], "score", score_column, "(item, system, rater)"
+    )
     problems += duplicate_problems
     notes: list[str] = []
     if "annotator" in cols:
@@ -369,7 +383,9 @@ def parse_sources(raw: RawTable) -> ParsedTable:
     cols = find_columns(raw)
     key = "item_id" if "item_id" in cols else "prompt_id" if "prompt_id" in cols else None
     if key is None:
-        problem = Problem("error", "missing_column", "a sources file needs the column 'item_id' (or 'prompt_id')", raw.name, column="item_id")
+        problem = Problem(
+            "error", "missing_column", "a sources file needs the column 'item_id' (or 'prompt_id')", raw.name, column="item_id"
+        )
         return ParsedTable(raw.name, "sources", pd.DataFrame(columns=["item_id", "source"]), (problem,), ())
     if "source" in cols:
         source = raw.frame[cols["source"]]
@@ -390,7 +406,9 @@ def parse_references(raw: RawTable) -> ParsedTable:
     if problems:
         return ParsedTable(raw.name, "references", pd.DataFrame(columns=["item_id", "ref_index", "reference"]), tuple(problems), ())
     cols = find_columns(raw)
-    frame = pd.DataFrame({"item_id": raw.frame[cols["item_id"]].str.strip().to_numpy(), "reference": raw.frame[cols["reference"]].to_numpy()})
+    frame = pd.DataFrame(
+        {"item_id": raw.frame[cols["item_id"]].str.strip().to_numpy(), "reference": raw.frame[cols["reference"]].to_numpy()}
+    )
     frame["ref_index"] = (
         pd.to_numeric(raw.frame[cols["ref_index"]], errors="coerce").fillna(0).astype(int).to_numpy()
         if "ref_index" in cols

@@ -164,9 +164,7 @@ def _detect_delimiter(name: str, text: str) -> str:
 def _read_delimited(name: str, text: str) -> tuple[pd.DataFrame, np.ndarray]:
     sep = _detect_delimiter(name, text)
     try:
-        frame = pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=True
-        )
+        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=True)
     except pd.errors.EmptyDataError as exc:
         raise EmptyFileError.single("empty_file", "the file has no header row", file=name) from exc
     except pd.errors.ParserError as exc:

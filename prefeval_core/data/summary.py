@@ -79,11 +79,17 @@ def summarise_dataset(dataset: Dataset, human: str | None = None, metric: str | 
             per_pair = pair_outcomes(dataset, rater).frame.groupby(["system_a", "system_b"]).size()
         except DataError:
             per_pair = None
-        for (a, b), count in ([] if per_pair is None else per_pair.items()):
+        for (a, b), count in [] if per_pair is None else per_pair.items():
             coverage.setdefault((str(a), str(b)), {})[rater] = int(count)
         raters.append(
             RaterSummary(
-                rater, kind, rater in dataset.human_raters, len(systems), rows["item_id"].nunique(), len(rows), 0 if per_pair is None else len(per_pair)
+                rater,
+                kind,
+                rater in dataset.human_raters,
+                len(systems),
+                rows["item_id"].nunique(),
+                len(rows),
+                0 if per_pair is None else len(per_pair),
             )
         )
     pairs = None if human is None else _pair_coverage(dataset, human, metric)

@@ -1,0 +1,102 @@
+"""The ``validate`` and ``describe`` commands and the package's import hygiene."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from prefeval_core.cli import main
+from tests.data_helpers import RATINGS_CSV
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_help_lists_the_subcommands() -> None:
+    result = subprocess.run([sys.executable, "-m", "prefeval_core", "--help"], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert "validate" in result.stdout and "describe" in result.stdout
+
+
+def test_validate_good_file(tmp_path, capsys) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS_CSV)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "0 errors, 1 warnings" in out
+    assert "metric 'bleu' rated 1 items that no human rater rated" in out
+
+
+def test_validate_bad_file_exits_nonzero_and_names_the_cell(tmp_path, capsys) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS_CSV.replace("i2,B,human,5", "i2,B,human,five"))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "error: ratings.csv, row 5 (line 6), column 'score': expected a number (a score; higher is better), found 'five'" in out
+
+
+def test_validate_json_report(tmp_path, capsys) -> None:
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    assert main(["validate", str(path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False
+    assert report["problems"][0]["kind"] == "empty_file" and report["problems"][0]["file"] == "empty.csv"
+
+
+def test_validate_checks_the_chosen_raters(tmp_path, capsys) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS_CSV)
+    assert main(["validate", str(path), "--human", "humans"]) == 1
+    assert "no rater named 'humans' in the data; did you mean 'human'" in capsys.readouterr().out
+
+
+def test_describe_json(tmp_path, capsys) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS_CSV)
+    assert main(["describe", str(path), "--human", "human", "--metric", "bleu", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["systems"] == ["A", "B", "C"]
+    assert summary["items"] == 3
+    assert {r["name"]: r["pairs"] for r in summary["raters"]} == {"bleu": 3, "human": 3}
+    ab = summary["pairs"][0]
+    assert (ab["system_a"], ab["system_b"], ab["human_items"], ab["metric_items"], ab["joint_items"], ab["metric_only_items"]) == (
+        "A",
+        "B",
+        2,
+        3,
+        2,
+        1,
+    )
+    assert summary["coverage"][0] == {"system_a": "A", "system_b": "B", "items": {"bleu": 3, "human": 2}}
+
+
+def test_describe_wide_file_with_rater_columns(tmp_path, capsys) -> None:
+    path = tmp_path / "wide.tsv"
+    path.write_text("item_id\tsystem\tBLEU\thuman\tcomment\ni1\tA\t1\t2\tx\ni1\tB\t2\t1\ty\n")
+    assert main(["describe", str(path), "--rater-columns", "BLEU,human", "--json"]) == 0
+    assert [r["name"] for r in json.loads(capsys.readouterr().out)["raters"]] == ["BLEU", "human"]
+
+
+def test_errors_on_stderr_without_traceback(tmp_path, capsys) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text("item_id,system_a,system_b,rater,label\ni1,X,Y,judge,??\n")
+    assert main(["describe", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: p.csv, row 1 (line 2), column 'label'") and "Traceback" not in err
+
+
+def test_core_imports_without_streamlit() -> None:
+    # Block streamlit, then import every module of the core.
+    code = (
+        "import sys, pkgutil, importlib\n"
+        "sys.modules['streamlit'] = None\n"
+        "import prefeval_core\n"
+        "for m in pkgutil.walk_packages(prefeval_core.__path__, 'prefeval_core.'):\n"
+        "    if m.name != 'prefeval_core.__main__':\n"
+        "        importlib.import_module(m.name)\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
