@@ -10,13 +10,14 @@ are used as given.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.errors import CoverageError, UnknownNameError
+from prefeval_core.data.errors import CoverageError, Problem, UnknownNameError
 from prefeval_core.outcomes import codes_from_differences, flip_codes
 
 
@@ -60,6 +61,22 @@ def require_rater(dataset: Dataset, rater: str) -> None:
     close = difflib.get_close_matches(rater, dataset.raters, n=3)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; known raters: {', '.join(dataset.raters)}"
     raise UnknownNameError.single("unknown_name", f"no rater named '{rater}' in the data{hint}", column="rater")
+
+
+def unknown_system_problems(
+    dataset: Dataset, systems: Sequence[str], *, file: str | None = None, column: str | None = None
+) -> list[Problem]:
+    """An error per system name (row of ``systems``, 1-based) that the dataset does not know,
+    suggesting the closest known names; for uploads that refer to the dataset's systems."""
+    known = set(dataset.systems)
+    problems: list[Problem] = []
+    for row, name in enumerate(systems, start=1):
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, dataset.systems, n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; known systems: {', '.join(dataset.systems)}"
+        problems.append(Problem("error", "unknown_name", f"unknown system '{name}'{hint}", file, row=row, column=column))
+    return problems
 
 
 def pair_outcomes(dataset: Dataset, rater: str, eps: float = 0.0) -> PairOutcomes:

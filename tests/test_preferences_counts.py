@@ -12,7 +12,7 @@ from prefeval_core.counts import align_outcomes, count_triple, count_triples
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.data.errors import CoverageError, UnknownNameError
 from prefeval_core.outcomes import flip_codes
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.preferences import pair_outcomes, unknown_system_problems
 from tests.data_helpers import RATINGS_CSV
 
 
@@ -49,6 +49,14 @@ def test_of_pair_in_reverse_order_flips(tiny) -> None:
 def test_unknown_rater_suggests_close_names(tiny) -> None:
     with pytest.raises(UnknownNameError, match=r"no rater named 'blue' in the data; did you mean 'bleu'"):
         pair_outcomes(tiny, "blue")
+
+
+def test_unknown_systems_are_named_with_suggestions(tiny) -> None:
+    problems = unknown_system_problems(tiny, ["A", "b", "Z"], file="ann.csv", column="system_a")
+    assert [str(p) for p in problems] == [
+        "ann.csv, row 2, column 'system_a': unknown system 'b'; known systems: A, B, C",
+        "ann.csv, row 3, column 'system_a': unknown system 'Z'; known systems: A, B, C",
+    ]
 
 
 def test_rater_with_one_system_is_a_coverage_error() -> None:
