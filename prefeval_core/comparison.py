@@ -142,3 +142,50 @@ def kl_divergence(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]
     q = np.asarray(q, dtype=np.float64)
     terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
     return np.asarray(terms.sum(axis=-1), dtype=np.float64)
+
+
+def annotation_fraction(human_used: int, human_available: int) -> float:
+    """"Ann." (Deriu et al. Table 3): human outcomes used over all pairs divided by all human
+    outcomes available over all pairs, in [0, 1]; 0 when nothing is available."""
+    if human_used < 0 or human_available < 0:
+        raise ValueError("annotation counts must be >= 0")
+    if human_used > human_available:
+        raise ValueError(f"{human_used} human outcomes used but only {human_available} available")
+    return human_used / human_available if human_available else 0.0
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """An evaluation's pair outcomes compared with the full human evaluation (method.md §6).
+
+    Attributes:
+        outcomes: (P,) int8 codes of the evaluation (1 = undecided / not significant).
+        reference: (P,) int8 human reference codes (exact human-only decision on all outcomes).
+        error_types: (P,) error type names (``ERROR_TYPES``).
+        kld: (P,) ``KL(p_X || p_hum)`` in nats, ``p_hum`` the mean of ``Dirichlet(n_all + 1)``.
+        frequencies: error-type frequencies over the pairs.
+        mean_kld: mean of ``kld`` over pairs.
+    """
+
+    outcomes: npt.NDArray[np.int8]
+    reference: npt.NDArray[np.int8]
+    error_types: npt.NDArray[np.str_]
+    kld: npt.NDArray[np.float64]
+    frequencies: ErrorFrequencies
+    mean_kld: float
+
+
+def compare_with_reference(outcomes: npt.ArrayLike, p_estimate: npt.ArrayLike, n_all: npt.ArrayLike, gamma: float = 0.05) -> Comparison:
+    """Compare outcomes (P,) and estimated rates ``p_estimate`` (P, 3) with the human reference
+    computed from all human outcome counts ``n_all`` (P, 3)."""
+    outcomes = np.asarray(outcomes, dtype=np.int8)
+    reference = human_reference_outcomes(n_all, gamma)
+    types = error_types(outcomes, reference)
+    kld = kl_divergence(p_estimate, dirichlet_mean(n_all))
+    return Comparison(outcomes, reference, types, kld, error_frequencies(types), float(kld.mean()) if len(kld) else 0.0)
+
+
+def naive_metric_comparison(m_all: npt.ArrayLike, n_all: npt.ArrayLike, gamma: float = 0.05) -> Comparison:
+    """The naive metric (Deriu et al. Table 2): sign-test outcomes of ``m_all`` (P, 3), rates
+    ``(m + 1) / (sum + 3)``, against the human reference from ``n_all`` (P, 3)."""
+    return compare_with_reference(naive_metric_outcomes(m_all, gamma), dirichlet_mean(m_all), n_all, gamma)
