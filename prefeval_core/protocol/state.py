@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -135,10 +136,14 @@ class ProtocolState:
         """Index of the pair and whether ``(system_a, system_b)`` is its flipped order; KeyError if absent."""
         flipped = system_a > system_b
         key = (system_b, system_a) if flipped else (system_a, system_b)
-        for index, pair in enumerate(self.pairs):
-            if (pair.system_a, pair.system_b) == key:
-                return index, flipped
-        raise KeyError(f"no pair {key[0]} vs {key[1]} in this protocol")
+        index = self._pair_lookup.get(key)
+        if index is None:
+            raise KeyError(f"no pair {key[0]} vs {key[1]} in this protocol")
+        return index, flipped
+
+    @cached_property
+    def _pair_lookup(self) -> dict[tuple[str, str], int]:
+        return {(pair.system_a, pair.system_b): index for index, pair in enumerate(self.pairs)}
 
     def counts(self) -> CountTriples:
         """``(n, K, m)`` of every pair from the revealed outcomes (method.md §3): ``n`` (P, 3)

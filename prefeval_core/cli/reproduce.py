@@ -1,0 +1,116 @@
+"""``reproduce --data DIR --human R [--metrics ...] [--seeds 10] [--json]``: the papers' two tables for a dataset.
+
+Deriu et al. 2023 Tables 2/4 (naive metric: Corr./Inv./Omi./Ins./KLD) and 3/5 (protocol:
+Corr./Inv./Omi./Ins./KLD/Ann.), one row per metric plus a "human only" protocol row and the
+ideal-metric row, protocol rows averaged over seeds with their spread.
+
+``--json`` prints::
+
+    {"dataset", "human", "seeds", "settings": {...},
+     "runs": [{"metric", "seed", "summary": <replay --json summary>}, ...],
+     "naive": [{"metric", "seeds", "correct", "inversion", "omission", "insertion", "kld", "pairs", ...}, ...],
+     "protocol": [{"metric", "seeds", "pairs", "correct": {"mean", "sd", "min", "max"}, ..., "annotation_fraction": {...}}, ...]}
+
+The metric named ``human only`` is the protocol without a metric; ``ideal`` the simulated
+metric (its naive row is averaged over the seeds too, since the simulation depends on the seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from prefeval_core.cli._common import add_data_option, load_from_args, print_json, progress
+from prefeval_core.cli.replay import add_protocol_options, settings_for
+from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
+from prefeval_core.protocol.experiment import (
+    SUMMARY_FIELDS,
+    average_rows,
+    budget_for,
+    default_metrics,
+    naive_summary,
+    replay_json,
+    replay_table,
+    run_replay,
+)
+
+HUMAN_ONLY = "human only"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "reproduce",
+        help="the papers' tables: naive metric vs protocol, per metric, averaged over seeds",
+        description="Reproduce Deriu et al. 2023 Tables 2-5 on a dataset: for each metric the naive sign-test outcome and the "
+        "protocol replayed with several seeds, plus the human-only protocol and the ideal metric, each compared with the "
+        "full human evaluation.",
+    )
+    add_data_option(parser)
+    parser.add_argument("--human", required=True, help="human rater, e.g. human:relevance")
+    parser.add_argument("--metrics", help="comma-separated metric raters (default: dimension-free ones and those of the human's dimension)")
+    parser.add_argument("--seeds", type=int, default=10, help="seeds 0..S-1 per metric (default %(default)s)")
+    parser.add_argument("--no-ideal", action="store_true", help="leave out the ideal-metric row")
+    add_protocol_options(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    dataset = load_from_args(args.data, args)
+    if args.metrics is None:
+        metrics = list(default_metrics(dataset, args.human))
+    else:  # an empty list gives only the human-only and ideal rows
+        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    rows: list[str | None] = [None, *metrics] + ([] if args.no_ideal else [IDEAL_METRIC_NAME])
+    runs: list[dict[str, Any]] = []
+    naive: list[dict[str, Any]] = []
+    protocol: list[dict[str, Any]] = []
+    for index, metric in enumerate(rows):
+        name = HUMAN_ONLY if metric is None else metric
+        summaries, naive_rows = [], []
+        for seed in range(args.seeds):
+            table = replay_table(
+                dataset, args.human, metric, eps_human=args.eps_human, eps_metric=args.eps, ideal_seed=seed, ideal_items=args.ideal_items
+            )
+            if metric is not None and (seed == 0 or metric == IDEAL_METRIC_NAME):
+                naive_rows.append(naive_summary(table, args.gamma))
+            replay = run_replay(table, settings_for(args, metric, budget_for(table, budget=args.budget), seed))
+            summary = replay_json(replay)["summary"]
+            summaries.append(summary)
+            runs.append({"metric": name, "seed": seed, "summary": summary})
+            progress(
+                f"[{index + 1}/{len(rows)}] {name} seed {seed}: correct {summary['correct']:.2f}, "
+                f"annotations {summary['annotation_fraction']:.2f}, {summary['rounds']} rounds, {summary['wall_s']:.1f} s"
+            )
+        protocol.append({"metric": name, "seeds": len(summaries), "pairs": summaries[0]["pairs"], **average_rows(summaries)})
+        if naive_rows:
+            naive_fields = [f for f in SUMMARY_FIELDS if f != "annotation_fraction"]
+            means = _mean_only(naive_rows, naive_fields)
+            naive.append({"metric": name, "seeds": len(naive_rows), "pairs": naive_rows[0]["pairs"], **means})
+    output = {
+        "dataset": dataset.name,
+        "human": args.human,
+        "seeds": args.seeds,
+        "settings": {k: runs[0]["summary"]["settings"][k] for k in ("batch", "gamma", "sampler", "policy", "eps_human", "eps_metric")}
+        | {"budget": "all" if args.budget is None else args.budget, "ideal_items": args.ideal_items},
+        "runs": runs,
+        "naive": naive,
+        "protocol": protocol,
+    }
+    if args.json:
+        print_json(output)
+        return 0
+    print(f"{dataset.name}, {args.human}: naive metric (Table 2/4)")
+    print(f"  {'metric':<32} {'Corr.':>6} {'Inv.':>6} {'Omi.':>6} {'Ins.':>6} {'KLD':>6}")
+    for row in naive:
+        print(f"  {row['metric']:<32} " + " ".join(f"{row[f]:>6.2f}" for f in ("correct", "inversion", "omission", "insertion", "kld")))
+    print(f"protocol (Table 3/5), mean ± sd over {args.seeds} seeds")
+    print(f"  {'metric':<32} " + " ".join(f"{h:>11}" for h in ("Corr.", "Inv.", "Omi.", "Ins.", "KLD", "Ann.")))
+    for row in protocol:
+        print(f"  {row['metric']:<32} " + " ".join(f"{row[f]['mean']:>5.2f}±{row[f]['sd']:<5.2f}" for f in SUMMARY_FIELDS))
+    return 0
+
+
+def _mean_only(rows: list[dict[str, Any]], fields: list[str]) -> dict[str, float]:
+    averaged = average_rows(rows, fields)
+    return {field: averaged[field]["mean"] for field in fields}

@@ -1,0 +1,74 @@
+"""``replay`` and ``reproduce`` commands: JSON shapes on tiny data, one short real-data run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prefeval_core.cli import main
+
+ERROR_TYPES = {"correct_significant", "correct_undecided", "inversion", "omission", "insertion"}
+
+
+def write_tiny(folder: Path) -> Path:
+    """Three systems, 30 items: x beats y and z for the human; y and z tie; the metric agrees except on ties."""
+    rows = ["item_id,system,rater,score"]
+    for item in range(30):
+        human = {"x": 3, "y": 1, "z": 1}
+        metric = {"x": 0.9, "y": 0.5 + 0.01 * (item % 3), "z": 0.5 + 0.01 * ((item + 1) % 3)}
+        for system in "xyz":
+            rows.append(f"i{item},{system},human,{human[system]}")
+            rows.append(f"i{item},{system},metric,{metric[system]}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ratings.csv").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+def run_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_replay_human_only_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_tiny(tmp_path / "tiny")
+    output = run_json(capsys, ["replay", "--data", str(data), "--human", "human", "--budget", "40", "--batch", "5", "--json"])
+    pairs = {(p["system_a"], p["system_b"]): p for p in output["pairs"]}
+    assert set(pairs) == {("x", "y"), ("x", "z"), ("y", "z")}
+    # x > y on all 30 items: 5 outcomes give theta = 1 - 2**-6 > 0.975, decided in round 1
+    assert pairs["x", "y"]["outcome"] == ">" and pairs["x", "y"]["human_used"] == 5
+    assert pairs["x", "y"]["theta"] == pytest.approx(1 - 2.0**-6)
+    assert pairs["y", "z"]["outcome"] == "=" and pairs["y", "z"]["human_reference"] == "="
+    assert all(p["error_type"] in ERROR_TYPES for p in output["pairs"])
+    summary = output["summary"]
+    assert summary["human_used"] <= 40 and summary["human_available"] == 90
+    assert summary["annotation_fraction"] == pytest.approx(summary["human_used"] / 90)
+    for key in ("correct", "inversion", "omission", "insertion", "annotation_fraction"):
+        assert 0.0 <= summary[key] <= 1.0
+    assert summary["settings"]["model"] == "human_only" and summary["settings"]["budget"] == 40
+    assert {"kld", "rounds", "wall_s"} <= set(summary)
+
+
+def test_reproduce_json_shape_with_the_ideal_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_tiny(tmp_path / "tiny")
+    output = run_json(
+        capsys, ["reproduce", "--data", str(data), "--human", "human", "--metrics", "", "--seeds", "2", "--batch", "10", "--json"]
+    )
+    assert [row["metric"] for row in output["protocol"]] == ["human only", "ideal"]
+    assert [row["metric"] for row in output["naive"]] == ["ideal"]
+    assert [(run["metric"], run["seed"]) for run in output["runs"]] == [("human only", 0), ("human only", 1), ("ideal", 0), ("ideal", 1)]
+    human_only = output["protocol"][0]
+    assert human_only["seeds"] == 2 and set(human_only["correct"]) == {"mean", "sd", "min", "max"}
+    assert output["settings"]["budget"] == "all"
+
+
+@pytest.mark.golden
+def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The paper's human-only row for SummEval relevance (Table 3: Corr. 0.95, Ann. 0.43): exact model, N = 10."""
+    argv = ["replay", "--data", str(shared_data / "summeval"), "--human", "human:relevance", "--seed", "0", "--json"]
+    summary = run_json(capsys, argv)["summary"]
+    assert summary["human_available"] == 120 * 100
+    assert summary["inversion"] == 0.0
+    assert summary["correct"] > 0.85
+    assert 0.35 < summary["annotation_fraction"] < 0.55
