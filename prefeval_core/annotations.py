@@ -38,6 +38,8 @@ from prefeval_core.data.errors import DataError, MissingColumnError, Problem, ra
 from prefeval_core.data.formats import find_columns, parse_labels
 from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
+from prefeval_core.protocol import Annotation as ProtocolAnnotation
+from prefeval_core.protocol import ProtocolState, next_request
 
 DATA_DIR_ENV: Final = "PREFEVAL_DATA_DIR"
 """Environment variable naming the local data folder (tests point it at a temporary folder)."""
@@ -381,3 +383,24 @@ def read_annotated_requests(name: str, data: bytes, dataset: str, *, annotator: 
             )
         )
     return annotations
+
+
+def protocol_annotations(annotations: Sequence[Annotation], state: ProtocolState) -> list[ProtocolAnnotation]:
+    """The stored human outcomes the protocol has not seen yet, ready for
+    :func:`~prefeval_core.protocol.steps.apply_annotations` ("feed the annotations in").
+
+    Outcomes are combined per (item, pair) by :func:`human_outcomes`. Kept: pairs of the
+    protocol, items not revealed yet; the items the protocol currently requests come first,
+    then the others (pair order, item order); at most the budget left **(choice)**, so feeding
+    never fails for going over budget.
+    """
+    revealed = {(p.system_a, p.system_b): p.revealed_items for p in state.pairs}
+    requested = {(r.system_a, r.system_b, r.item_id): k for k, r in enumerate(next_request(state).items)}
+    outcomes = human_outcomes(annotations)
+    fresh = [
+        (requested.get((a, b, item), len(requested)), a, b, item, int(code))
+        for a, b, item, code in outcomes[["system_a", "system_b", "item_id", "outcome"]].itertuples(index=False)
+        if (a, b) in revealed and item not in revealed[(a, b)]
+    ]
+    fresh.sort(key=lambda row: row[0])  # stable: pair and item order kept within each group
+    return [ProtocolAnnotation(item, a, b, code) for _, a, b, item, code in fresh[: max(state.budget_left, 0)]]

@@ -1,0 +1,18 @@
+"""Data: a bundled sample or your own files, checked; the raters; what the data covers."""
+
+import streamlit as st
+
+from ui import cache, state
+from ui.data_widgets import data_source_picker, rater_picker, summary_view
+from ui.errors import user_errors
+
+state.ensure_state()
+st.title("Data")
+choice = data_source_picker()
+with user_errors("Loading the data"):
+    dataset = cache.dataset(choice)
+st.success(f"Loaded **{dataset.name}**: {len(dataset.systems)} systems, {len(dataset.items):,} items, {len(dataset.raters)} raters.")
+human, metric = rater_picker(dataset)
+with user_errors("Summarising the data"):
+    summary = cache.summary(choice, human, metric)
+summary_view(dataset, summary)

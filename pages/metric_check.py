@@ -1,0 +1,29 @@
+"""Metric check: how well does an automatic metric agree with the human rater?"""
+
+import streamlit as st
+
+from ui import cache, state
+from ui.errors import escape_markdown, user_errors
+from ui.metric_widgets import confusion_of_pair, dags_side_by_side, gamma_and_seed, metric_picker, reading, summary_figures
+
+state.ensure_state()
+st.title("Metric check")
+choice = state.data_choice()
+with user_errors("Loading the data"):
+    dataset = cache.dataset(choice)
+    human, default_metric = state.raters(dataset)
+metric, eps = metric_picker(dataset, human, default_metric)
+if metric is None:
+    st.info("These data have no metric to check: every rater is human.")
+    st.stop()
+gamma, seed = gamma_and_seed()
+with user_errors(f"Checking {metric}"):
+    report = cache.metric_report(choice, human, metric, eps, gamma, seed)
+st.markdown("\n".join(f"- {escape_markdown(line)}" for line in reading(report)))
+tab_summary, tab_confusion, tab_dags = st.tabs(["Accuracy and Favi-Score", "Confusion of a pair", "Significance DAGs"])
+with tab_summary:
+    summary_figures(report)
+with tab_confusion:
+    confusion_of_pair(report)
+with tab_dags:
+    dags_side_by_side(report)

@@ -1,0 +1,38 @@
+"""Report & session: save or restore the whole session; download the HTML report and the results."""
+
+import streamlit as st
+
+from prefeval_core.annotations import to_safe_csv
+from prefeval_core.session import session_to_json
+from ui import cache, state
+from ui.annotate_widgets import show_flash
+from ui.errors import show_problems, user_errors
+from ui.protocol_widgets import pairs_frame
+from ui.session_io import RESTORE_KEY, on_restore, report_html, snapshot
+
+state.ensure_state()
+st.title("Report & session")
+show_flash()
+with user_errors("Loading the data"):
+    dataset = cache.dataset(state.data_choice())
+    state.raters(dataset)
+st.subheader("Session")
+st.caption("The session file holds the data choice (uploaded files included), raters, settings, protocol state and annotations.")
+st.download_button(
+    "Save session (JSON)", session_to_json(snapshot(st.session_state)), "prefeval-session.json", "application/json", key="pe_save"
+)
+st.file_uploader("Restore a session file", type=["json"], key=RESTORE_KEY, on_change=on_restore)
+show_problems(st.session_state.pop("pe.restore_problems", ()), "The session file could not be restored")
+st.subheader("Report")
+if st.button("Prepare the HTML report", key="pe_report"):
+    with user_errors("Writing the report"), st.spinner("Writing the report ..."):
+        html = report_html(st.session_state)
+    st.download_button("Download the HTML report (offline, self-contained)", html, "prefeval-report.html", "text/html", key="pe_report_dl")
+st.subheader("Results")
+protocol = st.session_state[state.PROTOCOL]
+if protocol is None:
+    st.info("No protocol has run yet (Protocol page).")
+else:
+    results = pairs_frame(protocol)
+    st.dataframe(results, hide_index=True, width="stretch")
+    st.download_button("Results as CSV", to_safe_csv(results), "prefeval-results.csv", "text/csv", key="pe_results_csv")

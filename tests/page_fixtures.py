@@ -1,0 +1,54 @@
+"""Helpers of the Streamlit page tests (AppTest): paths, a private annotation folder, fresh caches."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "pages"
+PAGE_FILES = ("data.py", "metric_check.py", "protocol.py", "annotate.py", "report.py")
+TIMEOUT = 120  # seconds per run: the first JAX compilation and cold imports happen inside a run
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private annotation store for the test (``PREFEVAL_DATA_DIR``)."""
+    folder = tmp_path / "prefeval_data"
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(folder))
+    yield folder
+
+
+@pytest.fixture
+def fresh_cache() -> Iterator[None]:
+    """Clear ``st.cache_data`` (it persists across AppTest instances in one process)."""
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def page(name: str) -> AppTest:
+    """An AppTest of one page file, run alone (every page calls ``ensure_state``)."""
+    return AppTest.from_file(str(PAGES / name), default_timeout=TIMEOUT)
+
+
+def run_ok(at: AppTest) -> AppTest:
+    """Run (or rerun) and assert that nothing failed: no exception, no error message."""
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def metric_values(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def shown(markdown: str) -> str:
+    """Markdown source as the user reads it (the pages backslash-escape data)."""
+    return re.sub(r"\\(.)", r"\1", markdown)

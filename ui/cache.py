@@ -1,0 +1,69 @@
+"""Every expensive core call, cached in one place (``st.cache_data`` with hashable arguments).
+
+Arguments fully describe the result (no globals, no widgets read inside). A
+:class:`~prefeval_core.session.DataChoice` is hashed by its identity (sample name, or the
+names and bytes of the uploads, plus kinds and column mapping).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from prefeval_core.counts import PairTable, align_outcomes
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.reading import RawTable, read_table_bytes
+from prefeval_core.data.summary import DatasetSummary, summarise_dataset
+from prefeval_core.diagnostics.metric_report import MetricReport
+from prefeval_core.diagnostics.metric_report import metric_report as compute_metric_report
+from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
+from prefeval_core.preferences import pair_outcomes
+from prefeval_core.session import DataChoice
+
+MAX_UPLOAD_MB = 50
+"""Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
+
+
+def _choice_hash(choice: DataChoice) -> tuple[object, ...]:
+    return (choice.key, choice.name, choice.kinds, choice.rater_columns)
+
+
+_HASH = {DataChoice: _choice_hash}
+
+
+@st.cache_data(max_entries=6, hash_funcs=_HASH, show_spinner="Loading the data ...")
+def dataset(choice: DataChoice) -> Dataset:
+    """The loaded dataset (raises :class:`DataError`; errors are not cached)."""
+    return choice.load(max_bytes=MAX_UPLOAD_MB * 1024 * 1024)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def raw_columns(name: str, data: bytes) -> tuple[str, ...]:
+    """Column names of an uploaded file (for the column mapping)."""
+    table: RawTable = read_table_bytes(name, data, max_bytes=MAX_UPLOAD_MB * 1024 * 1024)
+    return tuple(table.frame.columns)
+
+
+@st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Summarising ...")
+def summary(choice: DataChoice, human: str | None, metric: str | None) -> DatasetSummary:
+    return summarise_dataset(dataset(choice), human, metric)
+
+
+@st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner=False)
+def pair_table(choice: DataChoice, human: str, metric: str | None, eps_human: float = 0.0, eps_metric: float = 0.0) -> PairTable:
+    """Human and metric outcomes aligned per pair and item (``eps_*`` = tie thresholds of scalar raters)."""
+    data = dataset(choice)
+    return align_outcomes(pair_outcomes(data, human, eps_human), pair_outcomes(data, metric, eps_metric) if metric else None)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def win_rates(human_counts: tuple[tuple[int, int, int], ...], seed: int) -> list[WinRateDensities]:
+    """Exact posterior densities of each pair's rates given its human outcomes ``n`` alone
+    (``Dirichlet(n + 1)``), one per pair."""
+    return [win_rate_densities(alpha=np.asarray(n) + 1, seed=seed, draws=4000, bins=80) for n in human_counts]
+
+
+@st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Computing the diagnostics ...")
+def metric_report(choice: DataChoice, human: str, metric: str, eps: float, gamma: float, seed: int) -> MetricReport:
+    """Every diagnostic of ``metric`` against ``human`` (method.md §6-§9)."""
+    return compute_metric_report(dataset(choice), human, metric, eps=eps, gamma=gamma, seed=seed)

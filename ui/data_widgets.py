@@ -1,0 +1,141 @@
+"""Widgets of the Data page: where the data comes from, column mapping, raters, summary."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.summary import DatasetSummary
+from prefeval_core.session import DataChoice, sample_names
+from ui import cache, state
+from ui.errors import escape_markdown, show_problems, user_errors
+
+SOURCES = ("Bundled sample", "Your files")
+UPLOAD_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "gz"]
+KIND_LABELS = {
+    "": "detect automatically",
+    "ratings": "ratings (long: item, system, rater, score)",
+    "wide_ratings": "wide ratings (item, system, one column per rater)",
+    "preferences": "preferences (item, system_a, system_b, rater, label)",
+    "texts": "texts (item, system, output)",
+    "sources": "sources (item, source)",
+    "references": "references (item, reference)",
+    "ignored": "ignore this file",
+}
+
+
+def _on_source() -> None:
+    if st.session_state["pe.w.source"] == SOURCES[0]:
+        state.set_data(DataChoice.sample(st.session_state.get("pe.w.sample") or DataChoice.sample().name))
+    else:
+        _on_upload()
+
+
+def _on_sample() -> None:
+    state.set_data(DataChoice.sample(st.session_state["pe.w.sample"]))
+
+
+def _on_upload() -> None:
+    files = st.session_state.get("pe.w.upload") or []
+    if files:
+        name = files[0].name if len(files) == 1 else f"{files[0].name} + {len(files) - 1} more"
+        state.set_data(DataChoice("upload", name, tuple((f.name, f.getvalue()) for f in files)))
+
+
+def data_source_picker() -> DataChoice:
+    """Sample picker or file upload; returns the data choice in effect."""
+    current = state.data_choice()
+    source = st.radio("Data", SOURCES, index=int(current.kind == "upload"), key="pe.w.source", horizontal=True, on_change=_on_source)
+    if source == SOURCES[0]:
+        names = sample_names()
+        index = names.index(current.name) if current.kind == "sample" and current.name in names else 0
+        st.selectbox("Sample", names, index=index, key="pe.w.sample", on_change=_on_sample, help="Bundled copies of public evaluations")
+    else:
+        st.file_uploader(
+            f"Your files (CSV, TSV, JSONL, JSON or Parquet, optionally gzipped; up to {cache.MAX_UPLOAD_MB} MB each)",
+            type=UPLOAD_TYPES,
+            accept_multiple_files=True,
+            key="pe.w.upload",
+            on_change=_on_upload,
+            help="Ratings (long or wide) or pairwise preferences, plus optional texts, sources and references.",
+        )
+        if state.data_choice().kind == "upload":
+            column_mapping(state.data_choice())
+    return state.data_choice()
+
+
+def column_mapping(choice: DataChoice) -> None:
+    """Override what each uploaded file holds and which columns of a wide file are raters."""
+    kinds, columns = dict(choice.kinds), dict(choice.rater_columns)
+    with st.expander("Column mapping (only if a file was misread)"), st.form("pe.w.mapping"):
+        new_kinds: dict[str, str] = {}
+        new_columns: dict[str, tuple[str, ...]] = {}
+        for index, (name, data) in enumerate(choice.files):
+            with user_errors(f"Reading {name}", stop=False):
+                options = list(cache.raw_columns(name, data))
+                left, right = st.columns(2)
+                kind = left.selectbox(
+                    f"{name}: holds", list(KIND_LABELS), index=list(KIND_LABELS).index(kinds.get(name, "")),
+                    format_func=KIND_LABELS.__getitem__, key=f"pe.w.kind{index}",
+                )  # fmt: skip
+                chosen = right.multiselect(
+                    f"{name}: rater columns (wide ratings only; empty = all but item and system)",
+                    options, default=[c for c in columns.get(name, ()) if c in options], key=f"pe.w.cols{index}",
+                )  # fmt: skip
+                if kind:
+                    new_kinds[name] = kind
+                if chosen:
+                    new_columns[name] = tuple(chosen)
+        if st.form_submit_button("Apply mapping"):
+            mapped = replace(choice, kinds=tuple(sorted(new_kinds.items())), rater_columns=tuple(sorted(new_columns.items())))
+            state.set_data(mapped)  # type: ignore[arg-type]
+            st.rerun()
+
+
+def _on_raters() -> None:
+    metric = st.session_state["pe.w.metric"]
+    state.set_raters(st.session_state["pe.w.human"], None if metric == state.HUMAN_ONLY else metric)
+
+
+def rater_picker(dataset: Dataset) -> tuple[str, str | None]:
+    """The human rater and the metric (or human only) the other pages work with."""
+    human, metric = state.raters(dataset)
+    humans = list(dataset.human_raters or dataset.raters)
+    if human not in humans:
+        humans.append(human)
+    metrics = [state.HUMAN_ONLY, *[r for r in dataset.raters if r != human and r not in dataset.human_raters]]
+    left, right = st.columns(2)
+    left.selectbox("Human rater", humans, index=humans.index(human), key="pe.w.human", on_change=_on_raters)
+    index = metrics.index(metric) if metric in metrics else 0
+    right.selectbox(
+        "Metric",
+        metrics,
+        index=index,
+        key="pe.w.metric",
+        on_change=_on_raters,
+        help="The automatic rater to check and to use in the protocol",
+    )
+    return state.raters(dataset)
+
+
+def summary_view(dataset: Dataset, summary: DatasetSummary) -> None:
+    """Counts, raters, warnings and the per-pair coverage."""
+    columns = st.columns(4)
+    columns[0].metric("Systems", len(summary.systems))
+    columns[1].metric("Items", f"{summary.items:,}")
+    columns[2].metric("Raters", len(summary.raters))
+    columns[3].metric("Texts", "yes" if summary.has_texts else "no")
+    st.caption("Systems: " + escape_markdown(", ".join(summary.systems)))
+    show_problems(dataset.report.warnings, f"{len(dataset.report.warnings)} warning(s) about the data", severity="warning")
+    st.subheader("Raters")
+    st.dataframe(pd.DataFrame([vars(r) for r in summary.raters]), hide_index=True, width="stretch")
+    if summary.pairs is not None:
+        st.subheader("Per-pair coverage")
+        st.caption("Items per system pair: human outcomes, metric outcomes, both, and metric-only items the protocol can use.")
+        st.dataframe(pd.DataFrame(summary.pairs), hide_index=True, width="stretch", height=300)
+    if summary.notes:
+        with st.expander("How the files were read"):
+            st.text("\n".join(summary.notes))

@@ -1,0 +1,96 @@
+"""Widgets of the Metric check page: the figures of one metric's diagnostics and a plain reading."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from prefeval_core.comparison import ERROR_LABELS
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.diagnostics.metric_report import MetricReport
+from prefeval_core.figures.confusion import confusion_heatmap
+from prefeval_core.figures.dag import dag_figure
+from prefeval_core.figures.favi import favi_box_plot
+from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
+from ui import state
+
+
+def metric_picker(dataset: Dataset, human: str, metric: str | None) -> tuple[str | None, float]:
+    """The metric to check (default: the one chosen on the Data page) and its tie threshold, in a form."""
+    metrics = [r for r in dataset.raters if r != human and r not in dataset.human_raters]
+    if not metrics:
+        return None, 0.0
+    with st.form("pe.w.check"):
+        left, right = st.columns([3, 1])
+        index = metrics.index(metric) if metric in metrics else 0
+        chosen = left.selectbox("Metric to check", metrics, index=index, key="pe.w.check_metric")
+        eps = right.number_input("Metric tie threshold", 0.0, 1e6, 0.0, format="%.4f", key="pe.w.check_eps")
+        st.form_submit_button("Check")
+    return chosen, float(eps)
+
+
+def reading(report: MetricReport) -> list[str]:
+    """A few sentences saying what the figures show, in plain words (numbers from ``report``)."""
+    metric, human = report.metric, report.human
+    lines = [
+        f"{metric} agrees with {human} on which system is better for {report.sign.sample:.0%} of the items "
+        f"(sample-level sign accuracy) and for {report.sign.system:.0%} of the {report.sign.pairs} system pairs (system-level)."
+    ]
+    if report.kendall is not None and not math.isnan(report.kendall.tau):
+        lines.append(
+            f"Kendall tau-b between the two scores is {report.kendall.tau:.3f} over {report.kendall.segments:,} segments "
+            f"({report.kendall.tau_grouped:.3f} averaged per item)."
+        )
+    favoured = []
+    for system, scores in report.systems.items():
+        values = np.asarray(scores.scores, dtype=float)
+        if values.size:
+            favoured.append((float(np.mean(values > 0)), int(np.sum(values > 0)), values.size, float(np.median(values)), system))
+    if favoured:
+        _, count, total, median, system = max(favoured)
+        lines.append(f"{metric} favours {system} in {count} of {total} pairs with errors (median Favi-Score {median:+.2f}).")
+        _, count, total, median, system = min(favoured)
+        lines.append(f"{metric} is hardest on {system}: it favours it in only {count} of {total} pairs (median Favi-Score {median:+.2f}).")
+    types, counts = np.unique(report.dags.naive_error_types, return_counts=True)
+    parts = ", ".join(f"{n} {ERROR_LABELS.get(t, t).lower()}" for t, n in zip(types, counts, strict=True))
+    lines.append(f"A sign test on {metric} alone, against the full human evaluation, gives: {parts} (pairs).")
+    return lines
+
+
+def summary_figures(report: MetricReport) -> None:
+    left, right = st.columns(2)
+    left.plotly_chart(sign_accuracy_bars([report]), key="pe.fig.sign")
+    if report.kendall is not None:
+        right.plotly_chart(kendall_tau_bars([report.kendall]), key="pe.fig.kendall")
+    st.plotly_chart(favi_box_plot(report.systems, metric=report.metric, human=report.human), key="pe.fig.favi")
+
+
+def confusion_of_pair(report: MetricReport) -> None:
+    pairs = list(report.pairs)
+    order = np.argsort(-np.nan_to_num(np.abs(report.favi), nan=-1.0), kind="stable")
+    labels = {int(i): f"{pairs[i][0]} vs {pairs[i][1]}  (Favi {report.favi[i]:+.2f}, {report.errors[i]} errors)" for i in order}
+    chosen = st.selectbox("Pair (largest |Favi-Score| first)", list(labels), format_func=labels.__getitem__, key="pe.w.check_pair")
+    st.plotly_chart(
+        confusion_heatmap(report.confusions.K[chosen], *pairs[chosen], metric=report.metric, human=report.human), key="pe.fig.confusion"
+    )
+
+
+def dags_side_by_side(report: MetricReport) -> None:
+    gamma = report.dags.gamma
+    left, right = st.columns(2)
+    left.plotly_chart(dag_figure(report.dags.human, title=f"Human reference ({report.human}, γ = {gamma})"), key="pe.fig.dag_human")
+    right.plotly_chart(
+        dag_figure(report.dags.metric, title=f"Naive metric ({report.metric}, sign test, γ = {gamma})"), key="pe.fig.dag_metric"
+    )
+    st.caption(
+        "Arrows point from the significantly better system to the worse (transitive edges left out); "
+        "colours: error type against the human reference."
+    )
+
+
+def gamma_and_seed() -> tuple[float, int]:
+    """The significance level and seed of the protocol settings (defaults 0.05 and 0)."""
+    values = st.session_state[state.SETTINGS] or {}
+    return float(values.get("gamma", 0.05)), int(values.get("seed", 0))
