@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from prefeval_core.outcomes import VALUES
 
-ERROR_COST: npt.NDArray[np.int64] = (VALUES[:, None].astype(np.int64) - VALUES[None, :].astype(np.int64))
+ERROR_COST: npt.NDArray[np.int64] = VALUES[:, None].astype(np.int64) - VALUES[None, :].astype(np.int64)
 """``W[c, h] = v(c) - v(h)``: rows = metric outcome ``c``, columns = human outcome ``h``."""
 
 OFF_DIAGONAL: npt.NDArray[np.bool_] = ~np.eye(3, dtype=bool)
@@ -123,9 +123,7 @@ class SystemFavi:
     errors: tuple[int, ...]
 
 
-def system_favi(
-    pairs: Sequence[tuple[str, str]], favi: npt.ArrayLike, errors: npt.ArrayLike | None = None
-) -> dict[str, SystemFavi]:
+def system_favi(pairs: Sequence[tuple[str, str]], favi: npt.ArrayLike, errors: npt.ArrayLike | None = None) -> dict[str, SystemFavi]:
     """Per-system view (von Däniken et al. Sec. 7.1, Fig. 6): every system's oriented scores.
 
     ``favi[p]`` is the score of ``pairs[p] = (A, B)`` (positive favours A); A gets ``F`` and B

@@ -1,0 +1,73 @@
+"""``diagnose --data DIR --human RATER --metric RATER [--eps E] [--json] [--html OUT.html]``.
+
+Confusion matrices, Favi-Scores with credible intervals, per-system Favi-Scores, sign
+accuracies and Kendall tau-b of one metric against one human rater (method.md §7-§9).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from prefeval_core.cli._common import add_data_option, load_from_args, print_json, progress
+from prefeval_core.diagnostics.metric_report import metric_report, report_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "diagnose",
+        help="confusion matrices, Favi-Scores, sign accuracies and Kendall tau of a metric",
+        description="Diagnose a metric against a human rater: per pair the confusion matrix (rows = metric, columns = human, "
+        "order > = <), the Favi-Score (positive favours system_a; null without an error) with a posterior credible interval, "
+        "per system its oriented Favi-Scores, and per metric the sign accuracies, mean |Favi-Score| and Kendall tau-b.",
+    )
+    add_data_option(parser)
+    parser.add_argument("--human", required=True, help="the human rater, e.g. human:relevance")
+    parser.add_argument("--metric", required=True, help="the metric rater, e.g. rougeL")
+    parser.add_argument("--eps", type=float, default=0.0, help="tie threshold on the metric's score differences (default %(default)s)")
+    parser.add_argument("--gamma", type=float, default=0.05, help="significance level of the DAGs (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the Favi-Score posterior (default %(default)s)")
+    parser.add_argument("--samples", type=int, default=4000, help="posterior draws per pair (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print JSON (a stable interface)")
+    parser.add_argument("--html", metavar="OUT.html", help="write every figure into one self-contained offline HTML report")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.eps < 0 or not 0 < args.gamma < 1 or args.samples < 1:
+        print("error: need --eps >= 0, 0 < --gamma < 1 and --samples >= 1", file=sys.stderr)
+        return 2
+    dataset = load_from_args(args.data, args)
+    report = metric_report(dataset, args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed, samples=args.samples)
+    if args.html:
+        from prefeval_core.report import write_diagnostics_html  # plotly only when a report is asked for
+
+        path = write_diagnostics_html(report, args.html, seed=args.seed)
+        progress(f"wrote {path}")
+    summary = report_json(report)
+    if args.json:
+        print_json(summary)
+        return 0
+    _print_text(summary, args.metric, args.human)
+    return 0
+
+
+def _fmt(value: float | None, spec: str = ".3f") -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, spec)
+
+
+def _print_text(summary: dict, metric: str, human: str) -> None:
+    numbers = summary["metric"]
+    print(f"{metric} vs {human}: {len(summary['pairs'])} pairs")
+    print(f"  sample-level sign accuracy {_fmt(numbers['sample_sign_accuracy'])}, system-level {_fmt(numbers['system_sign_accuracy'])}")
+    print(f"  mean |Favi-Score| {_fmt(numbers['mean_abs_favi'])}")
+    if numbers["kendall_tau"] is not None or numbers["segments"] is not None:
+        tau, grouped = _fmt(numbers["kendall_tau"]), _fmt(numbers["kendall_tau_grouped"])
+        print(f"  Kendall tau-b {tau} overall, {grouped} grouped by item, {numbers['segments']} segments")
+    width = max((len(p["system_a"]) + len(p["system_b"]) + 6 for p in summary["pairs"]), default=10)
+    print(f"  {'pair':<{width}}{'items':>5}{'errors':>7} {'Favi':>6}   95% interval")
+    for pair in summary["pairs"]:
+        low, high = pair["favi_interval"]
+        name = f"{pair['system_a']} vs {pair['system_b']}"
+        print(f"  {name:<{width}}{pair['items']:>5}{pair['errors']:>7} {_fmt(pair['favi'], '+.2f'):>6}   [{low:+.2f}, {high:+.2f}]")

@@ -1,0 +1,209 @@
+"""Significance DAG figure: the Hasse diagram of a partial order in rank layers (method.md §8).
+
+Systems are drawn top to bottom by layer (layer 0, the best, at the top), an arrow
+``A -> B`` for every edge of the Hasse diagram (transitive reduction of the decided
+relation: "A significantly better than B"), coloured by error type against the human
+reference (method.md §6: green correct, olive correct-undecided, red inversion, blue
+omission, yellow insertion). Pairs the reference decided but this evaluation did not
+(omissions) are drawn dotted. Edges spanning several layers are drawn curved so that they do
+not run through the systems between. Systems on a cycle get a thick reddish-purple frame, and
+the cycles are listed under the title.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import numpy.typing as npt
+import plotly.graph_objects as go
+
+from prefeval_core.comparison import ERROR_COLOURS, ERROR_LABELS, ERROR_TYPES
+from prefeval_core.figures._style import CYCLE_COLOUR, NEUTRAL, base_layout
+from prefeval_core.partial_order import PartialOrder
+
+EDGE_HOVER_TRACE = "edges"
+"""``name`` of the marker trace at the edge midpoints; its ``customdata`` rows are
+``(winner, loser, error type or "")``, one per Hasse edge drawn."""
+
+
+def layer_positions(order: PartialOrder) -> dict[str, tuple[float, float]]:
+    """``(x, y)`` of each system: ``y = -layer``; each layer centred on ``x = 0``.
+
+    Layer 0 is ordered by name; every further layer by the mean ``x`` of each system's
+    parents in the Hasse diagram (the barycentre heuristic, fewer crossings), then by name.
+    """
+    positions: dict[str, tuple[float, float]] = {}
+    for depth, layer in enumerate(order.layers):
+
+        def barycentre(system: str) -> float:
+            parents = [positions[p][0] for p in order.hasse.predecessors(system) if p in positions]
+            return float(np.mean(parents)) if parents else 0.0
+
+        ordered = sorted(layer, key=lambda s: (barycentre(s), s)) if depth else sorted(layer)
+        for index, system in enumerate(ordered):
+            positions[system] = (index - (len(ordered) - 1) / 2, -float(depth))
+    return positions
+
+
+def edge_path(
+    start: tuple[float, float], end: tuple[float, float], points: int = 24
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Points of the drawn edge from ``start`` to ``end``: straight between neighbouring layers,
+    else a quadratic curve bent sideways so that it does not run through the systems between."""
+    (x0, y0), (x1, y1) = start, end
+    span = abs(y1 - y0)
+    if span == 1:
+        t = np.array([0.0, 0.85, 1.0])
+        return x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+    length = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
+    bend = 0.3 + 0.08 * span
+    cx = (x0 + x1) / 2 + bend * (y1 - y0) / length
+    cy = (y0 + y1) / 2 - bend * (x1 - x0) / length
+    t = np.linspace(0.0, 1.0, points)
+    return (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t**2 * x1, (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t**2 * y1
+
+
+def dag_figure(
+    order: PartialOrder, *, title: str = "Significance DAG", reference: PartialOrder | None = None, show_omitted: bool = True
+) -> go.Figure:
+    """Plot the Hasse diagram of ``order`` in rank layers, edges coloured by error type.
+
+    Args:
+        order: the partial order (edges may carry an ``error_type`` attribute).
+        title: the figure title (say whose decisions these are).
+        reference: the human reference's partial order; when given, only omissions that are
+            edges of its Hasse diagram are drawn (the rest are implied by them).
+        show_omitted: draw the reference's decisions missing here as dotted blue lines.
+    """
+    positions = layer_positions(order)
+    figure = go.Figure()
+    by_type: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for winner, loser, attributes in order.hasse.edges(data=True):
+        by_type[str(attributes.get("error_type", ""))].append((winner, loser))
+    for kind in [*ERROR_TYPES, ""]:
+        edges = sorted(by_type.get(kind, []))
+        if not edges:
+            continue
+        colour = ERROR_COLOURS[kind] if kind else NEUTRAL  # type: ignore[index]
+        label = ERROR_LABELS[kind] if kind else "decided"  # type: ignore[index]
+        figure.add_trace(_segments(edges, positions, colour, f"{label} ({len(edges)})", dash="solid"))
+        for winner, loser in edges:
+            xs, ys = edge_path(positions[winner], positions[loser])
+            base = -2 if len(xs) == 3 else int(0.8 * (len(xs) - 1))  # the arrow's shaft must outlast its standoff
+            figure.add_annotation(
+                x=xs[-1],
+                y=ys[-1],
+                ax=xs[base],
+                ay=ys[base],
+                xref="x",
+                yref="y",
+                axref="x",
+                ayref="y",
+                showarrow=True,
+                arrowhead=3,
+                arrowsize=1.3,
+                arrowwidth=1.8,
+                arrowcolor=colour,
+                standoff=13,
+                text="",
+            )
+    omitted = sorted(order.omitted)
+    if reference is not None:
+        omitted = [edge for edge in omitted if reference.hasse.has_edge(*edge)]
+    if show_omitted and omitted:
+        figure.add_trace(
+            _segments(omitted, positions, ERROR_COLOURS["omission"], f"decided by humans, not here ({len(omitted)})", dash="dot")
+        )
+    figure.add_trace(_edge_hover(order, positions))
+    figure.add_trace(_nodes(order, positions))
+    on_cycle = {system for cycle in order.cycles for system in cycle}
+    for system, (x, y) in positions.items():
+        figure.add_annotation(
+            x=x,
+            y=y,
+            xref="x",
+            yref="y",
+            text=system,
+            showarrow=False,
+            font={"size": 11, "color": "#000000"},
+            bgcolor="#F2F2F2",
+            bordercolor=CYCLE_COLOUR if system in on_cycle else NEUTRAL,
+            borderwidth=3 if system in on_cycle else 1,
+            borderpad=3,
+        )
+    cycle_text = "; ".join(" > ".join((*cycle, cycle[0])) for cycle in order.cycles)
+    subtitle = f"<br><sup>cycle{'s' if len(order.cycles) > 1 else ''}: {cycle_text}</sup>" if order.cycles else ""
+    widest = max((len(layer) for layer in order.layers), default=1)
+    figure.update_xaxes(visible=False, range=[-(widest + 1) / 2, (widest + 1) / 2])
+    figure.update_yaxes(
+        title_text="rank layer (0 = best)",
+        tickvals=[-d for d in range(len(order.layers))],
+        ticktext=[str(d) for d in range(len(order.layers))],
+        range=[-len(order.layers) + 0.5, 0.5],
+        zeroline=False,
+        showgrid=False,
+    )
+    figure.update_layout(legend={"title": {"text": "edge (A → B: A significantly better)"}})
+    return base_layout(figure, title + subtitle, height=max(360, 110 * len(order.layers) + 140))
+
+
+def _segments(edges: list[tuple[str, str]], positions: dict[str, tuple[float, float]], colour: str, name: str, *, dash: str) -> go.Scatter:
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for winner, loser in edges:
+        path_x, path_y = edge_path(positions[winner], positions[loser])
+        xs += [*path_x.tolist(), None]
+        ys += [*path_y.tolist(), None]
+    return go.Scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": 2, "dash": dash}, name=name, hoverinfo="skip")
+
+
+def _midpoint(start: tuple[float, float], end: tuple[float, float]) -> tuple[float, float]:
+    """The point halfway along the drawn edge (``t = 0.5`` of its path)."""
+    xs, ys = edge_path(start, end, points=25)
+    if len(xs) == 3:  # straight: the path holds only its ends and the arrow base
+        return (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+    return float(xs[12]), float(ys[12])
+
+
+def _edge_hover(order: PartialOrder, positions: dict[str, tuple[float, float]]) -> go.Scatter:
+    edges = sorted(order.hasse.edges(data=True))
+    mids = np.array([_midpoint(positions[a], positions[b]) for a, b, _ in edges])
+    data = [[a, b, str(attributes.get("error_type", ""))] for a, b, attributes in edges]
+    text = [
+        f"{a} > {b}"
+        + (f"<br>{ERROR_LABELS[t]}" if t else "")  # type: ignore[index]
+        + (f"<br>θ = {attributes['theta']:.3f}" if "theta" in attributes else "")
+        for (a, b, t), (_, _, attributes) in zip(data, edges, strict=True)
+    ]
+    return go.Scatter(
+        x=mids[:, 0] if len(edges) else [],
+        y=mids[:, 1] if len(edges) else [],
+        mode="markers",
+        marker={"size": 10, "color": "rgba(0,0,0,0)"},
+        customdata=data,
+        hovertext=text,
+        hoverinfo="text",
+        name=EDGE_HOVER_TRACE,
+        showlegend=False,
+    )
+
+
+def _nodes(order: PartialOrder, positions: dict[str, tuple[float, float]]) -> go.Scatter:
+    on_cycle = {system for cycle in order.cycles for system in cycle}
+    systems = sorted(positions)
+    hover = [
+        f"{s}<br>rank layer {order.layer_of[s]}<br>significantly better than {order.graph.out_degree(s)} systems"
+        f"<br>significantly worse than {order.graph.in_degree(s)} systems" + ("<br>on a cycle" if s in on_cycle else "")
+        for s in systems
+    ]
+    return go.Scatter(
+        x=[positions[s][0] for s in systems],
+        y=[positions[s][1] for s in systems],
+        mode="markers",
+        marker={"size": 26, "color": "rgba(0,0,0,0)"},
+        hovertext=hover,
+        hoverinfo="text",
+        name="systems",
+        showlegend=False,
+    )

@@ -1,0 +1,100 @@
+"""Per-metric comparisons: sign accuracies with mean |Favi-Score|, and Kendall tau-b."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from prefeval_core.diagnostics.metric_report import MetricReport
+from prefeval_core.figures._style import ACCENT, base_layout
+from prefeval_core.kendall import KendallResult
+
+
+def sign_accuracy_bars(reports: Sequence[MetricReport]) -> go.Figure:
+    """Sample- and system-level sign accuracy per metric, and mean |Favi-Score| ± its spread.
+
+    The paper's overview (von Däniken et al. 2024, Fig. 4) in two panels, since the units
+    differ: left, accuracies (fraction, 0-1); right, mean |F| over pairs with its standard
+    deviation as error bar (cost per error, 0-2). Traces: 0 sample accuracy, 1 system
+    accuracy, 2 mean |F|; ``x`` = metric names in the order given.
+    """
+    metrics = [r.metric for r in reports]
+    figure = make_subplots(
+        rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12, subplot_titles=("sign accuracy", "favouritism")
+    )
+    series = (
+        ("sample level (items)", [r.sign.sample for r in reports], [r.sign.items for r in reports], "items"),
+        ("system level (pairs)", [r.sign.system for r in reports], [r.sign.pairs for r in reports], "pairs"),
+    )
+    for colour, (name, values, counts, unit) in zip(ACCENT, series, strict=False):
+        figure.add_trace(
+            go.Bar(
+                x=metrics,
+                y=values,
+                name=name,
+                marker_color=colour,
+                customdata=counts,
+                text=[f"{v:.2f}" for v in values],
+                textposition="outside",
+                hovertemplate=f"%{{x}}<br>{name}: %{{y:.3f}}<br>over %{{customdata}} {unit}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    defined = [int(np.sum(~np.isnan(r.favi))) for r in reports]
+    figure.add_trace(
+        go.Bar(
+            x=metrics,
+            y=[r.mean_abs_favi for r in reports],
+            error_y={"type": "data", "array": [r.std_abs_favi for r in reports], "visible": True},
+            name="mean |Favi-Score| ± sd",
+            marker_color=ACCENT[2],
+            customdata=np.array([[r.std_abs_favi for r in reports], defined]).T,
+            hovertemplate="%{x}<br>mean |F|: %{y:.3f} ± %{customdata[0]:.3f}<br>over %{customdata[1]} pairs<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
+    figure.update_yaxes(title_text="accuracy (fraction)", range=[0, 1.1], row=1, col=1)
+    figure.update_yaxes(title_text="|Favi-Score| (cost per error)", rangemode="tozero", row=1, col=2)
+    figure.update_xaxes(title_text="metric", row=1, col=1)
+    figure.update_xaxes(title_text="metric", row=1, col=2)
+    human = ", ".join(sorted({r.human for r in reports}))
+    return base_layout(figure, f"Sign accuracy and favouritism per metric (vs {human})", height=460)
+
+
+def kendall_tau_bars(results: Sequence[KendallResult]) -> go.Figure:
+    """Segment-level Kendall tau-b per metric: overall and grouped by item (method.md §9).
+
+    Traces: 0 overall, 1 grouped by item; ``x`` = metric names in the order given; hover
+    gives the numbers of segments and items.
+    """
+    metrics = [r.metric for r in results]
+    figure = go.Figure()
+    figure.add_trace(
+        go.Bar(
+            x=metrics,
+            y=[r.tau for r in results],
+            name="overall (all segments)",
+            marker_color=ACCENT[0],
+            customdata=[r.segments for r in results],
+            hovertemplate="%{x}<br>tau-b overall: %{y:.3f}<br>%{customdata} segments<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Bar(
+            x=metrics,
+            y=[r.tau_grouped for r in results],
+            name="grouped by item (mean)",
+            marker_color=ACCENT[1],
+            customdata=[r.items for r in results],
+            hovertemplate="%{x}<br>tau-b grouped: %{y:.3f}<br>mean over %{customdata} items<extra></extra>",
+        )
+    )
+    figure.update_yaxes(title_text="Kendall tau-b (−1 to 1)", range=[-1, 1])
+    figure.update_xaxes(title_text="metric")
+    human = ", ".join(sorted({r.human for r in results}))
+    return base_layout(figure, f"Segment-level Kendall tau-b against {human}", height=420)
