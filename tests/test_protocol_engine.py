@@ -1,0 +1,33 @@
+"""The protocol with the metric models of the decision engine (full model, known mu) on tiny data."""
+
+from __future__ import annotations
+
+import pytest
+
+from prefeval_core.ideal_metric import IDEAL_MU_ROWS
+from prefeval_core.protocol import ProtocolSettings, is_finished, new_state, replay_source, run_protocol, state_from_json, state_to_json
+from tests.protocol_fixtures import make_table
+
+GT, EQ, LT = 0, 1, 2
+
+
+@pytest.mark.parametrize("model", ["full", "known_mu"])
+def test_clear_pair_decided_in_round_one_all_tie_pair_waits_with_a_metric(model: str) -> None:
+    table = make_table({("a", "b"): ([GT] * 30, [GT] * 30), ("a", "c"): ([EQ] * 25, [EQ] * 25)})
+    settings = ProtocolSettings(budget=1000, batch=10, model=model, mu=IDEAL_MU_ROWS if model == "known_mu" else None, seed=3)  # type: ignore[arg-type]
+    rounds = []
+    state = run_protocol(new_state(table, settings), replay_source(table), progress=rounds.append)
+    assert rounds[0].pairs[0].decision == GT  # 10 human ">" plus 20 metric ">" on the rest
+    assert [len(r.pairs[1].revealed) for r in rounds] == [10, 20, 25]
+    assert all(r.pairs[1].undecided for r in rounds)
+    assert is_finished(state) and state.human_used == 35
+
+
+def test_same_seed_same_run_with_the_full_model() -> None:
+    table = make_table({("a", "b"): ([GT, EQ, LT, GT] * 10, [GT, EQ, GT, GT] * 10), ("b", "c"): ([LT, EQ] * 20, [LT, LT] * 20)})
+    settings = ProtocolSettings(budget=60, batch=5, seed=11)
+    first = run_protocol(new_state(table, settings), replay_source(table))
+    second = run_protocol(new_state(table, settings), replay_source(table))
+    assert first == second
+    assert state_from_json(state_to_json(first)) == first
+    assert first.human_used <= 60
