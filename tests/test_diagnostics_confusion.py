@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from prefeval_core.counts import align_outcomes
 from prefeval_core.data.dataset import load_dataset
-from prefeval_core.diagnostics.confusion import confusion_matrices, flip_confusion, joint_pairs, mixture_matrix
+from prefeval_core.diagnostics.confusion import confusion_matrices, flip_confusion, mixture_matrix
 from prefeval_core.outcomes import flip_codes
 from prefeval_core.preferences import pair_outcomes
 from tests.diagnostics_fixtures import TOY_CONFUSIONS, TOY_HUMAN_ALL, TOY_METRIC_ALL, toy_dataset
@@ -66,10 +66,13 @@ def test_joint_pairs_drops_pairs_the_metric_never_rated() -> None:
     ds = load_dataset([("ratings.csv", rows.encode())])
     table = align_outcomes(pair_outcomes(ds, "human"), pair_outcomes(ds, "metric"))
     assert table.pairs == (("a", "b"), ("a", "c"), ("b", "c"))
-    restricted = joint_pairs(table)
+    assert len(confusion_matrices(table).K) == 3
+    restricted = confusion_matrices(table, joint_only=True)
     assert restricted.pairs == (("a", "b"),)
     # human: i0 <, i1 =, i2 >; the metric scores a and b alike: always =
-    np.testing.assert_array_equal(confusion_matrices(restricted).K[0], [[0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(restricted.K, [[[0, 0, 0], [1, 1, 1], [0, 0, 0]]])
+    np.testing.assert_array_equal(restricted.human_all, [[1, 1, 1]])
+    np.testing.assert_array_equal(restricted.metric_all, [[0, 3, 0]])
 
 
 def test_flipping_the_pair_flips_the_confusion_matrix() -> None:

@@ -44,8 +44,15 @@ class PairConfusions:
         return np.asarray(self.K.sum(axis=(1, 2)), dtype=np.int64)
 
 
-def confusion_matrices(table: PairTable) -> PairConfusions:
+def confusion_matrices(table: PairTable, *, joint_only: bool = False) -> PairConfusions:
     """Confusion matrix of every pair of ``table`` over all its jointly rated items.
+
+    Args:
+        table: aligned human and metric outcomes.
+        joint_only: keep only the pairs with at least one item rated by both. A pair the
+            metric never rated on a human-rated item says nothing checkable about the metric
+            (e.g. an LLM judge that covers only some systems), so the diagnostics leave it
+            out **(choice)**.
 
     Raises:
         ValueError: ``table`` has no metric (built with ``align_outcomes(human, None)``).
@@ -55,35 +62,14 @@ def confusion_matrices(table: PairTable) -> PairConfusions:
     human_rows = table.human >= 0
     with_human = count_triples(table, human_rows)
     metric_only = count_triples(table, np.zeros_like(human_rows))
+    keep = with_human.K.sum(axis=(1, 2)) > 0 if joint_only else np.ones(table.n_pairs, dtype=bool)
     return PairConfusions(
         human_rater=table.human_rater,
         metric_rater=table.metric_rater,
-        pairs=table.pairs,
-        K=with_human.K,
-        human_all=with_human.n,
-        metric_all=metric_only.m,
-    )
-
-
-def joint_pairs(table: PairTable) -> PairTable:
-    """``table`` restricted to the pairs with at least one item rated by both human and metric.
-
-    A pair the metric never rated on a human-rated item says nothing checkable about the
-    metric (e.g. an LLM judge that covers only some systems), so the diagnostics leave it out
-    **(choice)**; its rows without a joint item are dropped with it.
-    """
-    joint = (table.human >= 0) & (table.metric >= 0)
-    covered = np.bincount(table.pair_index[joint], minlength=table.n_pairs) > 0
-    rows = covered[table.pair_index]
-    new_index = np.cumsum(covered) - 1
-    return PairTable(
-        human_rater=table.human_rater,
-        metric_rater=table.metric_rater,
-        pairs=tuple(pair for pair, keep in zip(table.pairs, covered, strict=True) if keep),
-        pair_index=new_index[table.pair_index[rows]].astype(np.int32),
-        item_id=table.item_id[rows],
-        human=table.human[rows],
-        metric=table.metric[rows],
+        pairs=tuple(pair for pair, kept in zip(table.pairs, keep, strict=True) if kept),
+        K=with_human.K[keep],
+        human_all=with_human.n[keep],
+        metric_all=metric_only.m[keep],
     )
 
 

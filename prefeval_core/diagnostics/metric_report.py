@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from prefeval_core.counts import PairTable, align_outcomes
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.diagnostics.confusion import PairConfusions, confusion_matrices, joint_pairs
+from prefeval_core.diagnostics.confusion import PairConfusions, confusion_matrices
 from prefeval_core.diagnostics.favi import FaviPosterior, SystemFavi, error_counts, favi_posterior, favi_scores, system_favi
 from prefeval_core.diagnostics.sign_accuracy import SignAccuracy, sign_accuracy
 from prefeval_core.diagnostics.significance import SignificanceDags, significance_dags
@@ -82,7 +82,7 @@ def metric_report_from_table(
 ) -> MetricReport:
     """All diagnostics from aligned outcomes (``table`` must have a metric).
 
-    Only pairs with at least one item rated by both raters are diagnosed (``joint_pairs``);
+    Only pairs with at least one item rated by both raters are diagnosed (``joint_only``);
     their human reference and naive outcomes still use all items of each rater.
 
     Args:
@@ -93,7 +93,7 @@ def metric_report_from_table(
         protocol_outcomes: outcome code per diagnosed pair (``report.pairs``) from a protocol run.
         eps: the metric's tie threshold, recorded only.
     """
-    confusions = confusion_matrices(joint_pairs(table))
+    confusions = confusion_matrices(table, joint_only=True)
     errors = error_counts(confusions.K)
     favi = favi_scores(confusions.K)
     defined = np.abs(favi[~np.isnan(favi)])

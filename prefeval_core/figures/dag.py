@@ -172,7 +172,7 @@ def _edge_hover(order: PartialOrder, positions: dict[str, tuple[float, float]]) 
     data = [[a, b, str(attributes.get("error_type", ""))] for a, b, attributes in edges]
     text = [
         f"{a} > {b}"
-        + (f"<br>{ERROR_LABELS[t]}" if t else "")  # type: ignore[index]
+        + (f"<br>{ERROR_LABELS[t]}" if t else "")
         + (f"<br>θ = {attributes['theta']:.3f}" if "theta" in attributes else "")
         for (a, b, t), (_, _, attributes) in zip(data, edges, strict=True)
     ]

@@ -26,24 +26,11 @@ def sign_accuracy_bars(reports: Sequence[MetricReport]) -> go.Figure:
         rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12, subplot_titles=("sign accuracy", "favouritism")
     )
     series = (
-        ("sample level (items)", [r.sign.sample for r in reports], [r.sign.items for r in reports], "items"),
-        ("system level (pairs)", [r.sign.system for r in reports], [r.sign.pairs for r in reports], "pairs"),
+        ("sample level (items)", [r.sign.sample for r in reports], [r.sign.items for r in reports], "over %{customdata} items"),
+        ("system level (pairs)", [r.sign.system for r in reports], [r.sign.pairs for r in reports], "over %{customdata} pairs"),
     )
-    for colour, (name, values, counts, unit) in zip(ACCENT, series, strict=False):
-        figure.add_trace(
-            go.Bar(
-                x=metrics,
-                y=values,
-                name=name,
-                marker_color=colour,
-                customdata=counts,
-                text=[f"{v:.2f}" for v in values],
-                textposition="outside",
-                hovertemplate=f"%{{x}}<br>{name}: %{{y:.3f}}<br>over %{{customdata}} {unit}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
+    for bar in _bars(metrics, series):
+        figure.add_trace(bar, row=1, col=1)
     defined = [int(np.sum(~np.isnan(r.favi))) for r in reports]
     figure.add_trace(
         go.Bar(
@@ -74,27 +61,30 @@ def kendall_tau_bars(results: Sequence[KendallResult]) -> go.Figure:
     """
     metrics = [r.metric for r in results]
     figure = go.Figure()
-    figure.add_trace(
-        go.Bar(
-            x=metrics,
-            y=[r.tau for r in results],
-            name="overall (all segments)",
-            marker_color=ACCENT[0],
-            customdata=[r.segments for r in results],
-            hovertemplate="%{x}<br>tau-b overall: %{y:.3f}<br>%{customdata} segments<extra></extra>",
-        )
+    series = (
+        ("tau-b overall (all segments)", [r.tau for r in results], [r.segments for r in results], "%{customdata} segments"),
+        ("tau-b grouped by item (mean)", [r.tau_grouped for r in results], [r.items for r in results], "mean over %{customdata} items"),
     )
-    figure.add_trace(
-        go.Bar(
-            x=metrics,
-            y=[r.tau_grouped for r in results],
-            name="grouped by item (mean)",
-            marker_color=ACCENT[1],
-            customdata=[r.items for r in results],
-            hovertemplate="%{x}<br>tau-b grouped: %{y:.3f}<br>mean over %{customdata} items<extra></extra>",
-        )
-    )
+    for bar in _bars(metrics, series):
+        figure.add_trace(bar)
     figure.update_yaxes(title_text="Kendall tau-b (−1 to 1)", range=[-1, 1])
     figure.update_xaxes(title_text="metric")
     human = ", ".join(sorted({r.human for r in results}))
     return base_layout(figure, f"Segment-level Kendall tau-b against {human}", height=420)
+
+
+def _bars(metrics: list[str], series: Sequence[tuple[str, list[float], list[int], str]]) -> list[go.Bar]:
+    """One bar trace per ``(name, values, counts, hover line about the counts)``, Okabe-Ito colours."""
+    return [
+        go.Bar(
+            x=metrics,
+            y=values,
+            name=name,
+            marker_color=colour,
+            customdata=counts,
+            text=[f"{v:.2f}" for v in values],
+            textposition="outside",
+            hovertemplate=f"%{{x}}<br>{name}: %{{y:.3f}}<br>{counted}<extra></extra>",
+        )
+        for colour, (name, values, counts, counted) in zip(ACCENT, series, strict=False)
+    ]
