@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import streamlit as st
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +54,27 @@ def metric_values(at: AppTest) -> dict[str, str]:
 def shown(markdown: str) -> str:
     """Markdown source as the user reads it (the pages backslash-escape data)."""
     return re.sub(r"\\(.)", r"\1", markdown)
+
+
+class _RecordingStorage(MemoryMediaFileStorage):
+    """AppTest's in-memory media storage, kept reachable so tests can read downloads."""
+
+    instances: ClassVar[list[MemoryMediaFileStorage]] = []
+
+    def __init__(self, media_endpoint: str) -> None:
+        super().__init__(media_endpoint)
+        _RecordingStorage.instances.append(self)
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> Callable[[AppTest, str], bytes]:
+    """``read(at, label)``: the bytes a download button of the last run would send."""
+    _RecordingStorage.instances.clear()
+    monkeypatch.setattr("streamlit.testing.v1.app_test.MemoryMediaFileStorage", _RecordingStorage)
+
+    def read(at: AppTest, label: str) -> bytes:
+        (button,) = [b for b in at.get("download_button") if b.label == label]
+        file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
+        return bytes(_RecordingStorage.instances[-1].get_file(file_id).content)
+
+    return read

@@ -113,7 +113,7 @@ def _text(frame: pd.DataFrame, item_id: str, system: str | None = None) -> str:
 def annotate_one(dataset: Dataset, choice: DataChoice, task: Task, annotator: str) -> None:
     """The source, the two outputs in seeded random left/right order, the buttons and shortcuts."""
     left, right = left_right(st.session_state[state.ANNOTATION_SEED], choice.key, task.item_id, task.system_a, task.system_b)
-    st.markdown(f"**Item** `{escape_markdown(task.item_id)}`")
+    st.markdown(f"**Item:** {escape_markdown(task.item_id)}")
     source = _text(dataset.sources, task.item_id) if not dataset.sources.empty else ""
     if source:
         with st.expander("Source / context", expanded=len(source) < 1500), st.container(height=220 if len(source) > 800 else None):

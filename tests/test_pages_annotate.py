@@ -1,0 +1,76 @@
+"""Annotate page: three annotations land in the store at once and survive a fresh session;
+left/right order is undone when stored; undo; feeding the store into a live protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prefeval_core.annotations import AnnotationStore, left_right, outcome_from_choice
+from tests.page_fixtures import (
+    data_dir,  # noqa: F401 (a fixture)
+    page,
+    run_ok,
+    shown,
+)
+
+pytestmark = pytest.mark.page
+
+
+def shown_task(at) -> tuple[str, str, str, str]:
+    """(item, system_a, system_b, left system) of the item on screen."""
+    item = shown(at.markdown[0].value).split("**Item:** ")[1]
+    a, b = at.selectbox(key="pe.w.annotate_pair").value
+    return item, a, b, left_right(0, "sample:summeval", item, a, b)[0]
+
+
+def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path) -> None:  # noqa: F811
+    at = run_ok(page("annotate.py"))
+    at.text_input(key="pe.w.annotator").input("tester")
+    run_ok(at)
+    expected = []
+    for key, choice in [("pe_ann_left", "left"), ("pe_ann_equal", "equal"), ("pe_ann_right", "right")]:
+        item, a, b, left = shown_task(at)
+        expected.append((item, a, b, outcome_from_choice(choice, left, a, b), left))  # type: ignore[arg-type]
+        at.button(key=key).click()
+        run_ok(at)
+    assert len({e[0] for e in expected}) == 3  # the page moved on to the next item each time
+
+    fresh = run_ok(page("annotate.py"))  # a new browser session: nothing in session state
+    fresh.text_input(key="pe.w.annotator").input("tester")
+    run_ok(fresh)
+    assert fresh.get("progress")[0].proto.text.startswith("3 of 100 annotated by tester")
+    stored = AnnotationStore.open(data_dir).annotations("sample:summeval")
+    assert [(s.item_id, s.system_a, s.system_b, s.outcome, s.left_system) for s in stored] == expected
+    assert {s.annotator for s in stored} == {"tester"}
+    assert shown_task(fresh)[0] not in {e[0] for e in expected}
+
+    fresh.button(key="pe_ann_undo").click()
+    run_ok(fresh)
+    assert [s.item_id for s in AnnotationStore.open(data_dir).annotations("sample:summeval")] == [e[0] for e in expected[:2]]
+    assert shown_task(fresh)[0] == expected[2][0]  # the undone item is asked again
+
+
+def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> None:  # noqa: F811
+    at = run_ok(page("protocol.py"))
+    at.radio[0].set_value("live")
+    next(n for n in at.number_input if n.label.startswith("Budget")).set_value(500)
+    next(n for n in at.number_input if n.label.startswith("Batch")).set_value(1)
+    at.button[0].click()
+    run_ok(at)
+    protocol = at.session_state["pe.protocol"]
+
+    annotate = page("annotate.py")
+    annotate.session_state["pe.protocol"] = protocol
+    annotate.session_state["pe.settings"] = at.session_state["pe.settings"]
+    run_ok(annotate)
+    assert "round 1: 120 items" in annotate.caption[0].value
+    for _ in range(3):
+        annotate.button(key="pe_ann_left").click()
+        run_ok(annotate)
+    annotate.button(key="pe_feed").click()
+    run_ok(annotate)
+    fed = annotate.session_state["pe.protocol"]
+    assert (fed.round, fed.human_used) == (1, 3)
+    assert fed.human_used == len(AnnotationStore.open(data_dir).annotations("sample:summeval"))

@@ -1,0 +1,72 @@
+"""Protocol page: start, step two rounds (budget and decisions change), undo; save and restore the session."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prefeval_core.protocol import ProtocolState
+from tests.page_fixtures import data_dir, downloads, metric_values, page, run_ok  # noqa: F401 (fixtures)
+
+pytestmark = [pytest.mark.page, pytest.mark.usefixtures("data_dir")]
+
+
+def started(budget: int = 2000):
+    at = run_ok(page("protocol.py"))
+    next(n for n in at.number_input if n.label.startswith("Budget")).set_value(budget)
+    at.button[0].click()  # the settings form's "Start protocol"
+    return run_ok(at)
+
+
+def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
+    at = started(budget=2000)
+    assert metric_values(at)["Budget spent"] == "0 / 2,000"
+    assert metric_values(at)["Undecided pairs"] == "120"
+    at.button(key="pe_next").click()
+    run_ok(at)
+    first: ProtocolState = at.session_state["pe.protocol"]
+    values = metric_values(at)
+    assert (values["Round"], values["Budget spent"]) == ("1", "1,200 / 2,000")  # 10 items x 120 pairs
+    decided_after_one = int(values["Decided pairs"])
+    assert 0 < decided_after_one < 120
+    at.button(key="pe_next").click()
+    run_ok(at)
+    values = metric_values(at)
+    assert (values["Round"], values["Budget spent"]) == ("2", "2,000 / 2,000")  # never beyond the budget
+    assert int(values["Decided pairs"]) > decided_after_one
+    assert at.button(key="pe_next").disabled  # the budget is spent
+    at.button(key="pe_undo").click()
+    run_ok(at)
+    assert at.session_state["pe.protocol"] == first
+    assert len(at.get("plotly_chart")) >= 3  # theta history, win rates (one pair), DAG
+
+
+def test_save_and_restore_the_session(downloads) -> None:  # noqa: F811
+    at = started(budget=1500)
+    at.button(key="pe_next").click()
+    run_ok(at)
+    protocol = at.session_state["pe.protocol"]
+    report = page("report.py")
+    report.session_state["pe.protocol"] = protocol
+    report.session_state["pe.settings"] = at.session_state["pe.settings"]
+    run_ok(report)
+    saved = downloads(report, "Save session (JSON)")
+    assert json.loads(saved)["protocol"]["round"] == 1
+
+    fresh = run_ok(page("report.py"))
+    assert fresh.session_state["pe.protocol"] is None
+    fresh.file_uploader(key="pe.w.restore").set_value(("prefeval-session.json", saved, "application/json"))
+    run_ok(fresh)
+    assert fresh.session_state["pe.protocol"] == protocol
+    assert fresh.session_state["pe.settings"] == at.session_state["pe.settings"]
+    assert (fresh.session_state["pe.human"], fresh.session_state["pe.metric"]) == ("human:relevance", "rougeL")
+    assert "Restored the session" in fresh.success[0].value
+
+
+def test_a_damaged_session_file_is_explained() -> None:
+    at = run_ok(page("report.py"))
+    at.file_uploader(key="pe.w.restore").set_value(("s.json", b'{"prefeval_session": 1, "data": {"kind": "x"}}', "application/json"))
+    at.run()
+    assert not at.exception
+    assert "incomplete or damaged" in at.error[0].value
