@@ -1,0 +1,44 @@
+"""``train-sescore2 --corpus FILE --out MODEL [--seed S]``: train the learned metric offline."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+from prefeval_core.cli._common import print_json, progress
+from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, read_corpus
+from prefeval_core.textmetrics.sescore2.train import TrainingConfig
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "train-sescore2",
+        help="train an SEScore2-style metric on a plain sentence corpus (no human scores)",
+        description="Retrieve neighbours, synthesise perturbed hypotheses with severity scores, and fit a regressor on "
+        "sentence-embedding features (method.md §11). Needs the optional extra requirements-learned.txt.",
+    )
+    parser.add_argument(
+        "--corpus", default=str(DEFAULT_CORPUS), metavar="FILE", help="one sentence per line (default: shipped English corpus)"
+    )
+    parser.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--no-severity", action="store_true", help="ablation: every perturbation counts -1")
+    parser.add_argument("--epochs", type=int, default=TrainingConfig.epochs, help="training epochs (default %(default)s)")
+    parser.add_argument("--limit", type=int, metavar="N", help="use only the first N sentences of the corpus")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from prefeval_core.textmetrics.embedding import load_encoder
+    from prefeval_core.textmetrics.sescore2.score import save_model
+    from prefeval_core.textmetrics.sescore2.train import train_sescore2
+
+    sentences = read_corpus(args.corpus)[: args.limit]
+    config = dataclasses.replace(TrainingConfig(), severity=not args.no_severity, epochs=args.epochs)
+    progress(f"{len(sentences)} sentences from {args.corpus}; loading the sentence encoder ...")
+    model = train_sescore2(sentences, load_encoder(), config, seed=args.seed, show_progress=True, corpus_name=Path(args.corpus).name)
+    save_model(model, args.out)
+    progress(f"wrote {args.out} ({Path(args.out).stat().st_size / 1024:.0f} KiB)")
+    print_json(model.info)
+    return 0
