@@ -24,9 +24,9 @@ from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import betainc
 from scipy.stats import binomtest
 
+from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 
 ErrorType = Literal["correct_significant", "correct_undecided", "inversion", "omission", "insertion"]
@@ -47,22 +47,6 @@ ERROR_COLOURS: Final[dict[ErrorType, str]] = {
     "omission": "#0072B2",
     "insertion": "#F0E442",
 }
-
-
-def decision_from_theta(theta: npt.ArrayLike, gamma: float) -> npt.NDArray[np.int8]:
-    """The decision function: ``>`` (0) if ``theta > 1 - gamma/2``, ``<`` (2) if
-    ``theta < gamma/2``, else undecided (1)."""
-    theta = np.asarray(theta, dtype=np.float64)
-    codes = np.full(theta.shape, TIE, dtype=np.int8)
-    codes[theta > 1 - gamma / 2] = BETTER
-    codes[theta < gamma / 2] = WORSE
-    return codes
-
-
-def human_only_theta(n: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Exact ``P(p> > p<)`` under ``Dirichlet(n + 1)``: ``I_{1/2}(n< + 1, n> + 1)``; ``n`` is (..., 3)."""
-    n = np.asarray(n, dtype=np.float64)
-    return np.asarray(betainc(n[..., 2] + 1, n[..., 0] + 1, 0.5), dtype=np.float64)
 
 
 def human_reference_outcomes(n_all: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
@@ -128,12 +112,6 @@ def error_frequencies(types: npt.ArrayLike) -> ErrorFrequencies:
         pairs=len(types),
         **share,
     )
-
-
-def dirichlet_mean(counts: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Posterior mean of ``Dirichlet(counts + 1)``: ``(counts + 1) / (sum + 3)``, along the last axis."""
-    counts = np.asarray(counts, dtype=np.float64) + 1.0
-    return counts / counts.sum(axis=-1, keepdims=True)
 
 
 def kl_divergence(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
