@@ -185,8 +185,14 @@ def _decide_fast(columns: _Columns, n, K, m, mu, seed: int, settings: SamplerSet
     total = {}
     for round_index in range(settings.is_max_rounds):
         new = importance_round(
-            n[pending], K[pending], m[pending], None if mu is None else mu[pending], pending, seed=seed,
-            round_index=round_index, draws=settings.is_draws,
+            n[pending],
+            K[pending],
+            m[pending],
+            None if mu is None else mu[pending],
+            pending,
+            seed=seed,
+            round_index=round_index,
+            draws=settings.is_draws,
         )
         for j, i in enumerate(pending):
             total[int(i)] = new.take(np.array([j])) if int(i) not in total else total[int(i)] + new.take(np.array([j]))
@@ -223,8 +229,15 @@ def _decide_nuts(columns: _Columns, n, K, m, mu, index, seed: int, settings: Sam
 
     if fallback:
         summary = nuts_posterior(
-            n[index], K[index], m[index], None if mu is None else mu[index], seed=seed, settings=settings,
-            warmup=settings.fallback_warmup, draws=settings.fallback_draws, chains=settings.fallback_chains,
+            n[index],
+            K[index],
+            m[index],
+            None if mu is None else mu[index],
+            seed=seed,
+            settings=settings,
+            warmup=settings.fallback_warmup,
+            draws=settings.fallback_draws,
+            chains=settings.fallback_chains,
         )
         columns.put(index, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts_fallback")
         return
@@ -264,5 +277,3 @@ def _check_mu(mu, P: int) -> np.ndarray:  # type: ignore[no-untyped-def]
     if np.any(mu_arr < 0) or not np.allclose(mu_arr.sum(axis=1), 1.0, atol=1e-9):
         raise ValueError("mu must be non-negative with columns (over the metric outcome, axis -2) summing to 1")
     return mu_arr
-
-

@@ -104,9 +104,7 @@ def summarise_draws(p: FloatArray, divergences: npt.ArrayLike, chain_method: str
     with np.errstate(divide="ignore", invalid="ignore"):  # a constant indicator has no autocorrelation
         ess = np.asarray(effective_sample_size(above), dtype=np.float64)
         rhat = (
-            np.asarray(split_gelman_rubin(p[..., BETTER] - p[..., WORSE]), dtype=np.float64)
-            if chains > 1
-            else np.full(theta.shape, np.nan)
+            np.asarray(split_gelman_rubin(p[..., BETTER] - p[..., WORSE]), dtype=np.float64) if chains > 1 else np.full(theta.shape, np.nan)
         )
     ess = np.where(constant, np.nan, ess)
     se = np.where(constant, 0.0, np.sqrt(theta * (1.0 - theta) / np.where(constant, 1.0, ess)))
