@@ -56,13 +56,25 @@ class SentenceEncoder:
         """
         import torch
 
-        with torch.random.fork_rng(devices=[]):
+        texts = list(texts)
+        batches = range(0, len(texts), self._batch_size)
+        if show_progress:
+            from tqdm import tqdm
+
+            batches = tqdm(batches, desc="dropout copies", unit="batch")
+        rows: list[np.ndarray] = []
+        # SentenceTransformer.encode switches to eval mode, so the forward pass is run here
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
             torch.manual_seed(seed)
             self._model.train()
             try:
-                return self._run(list(texts), show_progress)
+                for start in batches:
+                    features = self._model.preprocess(texts[start : start + self._batch_size])
+                    vectors = self._model(features)["sentence_embedding"]
+                    rows.append(torch.nn.functional.normalize(vectors, p=2, dim=1).numpy())
             finally:
                 self._model.eval()
+        return np.concatenate(rows).astype(np.float32) if rows else np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
 
     def _run(self, texts: list[str], show_progress: bool) -> np.ndarray:
         vectors = self._model.encode(
