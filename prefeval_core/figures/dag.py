@@ -47,14 +47,14 @@ def layer_positions(order: PartialOrder) -> dict[str, tuple[float, float]]:
 
 
 def edge_path(
-    start: tuple[float, float], end: tuple[float, float], points: int = 24
+    start: tuple[float, float], end: tuple[float, float], points: int = 25
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Points of the drawn edge from ``start`` to ``end``: straight between neighbouring layers,
     else a quadratic curve bent sideways so that it does not run through the systems between."""
     (x0, y0), (x1, y1) = start, end
     span = abs(y1 - y0)
     if span == 1:
-        t = np.array([0.0, 0.85, 1.0])
+        t = np.array([0.0, 0.5, 1.0])
         return x0 + t * (x1 - x0), y0 + t * (y1 - y0)
     length = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
     bend = 0.3 + 0.08 * span
@@ -90,7 +90,8 @@ def dag_figure(
         figure.add_trace(_segments(edges, positions, colour, f"{label} ({len(edges)})", dash="solid"))
         for winner, loser in edges:
             xs, ys = edge_path(positions[winner], positions[loser])
-            base = -2 if len(xs) == 3 else int(0.8 * (len(xs) - 1))  # the arrow's shaft must outlast its standoff
+            # the arrow's shaft (a straight chord) must outlast its standoff but hug a curve
+            base = 1 if len(xs) == 3 else int(0.8 * (len(xs) - 1))
             figure.add_annotation(
                 x=xs[-1],
                 y=ys[-1],
@@ -159,11 +160,9 @@ def _segments(edges: list[tuple[str, str]], positions: dict[str, tuple[float, fl
 
 
 def _midpoint(start: tuple[float, float], end: tuple[float, float]) -> tuple[float, float]:
-    """The point halfway along the drawn edge (``t = 0.5`` of its path)."""
+    """The point halfway along the drawn edge (``t = 0.5`` of its path, which has an odd length)."""
     xs, ys = edge_path(start, end, points=25)
-    if len(xs) == 3:  # straight: the path holds only its ends and the arrow base
-        return (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-    return float(xs[12]), float(ys[12])
+    return float(xs[len(xs) // 2]), float(ys[len(ys) // 2])
 
 
 def _edge_hover(order: PartialOrder, positions: dict[str, tuple[float, float]]) -> go.Scatter:
@@ -171,9 +170,7 @@ def _edge_hover(order: PartialOrder, positions: dict[str, tuple[float, float]]) 
     mids = np.array([_midpoint(positions[a], positions[b]) for a, b, _ in edges])
     data = [[a, b, str(attributes.get("error_type", ""))] for a, b, attributes in edges]
     text = [
-        f"{a} > {b}"
-        + (f"<br>{ERROR_LABELS[t]}" if t else "")
-        + (f"<br>θ = {attributes['theta']:.3f}" if "theta" in attributes else "")
+        f"{a} > {b}" + (f"<br>{ERROR_LABELS[t]}" if t else "") + (f"<br>θ = {attributes['theta']:.3f}" if "theta" in attributes else "")
         for (a, b, t), (_, _, attributes) in zip(data, edges, strict=True)
     ]
     return go.Scatter(

@@ -42,7 +42,7 @@ def favi_box_plot(systems: Mapping[str, SystemFavi], *, metric: str = "metric", 
                 showlegend=False,
             )
         )
-    figure.add_hline(y=0, line_dash="dash", line_color=NEUTRAL, annotation_text="no favouritism", annotation_position="top left")
+    figure.add_hline(y=0, line_dash="dash", line_color=NEUTRAL, annotation_text="no favouritism", annotation_position="bottom right")
     figure.update_yaxes(title_text="Favi-Score (expected error cost; > 0 favours the system)", range=[-2.1, 2.1], zeroline=False)
     figure.update_xaxes(title_text="system (n = pairs with at least one error)")
     return base_layout(figure, f"Favi-Score per system: {metric} vs {human}", height=480)
