@@ -98,6 +98,7 @@ def test_mixture_matrix_columns_sum_to_one_and_empty_columns_are_nan() -> None:
     np.testing.assert_allclose(mixture[:, 2], [0.25, 0.25, 0.5])
 
 
+@pytest.mark.property
 @given(st.lists(st.integers(0, 20), min_size=9, max_size=9))
 def test_mixture_matrix_property(cells: list[int]) -> None:
     K = np.array(cells).reshape(3, 3)

@@ -51,6 +51,7 @@ def test_empty_pairs_are_left_out_and_nothing_is_nan() -> None:
     assert math.isnan(empty.sample) and math.isnan(empty.system)
 
 
+@pytest.mark.property
 @given(st.lists(st.lists(st.integers(0, 20), min_size=3, max_size=3), min_size=1, max_size=6))
 def test_a_perfect_metric_has_accuracy_one_and_undefined_favi(counts: list[list[int]]) -> None:
     K = np.array([np.diag(c) for c in counts])
