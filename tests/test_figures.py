@@ -199,3 +199,17 @@ def test_html_report_renders_in_a_browser_without_network(pandalm: MetricReport,
         finally:
             browser.close()
     assert outside == []
+
+
+def test_degenerate_inputs_still_draw(shared_data: Path) -> None:
+    """A metric identical to the human (no error anywhere) and a DAG without edges."""
+    from prefeval_core.partial_order import partial_order
+
+    same = metric_report(load_dataset(shared_data / "pandalm"), "human", "human", samples=100)
+    text = diagnostics_html(same, confusions_shown=1)
+    assert "Favi-Score undefined (no error)" in text  # the confusion heatmap title
+    empty = dag_figure(partial_order([("a", "b")], [1]))
+    hover = next(t for t in empty.data if t.name == EDGE_HOVER_TRACE)
+    assert len(hover.x) == 0
+    boxes = favi_box_plot(same.systems)
+    assert all(len(t.y) == 0 for t in boxes.data)
