@@ -13,7 +13,10 @@ from prefeval_core.protocol.state import ProtocolState
 
 
 def add_protocol_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``replay`` and ``reproduce``."""
+    """Options shared by ``replay`` and ``reproduce``: data, human rater, protocol settings, ``--json``."""
+    add_data_option(parser)
+    parser.add_argument("--human", required=True, help="human rater, e.g. human:relevance")
+    parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--budget", type=int, help="human outcomes that may be revealed in total (default: all available)")
     parser.add_argument("--batch", type=int, default=10, help="human outcomes per undecided pair and round, N (default %(default)s)")
     parser.add_argument("--gamma", type=float, default=0.05, help="significance level (default %(default)s)")
@@ -58,16 +61,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "random order, N per undecided pair and round, decide with the metric's help, and compare the result with the full "
         "human evaluation. --metric ideal simulates the paper's ideal metric; without --metric the protocol is human only.",
     )
-    add_data_option(parser)
-    parser.add_argument("--human", required=True, help="human rater, e.g. human:relevance")
     parser.add_argument("--metric", help="metric rater (omit for the human-only protocol; 'ideal' for the simulated metric)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the reveal order and the sampler (default %(default)s)")
     add_protocol_options(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.runtime import configure_jax
+
+    configure_jax(x64=True, host_devices=5 if args.sampler == "nuts" else None)  # an entry point: the engine's stated precision
     dataset = load_from_args(args.data, args)
     table = replay_table(
         dataset, args.human, args.metric, eps_human=args.eps_human, eps_metric=args.eps, ideal_seed=args.seed, ideal_items=args.ideal_items

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from prefeval_core.cli._common import add_data_option, load_from_args, print_json, progress
+from prefeval_core.cli._common import load_from_args, print_json, progress
 from prefeval_core.cli.replay import add_protocol_options, settings_for
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.protocol.experiment import (
@@ -45,17 +45,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "protocol replayed with several seeds, plus the human-only protocol and the ideal metric, each compared with the "
         "full human evaluation.",
     )
-    add_data_option(parser)
-    parser.add_argument("--human", required=True, help="human rater, e.g. human:relevance")
     parser.add_argument("--metrics", help="comma-separated metric raters (default: dimension-free ones and those of the human's dimension)")
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0..S-1 per metric (default %(default)s)")
     parser.add_argument("--no-ideal", action="store_true", help="leave out the ideal-metric row")
     add_protocol_options(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.runtime import configure_jax
+
+    configure_jax(x64=True, host_devices=5 if args.sampler == "nuts" else None)  # an entry point: the engine's stated precision
     dataset = load_from_args(args.data, args)
     if args.metrics is None:
         metrics = list(default_metrics(dataset, args.human))
