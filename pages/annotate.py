@@ -46,6 +46,8 @@ with tab_app:
         annotate_one(dataset, choice, pending[0], annotator)
     elif tasks:
         st.success("All requested items are annotated.")
+    elif protocol is not None:
+        st.info("The protocol asks for nothing more: it has finished, or its budget is spent.")
     if protocol is not None:
         feed_store_button(choice, protocol)
 with tab_files:

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui import cache, state
-from ui.data_widgets import data_source_picker, rater_picker, summary_view
+from ui.data_widgets import data_source_picker, loaded_message, rater_picker, summary_view, text_metrics_form
 from ui.errors import user_errors
 
 state.ensure_state()
@@ -11,7 +11,8 @@ st.title("Data")
 choice = data_source_picker()
 with user_errors("Loading the data"):
     dataset = cache.dataset(choice)
-st.success(f"Loaded **{dataset.name}**: {len(dataset.systems)} systems, {len(dataset.items):,} items, {len(dataset.raters)} raters.")
+loaded_message(dataset)
+text_metrics_form(dataset, choice)
 human, metric = rater_picker(dataset)
 with user_errors("Summarising the data"):
     summary = cache.summary(choice, human, metric)

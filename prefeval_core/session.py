@@ -46,6 +46,8 @@ class DataChoice:
         files: uploaded ``(file name, bytes)``, in upload order (empty for a sample).
         kinds: ``(file name, table kind)`` overrides of the data layer's detection.
         rater_columns: ``(file name, rater columns)`` of wide ratings files.
+        computed: ``(file name, bytes)`` of ratings files computed in the app from the texts
+            (text metrics), loaded together with the data; they do not change :attr:`key`.
     """
 
     kind: Literal["sample", "upload"]
@@ -53,6 +55,7 @@ class DataChoice:
     files: tuple[tuple[str, bytes], ...] = ()
     kinds: tuple[tuple[str, TableKind], ...] = ()
     rater_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    computed: tuple[tuple[str, bytes], ...] = ()
 
     @classmethod
     def sample(cls, name: str = DEFAULT_SAMPLE) -> DataChoice:
@@ -60,8 +63,8 @@ class DataChoice:
 
     @property
     def key(self) -> str:
-        """A stable identity: ``sample:<name>``, or ``upload:<sha256 prefix of names and bytes>``
-        (annotations are filed under it)."""
+        """A stable identity of the items and texts: ``sample:<name>``, or ``upload:<sha256 prefix
+        of names and bytes>`` (annotations are filed under it)."""
         if self.kind == "sample":
             return f"sample:{self.name}"
         digest = hashlib.sha256()
@@ -77,31 +80,45 @@ class DataChoice:
                 raise SessionFileError.single(
                     "unknown_sample", f"no bundled sample named '{self.name}'; known: {', '.join(sample_names())}"
                 )
-            return load_dataset(SAMPLES_DIR / self.name, name=self.name, **limit)
+            return load_dataset([SAMPLES_DIR / self.name, *self.computed], name=self.name, **limit)
         if not self.files:
             raise SessionFileError.single("no_files", "no files were uploaded")
         return load_dataset(
-            list(self.files), kinds=dict(self.kinds) or None, rater_columns=dict(self.rater_columns) or None, name=self.name, **limit
+            [*self.files, *self.computed],
+            kinds=dict(self.kinds) or None,
+            rater_columns=dict(self.rater_columns) or None,
+            name=self.name,
+            **limit,
         )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "name": self.name,
-            "files": [{"name": n, "base64": base64.b64encode(d).decode("ascii")} for n, d in self.files],
+            "files": _files_to_json(self.files),
             "kinds": [list(k) for k in self.kinds],
             "rater_columns": [[n, list(c)] for n, c in self.rater_columns],
+            "computed": _files_to_json(self.computed),
         }
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> DataChoice:
-        files = tuple((str(f["name"]), base64.b64decode(f["base64"], validate=True)) for f in value.get("files", []))
+        files = _files_from_json(value.get("files", []))
+        computed = _files_from_json(value.get("computed", []))
         kinds = tuple((str(n), k) for n, k in value.get("kinds", []))
         columns = tuple((str(n), tuple(map(str, c))) for n, c in value.get("rater_columns", []))
         kind = value["kind"]
         if kind not in ("sample", "upload"):
             raise ValueError(f"data kind must be 'sample' or 'upload', got {kind!r}")
-        return cls(kind, str(value["name"]), files, kinds, columns)
+        return cls(kind, str(value["name"]), files, kinds, columns, computed)
+
+
+def _files_to_json(files: tuple[tuple[str, bytes], ...]) -> list[dict[str, str]]:
+    return [{"name": n, "base64": base64.b64encode(d).decode("ascii")} for n, d in files]
+
+
+def _files_from_json(values: list[dict[str, str]]) -> tuple[tuple[str, bytes], ...]:
+    return tuple((str(f["name"]), base64.b64decode(f["base64"], validate=True)) for f in values)
 
 
 @dataclass(frozen=True)

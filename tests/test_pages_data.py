@@ -68,3 +68,15 @@ def test_sample_picker_switches_data() -> None:
     run_ok(at)
     assert metric_values(at)["Systems"] == "5"
     assert at.selectbox(key="pe.w.human").value == "human"
+
+
+def test_compute_a_text_metric_and_use_it() -> None:
+    at = run_ok(page("data.py"))
+    at.multiselect(key="pe.w.tm_metrics").set_value(["chrf"])
+    at.radio(key="pe.w.tm_against").set_value("references")
+    next(b for b in at.button if b.label == "Compute and add as raters").click()
+    run_ok(at)
+    assert metric_values(at)["Raters"] == "18"
+    assert "chrf-ref" in at.selectbox(key="pe.w.metric").options
+    assert at.selectbox(key="pe.w.metric").value == "rougeL"  # the choices made so far are kept
+    assert at.session_state["pe.data"].key == "sample:summeval"  # annotations stay filed under the sample

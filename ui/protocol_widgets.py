@@ -14,7 +14,6 @@ from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.counts import PairTable
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.posterior import win_rate_figure, win_rate_ridge
-from prefeval_core.outcomes import SYMBOLS
 from prefeval_core.partial_order import partial_order
 from prefeval_core.protocol import (
     POLICIES,
@@ -36,7 +35,7 @@ from ui.errors import escape_markdown, user_errors
 
 MODES = {"replay": "Replay: reveal the human outcomes already in the data", "live": "Live: people annotate what the protocol asks for"}
 MODELS = {"full": "Metric + human (full model)", "human_only": "Human only"}
-DECISION_WORDS = {0: "A better", 1: "undecided", 2: "B better"}
+DECISION_WORDS = {0: "> A better", 1: "undecided", 2: "< B better"}
 
 
 def default_settings(table: PairTable, metric: str | None) -> dict[str, Any]:
@@ -157,13 +156,12 @@ def feed_store_button(choice: DataChoice, protocol: ProtocolState) -> None:
 
 
 def status(protocol: ProtocolState) -> None:
-    decisions = protocol.decisions
-    c = st.columns(5)
+    decided = int(np.sum(protocol.decisions != 1))
+    c = st.columns(4)
     c[0].metric("Round", protocol.round)
-    c[1].metric("Budget spent", f"{protocol.human_used:,} / {protocol.settings.budget:,}")
-    c[2].metric("Undecided pairs", int(np.sum(decisions == 1)))
-    c[3].metric("Decided pairs", int(np.sum(decisions != 1)))
-    c[4].metric("Pairs", len(protocol.pairs))
+    c[1].metric("Budget spent", f"{protocol.human_used:,}", help=f"human outcomes revealed, of a budget of {protocol.settings.budget:,}")
+    c[2].metric("Budget left", f"{protocol.budget_left:,}")
+    c[3].metric("Decided pairs", f"{decided} / {len(protocol.pairs)}", help="pairs with a significant winner; the others are undecided")
 
 
 def pairs_frame(protocol: ProtocolState) -> pd.DataFrame:
@@ -174,7 +172,7 @@ def pairs_frame(protocol: ProtocolState) -> pd.DataFrame:
         rows.append(
             {
                 "system A": p.system_a, "system B": p.system_b, "human outcomes": len(p.revealed),
-                "θ = P(p> > p<)": p.theta, "decision": f"{SYMBOLS[p.decision]} {DECISION_WORDS[p.decision]}",
+                "θ = P(p> > p<)": p.theta, "decision": DECISION_WORDS[p.decision],
                 "p>": mean[0], "p=": mean[1], "p<": mean[2],
             }
         )  # fmt: skip

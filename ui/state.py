@@ -48,11 +48,14 @@ def data_choice() -> DataChoice:
     return st.session_state[DATA]
 
 
-def set_data(choice: DataChoice) -> None:
-    """Switch to other data; rater choices and the protocol start afresh if the data changed."""
+def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:
+    """Switch to other data; rater choices and the protocol start afresh if the data changed
+    (unless ``keep_choices``: e.g. only computed metrics were added)."""
     if choice == st.session_state.get(DATA):
         return
     st.session_state[DATA] = choice
+    if keep_choices:
+        return
     st.session_state[HUMAN] = None
     st.session_state[METRIC] = None
     st.session_state[PROTOCOL] = None

@@ -1,0 +1,85 @@
+"""One real-browser run (Playwright + Debian chromium): start the app, upload files, step the
+protocol, annotate one item with a keyboard shortcut, save a screenshot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from prefeval_core.annotations import AnnotationStore
+from ui.browser import CHROMIUM, launch_chromium, served_app
+
+TIMEOUT_MS = 90_000
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (CI installs it)"),
+]
+
+SYSTEMS = ("alpha", "beta", "gamma")
+RATINGS = "item_id,system,rater,score\n" + "".join(
+    f"i{i},{s},{rater},{(i * 5 + k * (3 if rater == 'human' else 2) + i % 2) % 5}\n"
+    for i in range(12)
+    for k, s in enumerate(SYSTEMS)
+    for rater in ("human", "bleu")
+)
+TEXTS = "item_id,system,output\n" + "".join(f"i{i},{s},{s} says <b>{i}</b> & *more*\n" for i in range(12) for s in SYSTEMS)
+
+
+@pytest.fixture
+def app_url(tmp_path: Path) -> Iterator[str]:
+    """The dashboard served by ``streamlit run app.py`` on a free port, with a private data folder."""
+    with served_app(tmp_path / "streamlit.log", {"PREFEVAL_DATA_DIR": str(tmp_path / "store")}) as url:
+        yield url
+
+
+def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    (tmp_path / "ratings.csv").write_text(RATINGS)
+    (tmp_path / "texts.csv").write_text(TEXTS)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
+        page.goto(app_url)
+        main = page.locator('[data-testid="stMain"]')
+        expect(main.get_by_text("Loaded summeval")).to_be_visible()
+
+        # Upload: ratings and texts of three systems.
+        page.get_by_text("Your files", exact=True).click()
+        uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        uploader.set_input_files([str(tmp_path / "ratings.csv"), str(tmp_path / "texts.csv")])
+        expect(main.get_by_text("Loaded ratings.csv + 1 more: 3 systems, 12 items, 2 raters.")).to_be_visible()
+
+        # Protocol: start (full model) and one round.
+        page.get_by_role("link", name="Protocol").click()
+        page.get_by_role("spinbutton", name="Budget (human outcomes)").fill("24")
+        page.get_by_role("spinbutton", name="Batch size per pair").fill("2")
+        page.get_by_role("button", name="Start protocol").click()
+        expect(main.get_by_text("Budget spent")).to_be_visible()
+        page.get_by_role("button", name="Next batch").click()
+        round_metric = main.locator('[data-testid="stMetric"]').filter(has_text="Round")
+        expect(round_metric).to_contain_text("1")
+        expect(main.locator('[data-testid="stMetric"]').filter(has_text="Budget left")).to_contain_text("18")
+
+        # Annotate: the protocol's next request; one item with the "a" key (A better).
+        page.get_by_role("link", name="Annotate").click()
+        expect(main.get_by_text("Output A")).to_be_visible()
+        expect(main.get_by_text("<b>", exact=False).first).to_be_visible()  # data shown as text, not HTML
+        progress = main.locator('[data-testid="stProgress"]')
+        expect(progress).to_contain_text("0 of")
+        page.wait_for_function("() => window.__prefevalKeydown !== undefined")
+        main.locator("h1").click()  # focus the page, not a text field
+        page.keyboard.press("a")
+        expect(progress).to_contain_text("1 of")
+        page.screenshot(path=str(tmp_path / "annotate.png"), full_page=True)
+        browser.close()
+
+    stored = AnnotationStore.open(tmp_path / "store").annotations()
+    assert len(stored) == 1
+    assert stored[0].annotator == "anonymous"
+    assert (tmp_path / "annotate.png").stat().st_size > 10_000
