@@ -1,16 +1,11 @@
 """Data: a bundled sample or your own files, checked; the raters; what the data covers."""
 
-import streamlit as st
-
-from ui import cache, state
+from ui import cache
 from ui.data_widgets import data_source_picker, loaded_message, rater_picker, summary_view, text_metrics_form
 from ui.errors import user_errors
+from ui.page import begin
 
-state.ensure_state()
-st.title("Data")
-choice = data_source_picker()
-with user_errors("Loading the data"):
-    dataset = cache.dataset(choice)
+choice, dataset = begin("Data", before_loading=data_source_picker)
 loaded_message(dataset)
 text_metrics_form(dataset, choice)
 human, metric = rater_picker(dataset)

@@ -5,13 +5,10 @@ import streamlit as st
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
 from ui.metric_widgets import confusion_of_pair, dags_side_by_side, gamma_and_seed, metric_picker, reading, summary_figures
+from ui.page import begin
 
-state.ensure_state()
-st.title("Metric check")
-choice = state.data_choice()
-with user_errors("Loading the data"):
-    dataset = cache.dataset(choice)
-    human, default_metric = state.raters(dataset)
+choice, dataset = begin("Metric check")
+human, default_metric = state.raters(dataset)
 metric, eps = metric_picker(dataset, human, default_metric)
 if metric is None:
     st.info("These data have no metric to check: every rater is human.")

@@ -4,18 +4,14 @@ import streamlit as st
 
 from prefeval_core.annotations import to_safe_csv
 from prefeval_core.session import session_to_json
-from ui import cache, state
-from ui.annotate_widgets import show_flash
+from ui import state
 from ui.errors import show_problems, user_errors
+from ui.page import begin
 from ui.protocol_widgets import pairs_frame
 from ui.session_io import RESTORE_KEY, on_restore, report_html, snapshot
 
-state.ensure_state()
-st.title("Report & session")
-show_flash()
-with user_errors("Loading the data"):
-    dataset = cache.dataset(state.data_choice())
-    state.raters(dataset)
+choice, dataset = begin("Report & session")
+state.raters(dataset)
 st.subheader("Session")
 st.caption("The session file holds the data choice (uploaded files included), raters, settings, protocol state and annotations.")
 st.download_button(

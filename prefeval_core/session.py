@@ -20,6 +20,7 @@ from prefeval_core.annotations import Annotation, utc_now
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.errors import DataError, Problem
 from prefeval_core.data.formats import TableKind
+from prefeval_core.data.reading import MAX_BYTES
 
 SAMPLES_DIR: Final = Path(__file__).resolve().parents[1] / "sample_data"
 """The bundled samples (``sample_data/<name>/``)."""
@@ -72,15 +73,15 @@ class DataChoice:
             digest.update(file_name.encode() + b"\0" + hashlib.sha256(data).digest())
         return f"upload:{digest.hexdigest()[:16]}"
 
-    def load(self, *, max_bytes: int | None = None) -> Dataset:
-        """The dataset (raises the data layer's :class:`DataError` on bad input)."""
-        limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+    def load(self, *, max_bytes: int = MAX_BYTES) -> Dataset:
+        """The dataset (raises the data layer's :class:`DataError` on bad input); ``max_bytes``
+        limits each file, compressed and decompressed."""
         if self.kind == "sample":
             if self.name not in sample_names():
                 raise SessionFileError.single(
                     "unknown_sample", f"no bundled sample named '{self.name}'; known: {', '.join(sample_names())}"
                 )
-            return load_dataset([SAMPLES_DIR / self.name, *self.computed], name=self.name, **limit)
+            return load_dataset([SAMPLES_DIR / self.name, *self.computed], name=self.name, max_bytes=max_bytes)
         if not self.files:
             raise SessionFileError.single("no_files", "no files were uploaded")
         return load_dataset(
@@ -88,7 +89,7 @@ class DataChoice:
             kinds=dict(self.kinds) or None,
             rater_columns=dict(self.rater_columns) or None,
             name=self.name,
-            **limit,
+            max_bytes=max_bytes,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -78,3 +78,23 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> Callable[[AppTest, str], bytes
         return bytes(_RecordingStorage.instances[-1].get_file(file_id).content)
 
     return read
+
+
+def start_protocol(budget: int, *, batch: int | None = None, mode: str | None = None) -> AppTest:
+    """The Protocol page after *Start protocol* with these settings (others: defaults)."""
+    at = run_ok(page("protocol.py"))
+    if mode is not None:
+        at.radio[0].set_value(mode)
+    next(n for n in at.number_input if n.label.startswith("Budget")).set_value(budget)
+    if batch is not None:
+        next(n for n in at.number_input if n.label.startswith("Batch")).set_value(batch)
+    at.button[0].click()  # the settings form's "Start protocol"
+    return run_ok(at)
+
+
+def page_with_protocol(name: str, source: AppTest) -> AppTest:
+    """Another page (not yet run) whose session holds ``source``'s protocol and settings."""
+    at = page(name)
+    for key in ("pe.protocol", "pe.settings"):
+        at.session_state[key] = source.session_state[key]
+    return at

@@ -11,8 +11,10 @@ from prefeval_core.annotations import AnnotationStore, left_right, outcome_from_
 from tests.page_fixtures import (
     data_dir,  # noqa: F401 (a fixture)
     page,
+    page_with_protocol,
     run_ok,
     shown,
+    start_protocol,
 )
 
 pytestmark = pytest.mark.page
@@ -53,18 +55,8 @@ def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path
 
 
 def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> None:  # noqa: F811
-    at = run_ok(page("protocol.py"))
-    at.radio[0].set_value("live")
-    next(n for n in at.number_input if n.label.startswith("Budget")).set_value(500)
-    next(n for n in at.number_input if n.label.startswith("Batch")).set_value(1)
-    at.button[0].click()
-    run_ok(at)
-    protocol = at.session_state["pe.protocol"]
-
-    annotate = page("annotate.py")
-    annotate.session_state["pe.protocol"] = protocol
-    annotate.session_state["pe.settings"] = at.session_state["pe.settings"]
-    run_ok(annotate)
+    at = start_protocol(500, batch=1, mode="live")
+    annotate = run_ok(page_with_protocol("annotate.py", at))
     assert "round 1: 120 items" in annotate.caption[0].value
     for _ in range(3):
         annotate.button(key="pe_ann_left").click()

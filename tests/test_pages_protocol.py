@@ -7,20 +7,13 @@ import json
 import pytest
 
 from prefeval_core.protocol import ProtocolState
-from tests.page_fixtures import data_dir, downloads, metric_values, page, run_ok  # noqa: F401 (fixtures)
+from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, start_protocol  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.page, pytest.mark.usefixtures("data_dir")]
 
 
-def started(budget: int = 2000):
-    at = run_ok(page("protocol.py"))
-    next(n for n in at.number_input if n.label.startswith("Budget")).set_value(budget)
-    at.button[0].click()  # the settings form's "Start protocol"
-    return run_ok(at)
-
-
 def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
-    at = started(budget=2000)
+    at = start_protocol(2000)
     assert (metric_values(at)["Budget spent"], metric_values(at)["Budget left"]) == ("0", "2,000")
     assert metric_values(at)["Decided pairs"] == "0 / 120"
     at.button(key="pe_next").click()
@@ -43,14 +36,11 @@ def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
 
 
 def test_save_and_restore_the_session(downloads) -> None:  # noqa: F811
-    at = started(budget=1500)
+    at = start_protocol(1500)
     at.button(key="pe_next").click()
     run_ok(at)
     protocol = at.session_state["pe.protocol"]
-    report = page("report.py")
-    report.session_state["pe.protocol"] = protocol
-    report.session_state["pe.settings"] = at.session_state["pe.settings"]
-    run_ok(report)
+    report = run_ok(page_with_protocol("report.py", at))
     saved = downloads(report, "Save session (JSON)")
     assert json.loads(saved)["protocol"]["round"] == 1
 

@@ -26,6 +26,7 @@ from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
 from ui import state
 from ui.errors import escape_markdown, show_problems
+from ui.page import flash
 from ui.shortcuts import keyboard_shortcuts
 
 BUTTONS: dict[Choice, tuple[str, str]] = {
@@ -35,7 +36,6 @@ BUTTONS: dict[Choice, tuple[str, str]] = {
 }
 SHORTCUTS = {"a": "pe_ann_left", "ArrowLeft": "pe_ann_left", "e": "pe_ann_equal", "=": "pe_ann_equal", "ArrowDown": "pe_ann_equal"}
 SHORTCUTS |= {"b": "pe_ann_right", "ArrowRight": "pe_ann_right"}
-FLASH = "pe.flash"
 
 
 @dataclass(frozen=True)
@@ -45,18 +45,6 @@ class Task:
     item_id: str
     system_a: str
     system_b: str
-
-
-def flash(message: str) -> None:
-    """A message for the next run of the page (callbacks cannot place elements)."""
-    st.session_state[FLASH] = message
-
-
-def show_flash() -> None:
-    message = st.session_state.pop(FLASH, None)
-    if message:
-        st.toast(message)
-        st.success(message)
 
 
 def tasks_from_protocol(protocol: ProtocolState) -> list[Task]:

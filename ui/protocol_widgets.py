@@ -32,6 +32,7 @@ from prefeval_core.protocol import (
 from prefeval_core.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
+from ui.page import flash
 
 MODES = {"replay": "Replay: reveal the human outcomes already in the data", "live": "Live: people annotate what the protocol asks for"}
 MODELS = {"full": "Metric + human (full model)", "human_only": "Human only"}
@@ -151,7 +152,7 @@ def feed_store_button(choice: DataChoice, protocol: ProtocolState) -> None:
     if st.button(f"Feed {len(fed)} new annotations into the protocol and decide", key="pe_feed", disabled=not fed):
         with user_errors("Feeding the annotations"):
             st.session_state[state.PROTOCOL] = decide_round(apply_annotations(protocol, fed))
-        st.session_state["pe.flash"] = f"Fed {len(fed)} annotations into the protocol; round {protocol.round + 1} decided."
+        flash(f"Fed {len(fed)} annotations into the protocol; round {protocol.round + 1} decided.")
         st.rerun()
 
 

@@ -13,6 +13,7 @@ from prefeval_core.protocol import ProtocolState, state_from_dict, state_to_dict
 from prefeval_core.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.session import SessionFileError, SessionSnapshot, session_from_json
 from ui import cache, state
+from ui.page import flash
 from ui.protocol_widgets import pairs_frame, theta_history_figure
 
 RESTORE_KEY = "pe.w.restore"
@@ -57,7 +58,7 @@ def on_restore() -> None:
     except DataError as error:
         st.session_state["pe.restore_problems"] = error.problems
         return
-    st.session_state["pe.flash"] = f"Restored the session saved at {snap.saved_at} ({added} annotations added to the store)."
+    flash(f"Restored the session saved at {snap.saved_at} ({added} annotations added to the store).")
 
 
 def protocol_section(protocol: ProtocolState) -> ReportSection:
