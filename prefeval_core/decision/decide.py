@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from prefeval_core.counts import CountTriples
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta
+from prefeval_core.decision.fast import importance_posterior
 from prefeval_core.decision.settings import SamplerSettings
 
 Model = Literal["human_only", "known_mu", "full"]
@@ -122,7 +123,7 @@ def decide_pairs(
     if sampler == "nuts":
         _decide_nuts(columns, n_arr, K_arr, m_arr, mu_arr, np.arange(P), seed, settings)
     else:
-        _decide_fast(columns, n_arr, K_arr, m_arr, mu_arr, seed, settings)
+        _decide_fast(columns, n_arr, K_arr, m_arr, mu_arr, seed, gamma, settings)
     return DecisionResult(
         theta=columns.theta,
         decision=decision_from_theta(columns.theta, gamma),
@@ -167,9 +168,7 @@ class _Columns:
             self.method[int(i)] = method
 
 
-def _decide_fast(columns: _Columns, n, K, m, mu, seed: int, settings: SamplerSettings) -> None:  # type: ignore[no-untyped-def]
-    from prefeval_core.decision.fast import importance_round
-
+def _decide_fast(columns: _Columns, n, K, m, mu, seed: int, gamma: float, settings: SamplerSettings) -> None:  # type: ignore[no-untyped-def]
     items = m.sum(axis=1)
     closed = np.flatnonzero(items == 0)
     if closed.size:
@@ -177,69 +176,47 @@ def _decide_fast(columns: _Columns, n, K, m, mu, seed: int, settings: SamplerSet
     for i in np.flatnonzero((items > 0) & (items <= settings.enumeration_max_items)):
         exact = enumerate_posterior(n[i], K[i], m[i], None if mu is None else mu[i])
         columns.put(i, exact.theta, exact.p_mean, 0.0, np.inf, np.nan, "enumeration")
-    active = np.flatnonzero(items > settings.enumeration_max_items)
-    if active.size == 0:
-        return
-    sums = None
-    pending = active
-    total = {}
-    for round_index in range(settings.is_max_rounds):
-        new = importance_round(
-            n[pending],
-            K[pending],
-            m[pending],
-            None if mu is None else mu[pending],
-            pending,
-            seed=seed,
-            round_index=round_index,
-            draws=settings.is_draws,
+    fallback = []
+    for i in np.flatnonzero(items > settings.enumeration_max_items):
+        estimate = importance_posterior(
+            n[i], K[i], m[i], None if mu is None else mu[i], seed=seed, pair_id=int(i), gamma=gamma, settings=settings
         )
-        for j, i in enumerate(pending):
-            total[int(i)] = new.take(np.array([j])) if int(i) not in total else total[int(i)] + new.take(np.array([j]))
-        sums = _stack([total[int(i)] for i in pending])
-        keep = ~_settled(sums, settings)
-        pending = pending[keep]
-        if pending.size == 0:
-            break
-    sums = _stack([total[int(i)] for i in active])
-    good = sums.ess >= settings.is_min_ess
-    if np.any(good):
-        g = active[good]
-        part = sums.take(np.flatnonzero(good))
-        columns.put(g, part.theta, part.p_mean, part.theta_mc_se, part.ess, np.nan, "importance")
-    if np.any(~good):
-        bad = active[~good]
-        _decide_nuts(columns, n, K, m, mu, bad, seed, settings, fallback=True)
-
-
-def _stack(parts):  # type: ignore[no-untyped-def]
-    from prefeval_core.decision.fast import WeightSums
-
-    return WeightSums(*(np.concatenate(arrays) for arrays in zip(*(p.astuple() for p in parts), strict=True)))
-
-
-def _settled(sums, settings: SamplerSettings) -> npt.NDArray[np.bool_]:  # type: ignore[no-untyped-def]
-    """Pairs that need no further importance round: enough effective draws, small enough error."""
-    se = sums.theta_mc_se
-    return (sums.ess >= settings.is_min_ess) & (se <= settings.is_target_se)
+        if estimate.ess >= settings.is_min_ess:
+            columns.put(i, estimate.theta, estimate.p_mean, estimate.theta_mc_se, estimate.ess, np.nan, "importance")
+        else:
+            fallback.append(i)
+    if fallback:
+        _decide_nuts(columns, n, K, m, mu, np.asarray(fallback), seed, settings, fallback=True)
 
 
 def _decide_nuts(columns: _Columns, n, K, m, mu, index, seed: int, settings: SamplerSettings, fallback: bool = False) -> None:  # type: ignore[no-untyped-def]
     from prefeval_core.decision.reference import nuts_posterior
 
     if fallback:
+        # pad to a power of two (repeating the first pair): one compiled sampler per bucket
+        bucket = 1 << (len(index) - 1).bit_length()
+        padded = np.concatenate([index, np.repeat(index[:1], bucket - len(index))])
         summary = nuts_posterior(
-            n[index],
-            K[index],
-            m[index],
-            None if mu is None else mu[index],
+            n[padded],
+            K[padded],
+            m[padded],
+            None if mu is None else mu[padded],
             seed=seed,
             settings=settings,
             warmup=settings.fallback_warmup,
             draws=settings.fallback_draws,
             chains=settings.fallback_chains,
         )
-        columns.put(index, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts_fallback")
+        keep = slice(0, len(index))
+        columns.put(
+            index,
+            summary.theta[keep],
+            summary.p_mean[keep],
+            summary.theta_mc_se[keep],
+            summary.ess[keep],
+            summary.rhat[keep],
+            "nuts_fallback",
+        )
         return
     for i in index:
         one = slice(i, i + 1)
