@@ -18,15 +18,17 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import PairTable, count_triples
+from prefeval_core.protocol.settings import MuRows
 
 IDEAL_METRIC_NAME: Final = "ideal"
 """The name under which the simulated metric is offered (CLI ``--metric ideal``)."""
 
-IDEAL_MU: Final[npt.NDArray[np.float64]] = np.array([[0.8, 0.25, 0.1], [0.1, 0.5, 0.1], [0.1, 0.25, 0.8]])
-"""``mu_sim[c, h] = P(metric says c | human says h)``; each column sums to 1."""
+IDEAL_MU_ROWS: Final[MuRows] = ((0.8, 0.25, 0.1), (0.1, 0.5, 0.1), (0.1, 0.25, 0.8))
+"""``mu_sim[c, h] = P(metric says c | human says h)`` (Deriu et al. App. E) as nested tuples, the
+form :class:`~prefeval_core.protocol.ProtocolSettings` stores; each column sums to 1."""
 
-IDEAL_MU_ROWS: Final = tuple(tuple(float(v) for v in row) for row in IDEAL_MU)
-"""``IDEAL_MU`` as nested tuples, the form :class:`~prefeval_core.protocol.ProtocolSettings` stores."""
+IDEAL_MU: Final[npt.NDArray[np.float64]] = np.array(IDEAL_MU_ROWS)
+"""``IDEAL_MU_ROWS`` as an array."""
 
 
 def ideal_metric_table(table: PairTable, *, seed: int, extra_items: int = 0, mu: npt.ArrayLike = IDEAL_MU) -> PairTable:

@@ -9,6 +9,8 @@ import numpy as np
 
 Model = Literal["human_only", "known_mu", "full"]
 """Decision model (method.md §4): exact human-only Dirichlet, metric with fixed ``mu``, full model."""
+MuRows = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
+"""A 3 x 3 mixture matrix as nested tuples (rows = metric outcome, columns = human outcome)."""
 Sampler = Literal["fast", "nuts"]
 """Sampler of the decision engine for the metric models; ignored by ``human_only`` (exact)."""
 
@@ -35,7 +37,7 @@ class ProtocolSettings:
     batch: int = 10
     gamma: float = 0.05
     model: Model = "full"
-    mu: tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]] | None = None
+    mu: MuRows | None = None
     sampler: Sampler = "fast"
     policy: str = "paper"
     seed: int = 0
