@@ -13,7 +13,7 @@ import pytest
 from prefeval_core.cli import main
 from prefeval_core.data.errors import CoverageError
 from prefeval_core.textmetrics.embedding import reduce_per_owner
-from prefeval_core.textmetrics.rate import align_segments, metric_ratings, rater_name
+from prefeval_core.textmetrics.rate import align_segments, dataset_with_ratings, metric_ratings, rater_name
 from prefeval_core.textmetrics.string_metrics import string_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,3 +117,15 @@ def test_core_and_string_metrics_import_without_torch() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.golden
+def test_computed_ratings_join_the_dataset(summeval) -> None:
+    texts = summeval.texts[summeval.texts["item_id"] == summeval.items[0]]
+    ratings = metric_ratings(align_segments(texts, summeval.references), ["bleu"])
+    joined = dataset_with_ratings(summeval, ratings)
+    assert "bleu-ref" in joined.metric_raters and "bleu-ref" not in summeval.raters
+    assert len(joined.ratings) == len(summeval.ratings) + 16
+    again = dataset_with_ratings(joined, ratings.assign(score=0.0))
+    assert len(again.ratings) == len(joined.ratings)
+    assert (again.ratings.loc[again.ratings["rater"] == "bleu-ref", "score"] == 0.0).all()

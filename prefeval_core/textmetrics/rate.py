@@ -11,12 +11,13 @@ with metrics already in the data. Outputs of items without references get no rat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.errors import CoverageError
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, cosine_to_references, embed_with_references
 from prefeval_core.textmetrics.string_metrics import STRING_METRICS, string_scores
@@ -145,3 +146,9 @@ def _tqdm(description: str, total: int):
     from tqdm import tqdm
 
     return lambda iterable: tqdm(iterable, desc=description, total=total, unit="segment")
+
+
+def dataset_with_ratings(dataset: Dataset, ratings: pd.DataFrame) -> Dataset:
+    """A copy of ``dataset`` with computed ``ratings`` added (raters already present are replaced)."""
+    kept = dataset.ratings[~dataset.ratings["rater"].isin(set(ratings["rater"]))]
+    return replace(dataset, ratings=pd.concat([kept, ratings[["item_id", "system", "rater", "score"]]], ignore_index=True))
