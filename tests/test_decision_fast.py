@@ -86,14 +86,15 @@ def test_no_data_is_undecided_at_one_half() -> None:
 
 
 def test_same_seed_same_result_bit_for_bit() -> None:
-    n, K, m = stacked(golden_cases()[:8])
+    names = {"human_only_100", "good_500_500", "ties_to_a_100_1000", "useless_100_1000", "ok_10_90", "good_200_2000"}
+    n, K, m = stacked([c for c in golden_cases() if c["name"] in names])
     first = decide_pairs(n, K, m, seed=7, settings=SMALL)
     again = decide_pairs(n, K, m, seed=7, settings=SMALL)
     for field in ("theta", "p_mean", "theta_mc_se", "ess", "decision"):
         assert np.array_equal(getattr(first, field), getattr(again, field), equal_nan=True), field
     other = decide_pairs(n, K, m, seed=8, settings=SMALL)
     sampled = np.array([method == "importance" for method in first.method])
-    assert sampled.any() and not np.array_equal(first.theta[sampled], other.theta[sampled])
+    assert sampled.sum() >= 3 and not np.array_equal(first.theta[sampled], other.theta[sampled])
 
 
 def test_swapping_the_pair_mirrors_the_result() -> None:

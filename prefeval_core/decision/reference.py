@@ -40,7 +40,7 @@ class NutsSummary:
         p_mean: (P, 3) mean of ``p``.
         theta_mc_se: ``sqrt(theta (1 - theta) / ess)``; 0 where every draw agrees.
         ess: effective sample size of ``1[p> > p<]`` over all chains; NaN where every draw
-            agrees (the indicator is constant).
+            agrees (the indicator is constant) or the estimate is not positive (too few draws).
         rhat: split R-hat of ``p> - p<``; NaN with one chain.
         divergences: number of divergent transitions after warm-up (of the joint sampler when
             several pairs ran together).
@@ -106,8 +106,9 @@ def summarise_draws(p: FloatArray, divergences: npt.ArrayLike, chain_method: str
         rhat = (
             np.asarray(split_gelman_rubin(p[..., BETTER] - p[..., WORSE]), dtype=np.float64) if chains > 1 else np.full(theta.shape, np.nan)
         )
-    ess = np.where(constant, np.nan, ess)
-    se = np.where(constant, 0.0, np.sqrt(theta * (1.0 - theta) / np.where(constant, 1.0, ess)))
+    ess = np.where(constant | ~(ess > 0), np.nan, ess)  # too few draws can give a non-positive estimate
+    variance = np.divide(theta * (1.0 - theta), ess, out=np.full_like(theta, np.nan), where=ess > 0)
+    se = np.where(constant, 0.0, np.sqrt(variance))
     return NutsSummary(
         theta=theta,
         p_mean=p.mean(axis=(0, 1)),
