@@ -17,10 +17,13 @@ gamma, seed = gamma_and_seed()
 with user_errors(f"Checking {metric}"):
     report = cache.metric_report(choice, human, metric, eps, gamma, seed)
 st.markdown("\n".join(f"- {escape_markdown(line)}" for line in reading(report)))
-tab_summary, tab_confusion, tab_dags = st.tabs(["Accuracy and Favi-Score", "Confusion of a pair", "Significance DAGs"])
-with tab_summary:
-    summary_figures(report)
-with tab_confusion:
-    confusion_of_pair(report)
-with tab_dags:
-    dags_side_by_side(report)
+tabs = st.tabs(["Accuracy and Favi-Score", "Confusion of a pair", "Significance DAGs"], key="pe.w.check_tab", on_change="rerun")
+render = [
+    lambda: summary_figures(choice, report, eps, seed),
+    lambda: confusion_of_pair(report),
+    lambda: dags_side_by_side(choice, report, eps, seed),
+]
+for tab, show in zip(tabs, render, strict=True):
+    if tab.open:  # only the open tab is computed and sent
+        with tab:
+            show()

@@ -22,14 +22,14 @@ pw.step_buttons(choice, protocol)
 pw.status(protocol)
 with user_errors("Comparing with the human evaluation", stop=False):
     result = pw.replay_result(choice, protocol)
-tab_pairs, tab_theta, tab_rates, tab_dag = st.tabs(["Pairs", "θ across rounds", "Win rates", "Decided so far"])
-with tab_pairs:
-    if result is not None:
-        pw.comparison_view(result)
-    st.dataframe(pw.pairs_frame(protocol), hide_index=True, width="stretch", height=320)
-with tab_theta:
-    st.plotly_chart(pw.theta_history_figure(protocol), key="pe.fig.theta")
-with tab_rates:
-    pw.win_rates(protocol)
-with tab_dag:
-    pw.decided_dag(protocol, result)
+tabs = st.tabs(["Pairs", "θ across rounds", "Win rates", "Decided so far"], key="pe.w.protocol_tab", on_change="rerun")
+render = [
+    lambda: pw.pairs_view(protocol, result),
+    lambda: st.plotly_chart(pw.theta_history_figure(protocol), key="pe.fig.theta"),
+    lambda: pw.win_rates(protocol),
+    lambda: pw.decided_dag(protocol, result),
+]
+for tab, show in zip(tabs, render, strict=True):
+    if tab.open:  # only the open tab is computed and sent
+        with tab:
+            show()

@@ -41,3 +41,13 @@ def test_app_navigates_to_every_page() -> None:
         at.switch_page(f"pages/{name}")
         run_ok(at)
         assert at.title[0].value == title
+
+
+def test_metric_check_tabs_show_their_figures() -> None:
+    at = run_ok(page("metric_check.py"))
+    assert len(at.get("plotly_chart")) == 3  # sign accuracy, Kendall tau, Favi box plot
+    assert "rougeL favours M11" in at.markdown[0].value
+    for tab, charts in [("Confusion of a pair", 1), ("Significance DAGs", 2)]:
+        at.session_state["pe.w.check_tab"] = tab
+        run_ok(at)
+        assert len(at.get("plotly_chart")) == charts

@@ -8,8 +8,10 @@ names and bytes of the uploads, plus kinds and column mapping).
 from __future__ import annotations
 
 import importlib.util
+from typing import Literal
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from prefeval_core.counts import PairTable, align_outcomes
@@ -19,6 +21,11 @@ from prefeval_core.data.summary import DatasetSummary, summarise_dataset
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.diagnostics.metric_report import metric_report as compute_metric_report
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
+from prefeval_core.figures.dag import dag_figure
+from prefeval_core.figures.favi import favi_box_plot
+from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
+from prefeval_core.figures.posterior import win_rate_ridge
+from prefeval_core.partial_order import partial_order
 from prefeval_core.preferences import pair_outcomes
 from prefeval_core.session import DataChoice
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
@@ -92,3 +99,39 @@ def learned_metrics_available() -> bool:
 def encoder() -> SentenceEncoder:
     """The all-MiniLM-L6-v2 encoder, loaded once per server; read-only (inference only)."""
     return load_encoder()
+
+
+MetricFigure = Literal["sign", "kendall", "favi", "dag_human", "dag_metric"]
+
+
+@st.cache_data(max_entries=32, hash_funcs=_HASH, show_spinner=False)
+def metric_figure(choice: DataChoice, human: str, metric: str, eps: float, gamma: float, seed: int, name: MetricFigure) -> go.Figure | None:
+    """One figure of :func:`metric_report` (built once: the DAG layouts take a fraction of a second)."""
+    report = metric_report(choice, human, metric, eps, gamma, seed)
+    if name == "sign":
+        return sign_accuracy_bars([report])
+    if name == "kendall":
+        return None if report.kendall is None else kendall_tau_bars([report.kendall])
+    if name == "favi":
+        return favi_box_plot(report.systems, metric=report.metric, human=report.human)
+    if name == "dag_human":
+        return dag_figure(report.dags.human, title=f"Human reference ({report.human}, γ = {gamma})")
+    return dag_figure(report.dags.metric, title=f"Naive metric ({report.metric}, sign test, γ = {gamma})")
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def decisions_dag_figure(
+    pairs: tuple[tuple[str, str], ...], decisions: tuple[int, ...], reference: tuple[int, ...] | None, theta: tuple[float, ...], title: str
+) -> tuple[go.Figure, tuple[tuple[str, ...], ...]]:
+    """The DAG of a set of pair decisions (edges coloured by error type against ``reference``
+    when given), and its cycles."""
+    order = partial_order(pairs, np.asarray(decisions, dtype=np.int8), reference=reference, theta=np.asarray(theta, dtype=np.float64))
+    return dag_figure(order, title=title), order.cycles
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def win_rate_ridge_figure(
+    pairs: tuple[tuple[str, str], ...], human_counts: tuple[tuple[int, int, int], ...], gamma: float, seed: int
+) -> go.Figure:
+    """Ridge plot of every pair's posterior of ``p> - p<`` from its human outcomes alone."""
+    return win_rate_ridge(pairs, win_rates(human_counts, seed), gamma=gamma)

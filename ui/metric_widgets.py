@@ -11,10 +11,8 @@ from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures.confusion import confusion_heatmap
-from prefeval_core.figures.dag import dag_figure
-from prefeval_core.figures.favi import favi_box_plot
-from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
-from ui import state
+from prefeval_core.session import DataChoice
+from ui import cache, state
 
 
 def metric_picker(dataset: Dataset, human: str, metric: str | None) -> tuple[str | None, float]:
@@ -59,12 +57,14 @@ def reading(report: MetricReport) -> list[str]:
     return lines
 
 
-def summary_figures(report: MetricReport) -> None:
+def summary_figures(choice: DataChoice, report: MetricReport, eps: float, seed: int) -> None:
+    key = (choice, report.human, report.metric, eps, report.dags.gamma, seed)
     left, right = st.columns(2)
-    left.plotly_chart(sign_accuracy_bars([report]), key="pe.fig.sign")
-    if report.kendall is not None:
-        right.plotly_chart(kendall_tau_bars([report.kendall]), key="pe.fig.kendall")
-    st.plotly_chart(favi_box_plot(report.systems, metric=report.metric, human=report.human), key="pe.fig.favi")
+    left.plotly_chart(cache.metric_figure(*key, "sign"), key="pe.fig.sign")
+    kendall = cache.metric_figure(*key, "kendall")
+    if kendall is not None:
+        right.plotly_chart(kendall, key="pe.fig.kendall")
+    st.plotly_chart(cache.metric_figure(*key, "favi"), key="pe.fig.favi")
 
 
 def confusion_of_pair(report: MetricReport) -> None:
@@ -77,13 +77,11 @@ def confusion_of_pair(report: MetricReport) -> None:
     )
 
 
-def dags_side_by_side(report: MetricReport) -> None:
-    gamma = report.dags.gamma
+def dags_side_by_side(choice: DataChoice, report: MetricReport, eps: float, seed: int) -> None:
+    key = (choice, report.human, report.metric, eps, report.dags.gamma, seed)
     left, right = st.columns(2)
-    left.plotly_chart(dag_figure(report.dags.human, title=f"Human reference ({report.human}, γ = {gamma})"), key="pe.fig.dag_human")
-    right.plotly_chart(
-        dag_figure(report.dags.metric, title=f"Naive metric ({report.metric}, sign test, γ = {gamma})"), key="pe.fig.dag_metric"
-    )
+    left.plotly_chart(cache.metric_figure(*key, "dag_human"), key="pe.fig.dag_human")
+    right.plotly_chart(cache.metric_figure(*key, "dag_metric"), key="pe.fig.dag_metric")
     st.caption(
         "Arrows point from the significantly better system to the worse (transitive edges left out); "
         "colours: error type against the human reference."

@@ -12,9 +12,7 @@ import streamlit as st
 from prefeval_core.annotations import AnnotationStore, protocol_annotations
 from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.counts import PairTable
-from prefeval_core.figures.dag import dag_figure
-from prefeval_core.figures.posterior import win_rate_figure, win_rate_ridge
-from prefeval_core.partial_order import partial_order
+from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.protocol import (
     POLICIES,
     ProtocolResult,
@@ -218,18 +216,20 @@ def win_rates(protocol: ProtocolState) -> None:
     chosen = st.selectbox("Pair in detail", range(len(pairs)), format_func=labels.__getitem__, key="pe.w.detail_pair")
     st.plotly_chart(win_rate_figure(densities[chosen], *pairs[chosen], counts=counts[chosen]), key="pe.fig.winrate")
     with st.expander(f"All {len(pairs)} pairs", expanded=len(pairs) <= 30):
-        st.plotly_chart(win_rate_ridge(pairs, densities, gamma=protocol.settings.gamma), key="pe.fig.ridge")
+        st.plotly_chart(
+            cache.win_rate_ridge_figure(tuple(pairs), counts, protocol.settings.gamma, protocol.settings.seed), key="pe.fig.ridge"
+        )
 
 
 def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
-    pairs = [(p.system_a, p.system_b) for p in protocol.pairs]
-    theta = np.array([np.nan if p.theta is None else p.theta for p in protocol.pairs])
-    reference = None if result is None else result.comparison.reference
-    order = partial_order(pairs, protocol.decisions, reference=reference, theta=theta)
+    pairs = tuple((p.system_a, p.system_b) for p in protocol.pairs)
+    theta = tuple(np.nan if p.theta is None else p.theta for p in protocol.pairs)
+    reference = None if result is None else tuple(int(c) for c in result.comparison.reference)
     title = "What is decided so far" + (" (edges coloured by error type against the full human evaluation)" if result else "")
-    st.plotly_chart(dag_figure(order, title=title), key="pe.fig.dag")
-    if order.cycles:
-        st.warning("The decisions contain a cycle: " + escape_markdown("; ".join(" > ".join((*c, c[0])) for c in order.cycles)))
+    figure, cycles = cache.decisions_dag_figure(pairs, tuple(int(d) for d in protocol.decisions), reference, theta, title)
+    st.plotly_chart(figure, key="pe.fig.dag")
+    if cycles:
+        st.warning("The decisions contain a cycle: " + escape_markdown("; ".join(" > ".join((*c, c[0])) for c in cycles)))
 
 
 def replay_result(choice: DataChoice, protocol: ProtocolState) -> ProtocolResult | None:
@@ -237,6 +237,13 @@ def replay_result(choice: DataChoice, protocol: ProtocolState) -> ProtocolResult
     if (st.session_state[state.SETTINGS] or {}).get("mode") != "replay":
         return None
     return protocol_result(protocol, protocol_table(choice, protocol))
+
+
+def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
+    """The comparison with the human evaluation (replay) and the table of pairs."""
+    if result is not None:
+        comparison_view(result)
+    st.dataframe(pairs_frame(protocol), hide_index=True, width="stretch", height=320)
 
 
 def comparison_view(result: ProtocolResult) -> None:
