@@ -80,3 +80,21 @@ def test_compute_a_text_metric_and_use_it() -> None:
     assert "chrf-ref" in at.selectbox(key="pe.w.metric").options
     assert at.selectbox(key="pe.w.metric").value == "rougeL"  # the choices made so far are kept
     assert at.session_state["pe.data"].key == "sample:summeval"  # annotations stay filed under the sample
+
+
+def test_two_sessions_do_not_share_data() -> None:
+    one = upload(run_ok(page("data.py")), ("mine.csv", LONG))
+    run_ok(one)
+    other = run_ok(page("data.py"))  # a second browser session, same server process
+    assert metric_values(other)["Systems"] == "16"
+    assert other.session_state["pe.data"].kind == "sample"
+    assert metric_values(one)["Systems"] == "3"
+
+
+def test_a_file_over_the_size_limit_is_refused_with_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ui.cache.MAX_UPLOAD_MB", 0.0001)  # about 100 bytes
+    at = upload(run_ok(page("data.py")), ("big.csv", LONG))
+    at.run()
+    assert not at.exception
+    message = shown(at.error[0].value)
+    assert "big.csv" in message and "limit" in message

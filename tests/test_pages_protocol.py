@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -63,3 +64,16 @@ def test_a_damaged_session_file_is_explained() -> None:
     at.run()
     assert not at.exception
     assert "incomplete or damaged" in at.error[0].value
+
+
+def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa: F811
+    at = start_protocol(1500)
+    at.button(key="pe_next").click()
+    report = run_ok(page_with_protocol("report.py", run_ok(at)))
+    report.button(key="pe_report").click()
+    run_ok(report)
+    html = downloads(report, "Download the HTML report (offline, self-contained)").decode()
+    assert "<h2>Protocol</h2>" in html and "Significance DAGs" in html
+    assert not re.search(r"<script[^>]*\ssrc=|<link[^>]*\shref=[\"']?https?:", html)  # plotly.js inlined, nothing fetched
+    results = downloads(report, "Results as CSV").decode().splitlines()
+    assert results[0].startswith("system A,system B,human outcomes") and len(results) == 121
