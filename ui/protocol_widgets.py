@@ -114,16 +114,18 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
     table = protocol_table(choice, protocol)
     replay = (st.session_state[state.SETTINGS] or {}).get("mode", "replay") == "replay"
     finished = is_finished(protocol)
+    fed = [] if replay else protocol_annotations(AnnotationStore.open().annotations(choice.key), protocol)
     c = st.columns(3)
-    next_label = "Next batch" if replay else "Decide with the stored annotations"
-    if c[0].button(next_label, key="pe_next", type="primary", disabled=finished and replay, width="stretch"):
+    next_label = "Next batch" if replay else f"Decide with {len(fed)} new stored annotations"
+    if c[0].button(next_label, key="pe_next", type="primary", disabled=finished if replay else not fed, width="stretch"):
         with user_errors("The protocol round"), st.spinner("Deciding ..."):
             if replay:
                 st.session_state[state.PROTOCOL] = run_protocol(protocol, replay_source(table), max_rounds=1)
             else:
-                fed = protocol_annotations(AnnotationStore.open().annotations(choice.key), protocol)
                 st.session_state[state.PROTOCOL] = decide_round(apply_annotations(protocol, fed))
         st.rerun()
+    if not replay and not fed:
+        st.caption("Live mode: annotate the requested items on the Annotate page (or upload annotated request files there), then decide.")
     if c[1].button("Run to the end", key="pe_run", disabled=finished or not replay, width="stretch"):
         bar = st.progress(0.0, text="Starting ...")
 
@@ -243,14 +245,20 @@ def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     """The comparison with the human evaluation (replay) and the table of pairs."""
     if result is not None:
         comparison_view(result)
-    st.dataframe(pairs_frame(protocol), hide_index=True, width="stretch", height=320)
+    frame = pairs_frame(protocol)
+    undecided = frame["decision"] == DECISION_WORDS[1]
+    if st.toggle(f"Only the {int(undecided.sum())} undecided pairs", key="pe.w.only_undecided"):
+        frame = frame[undecided]
+    st.dataframe(frame, hide_index=True, width="stretch", height=320)
 
 
 def comparison_view(result: ProtocolResult) -> None:
-    c = st.columns(3)
-    c[0].metric("Annotations used", f"{result.annotation_fraction:.1%}", help="human outcomes used / all available")
-    c[1].metric("Mean KLD to the human evaluation", f"{result.comparison.mean_kld:.4f} nats")
-    c[2].metric("Correct decisions", f"{np.isin(result.comparison.error_types, ['correct_significant', 'correct_undecided']).mean():.1%}")
+    correct = np.isin(result.comparison.error_types, ["correct_significant", "correct_undecided"]).mean()
+    c = st.columns(4)
+    c[0].metric("Annotations used", f"{result.annotation_fraction:.1%}", help="human outcomes used / all human outcomes available")
+    c[1].metric("Annotations saved", f"{1 - result.annotation_fraction:.1%}", help="compared with the full human evaluation")
+    c[2].metric("Mean KLD to the human evaluation", f"{result.comparison.mean_kld:.4f} nats")
+    c[3].metric("Correct decisions", f"{correct:.1%}", help="same outcome as the full human evaluation (significant or not)")
     types, counts = np.unique(result.comparison.error_types, return_counts=True)
     frame = pd.DataFrame({"error type": [ERROR_LABELS.get(t, t) for t in types], "pairs": counts, "share": counts / counts.sum()})
     st.dataframe(frame, hide_index=True)
