@@ -77,3 +77,14 @@ def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa
     assert not re.search(r"<script[^>]*\ssrc=|<link[^>]*\shref=[\"']?https?:", html)  # plotly.js inlined, nothing fetched
     results = downloads(report, "Results as CSV").decode().splitlines()
     assert results[0].startswith("system A,system B,human outcomes") and len(results) == 121
+
+
+def test_run_to_the_end_stops_at_the_budget() -> None:
+    at = start_protocol(2500)
+    at.button(key="pe_run").click()
+    run_ok(at)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    assert protocol.human_used == 2500 and protocol.round >= 3
+    assert metric_values(at)["Budget left"] == "0"
+    assert "The protocol has finished" in at.info[0].value
+    assert at.button(key="pe_run").disabled
