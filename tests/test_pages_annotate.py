@@ -3,6 +3,8 @@ left/right order is undone when stored; undo; feeding the store into a live prot
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from prefeval_core.annotations import AnnotationStore, left_right, outcome_from_choice
 from tests.page_fixtures import (
     data_dir,  # noqa: F401 (a fixture)
+    downloads,  # noqa: F401 (a fixture)
     page,
     page_with_protocol,
     run_ok,
@@ -66,3 +69,29 @@ def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> 
     fed = annotate.session_state["pe.protocol"]
     assert (fed.round, fed.human_used) == (1, 3)
     assert fed.human_used == len(AnnotationStore.open(data_dir).annotations("sample:summeval"))
+
+
+def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F811
+    at = run_ok(page("annotate.py"))
+    requests = downloads(at, "Requests as CSV").decode()
+    rows = list(csv.DictReader(io.StringIO(requests)))
+    assert len(rows) == 100 and rows[0]["label"] == "" and rows[0]["output_a"]
+    rows[0]["label"], rows[1]["label"], rows[2]["label"] = ">", "tie", "B"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    at.file_uploader(key="pe.w.annotated").set_value(("done.csv", buffer.getvalue().encode(), "text/csv"))
+    run_ok(at)
+    assert "Imported 3 annotations from done.csv" in shown(at.success[0].value)
+    stored = AnnotationStore.open(data_dir).annotations("sample:summeval")
+    assert [(s.item_id, s.outcome) for s in stored] == [(rows[0]["item_id"], 0), (rows[1]["item_id"], 1), (rows[2]["item_id"], 2)]
+
+    rows[3]["label"] = "maybe"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    at.file_uploader(key="pe.w.annotated").set_value(("bad.csv", buffer.getvalue().encode(), "text/csv"))
+    at.run()
+    assert "bad.csv, row 4" in shown(at.error[0].value)

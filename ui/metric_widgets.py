@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.diagnostics.metric_report import MetricReport
+from prefeval_core.diagnostics.metric_report import MetricReport, report_json
 from prefeval_core.figures.confusion import confusion_heatmap
 from prefeval_core.session import DataChoice
 from ui import cache, state
@@ -92,3 +93,16 @@ def gamma_and_seed() -> tuple[float, int]:
     """The significance level and seed of the protocol settings (defaults 0.05 and 0)."""
     values = st.session_state[state.SETTINGS] or {}
     return float(values.get("gamma", 0.05)), int(values.get("seed", 0))
+
+
+def metric_pairs_frame(report: MetricReport) -> pd.DataFrame:
+    """Per pair: items, errors, Favi-Score with its interval, the human reference and naive
+    metric outcomes and the naive outcome's error type (confusion rows = metric, columns = human)."""
+    frame = pd.DataFrame(report_json(report)["pairs"])
+    words = {0: "> A better", 1: "not significant", 2: "< B better"}
+    frame["confusion"] = frame["confusion"].map(str)
+    frame["favi_interval"] = frame["favi_interval"].map(lambda v: f"[{v[0]:+.2f}, {v[1]:+.2f}]")
+    frame["human reference"] = [words[int(c)] for c in report.dags.reference]
+    frame["naive metric"] = [words[int(c)] for c in report.dags.naive]
+    frame["error type"] = [ERROR_LABELS.get(t, t) for t in report.dags.naive_error_types]
+    return frame
