@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -24,14 +23,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = tmp_path / "prefeval_data"
     monkeypatch.setenv("PREFEVAL_DATA_DIR", str(folder))
     yield folder
-
-
-@pytest.fixture
-def fresh_cache() -> Iterator[None]:
-    """Clear ``st.cache_data`` (it persists across AppTest instances in one process)."""
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
 
 
 def page(name: str) -> AppTest:

@@ -8,7 +8,8 @@ names and bytes of the uploads, plus kinds and column mapping).
 from __future__ import annotations
 
 import importlib.util
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 import plotly.graph_objects as go
@@ -39,7 +40,7 @@ def _choice_hash(choice: DataChoice) -> tuple[object, ...]:
     return (choice.key, choice.name, choice.kinds, choice.rater_columns, choice.computed)
 
 
-_HASH = {DataChoice: _choice_hash}
+_HASH: dict[str | type[Any], Callable[[Any], Any]] = {DataChoice: _choice_hash}
 
 
 @st.cache_data(max_entries=6, hash_funcs=_HASH, show_spinner="Loading the data ...")
