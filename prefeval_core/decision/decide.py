@@ -12,12 +12,15 @@ and Monte-Carlo diagnostics. Two samplers:
      ``theta = I_{1/2}(n< + 1, n> + 1)``;
   2. ``"enumeration"``: at most ``settings.enumeration_max_items`` metric-only items: exact sum
      over the latent true outcomes (:mod:`prefeval_core.decision.exact`);
-  3. ``"importance"``: exact importance sampling in the ``(q = mu p, mu)`` parametrisation,
-     all pairs in one vectorised call (:mod:`prefeval_core.decision.fast`), in rounds, each
-     pair stopping once its decision is certain and its standard error small enough;
-  4. ``"nuts_fallback"``: NUTS with ``settings.fallback_*``, all remaining pairs in one model,
-     for pairs whose importance weights are too uneven (effective sample size below
-     ``settings.is_min_ess``).
+  3. ``"importance"``: importance sampling with exact weights, partly in the
+     ``(q = mu p, mu)`` parametrisation that straightens the metric's ridge, vectorised over
+     draws (:mod:`prefeval_core.decision.fast`), in rounds: a pair stops once its decision is
+     certain or its standard error is small enough;
+  4. ``"nuts_fallback"``: NUTS with ``settings.fallback_*``, all remaining pairs in one model
+     (padded to a power of two so the compiled sampler is reused), for pairs whose importance
+     weights stay too uneven (effective sample size below ``settings.is_min_ess``).
+
+Each pair's random draws depend only on ``seed`` and its row index, never on the other rows.
 
 Conventions of the result: ``theta_mc_se`` is 0 and ``ess`` is ``inf`` where ``theta`` is
 exact (closed form, enumeration); ``rhat`` is NaN there and for importance sampling (no

@@ -24,6 +24,7 @@ Two routes, both exact up to floating point:
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,7 +103,8 @@ def enumerate_posterior(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu
             raise ValueError("the known mixture matrix gives probability 0 to an observed metric outcome")
         log_cell = _known_cell_terms(mu, m_int)
     rows = sorted((_row_table(log_cell[c], int(m_int[c])) for c in range(3)), key=len, reverse=True)
-    tables = _convolve(_convolve(rows[0], rows[1]), rows[2])  # smallest table last: cheapest order
+    with _single_threaded_blas():
+        tables = _convolve(_convolve(rows[0], rows[1]), rows[2])  # smallest table last: cheapest order
     # tables[a, b]: sum over L with column sums S = (a, b, total - a - b), up to a constant
     s_better, s_tie = np.meshgrid(np.arange(total + 1), np.arange(total + 1), indexing="ij")
     s_worse = total - s_better - s_tie
@@ -117,6 +119,16 @@ def enumerate_posterior(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu
     theta = float(weight @ betainc(alpha[:, WORSE], alpha[:, BETTER], 0.5))
     p_mean = weight @ (alpha / alpha.sum(axis=-1, keepdims=True))
     return ExactPosterior(theta=min(max(theta, 0.0), 1.0), p_mean=p_mean)
+
+
+def _single_threaded_blas() -> AbstractContextManager[object]:
+    """Limit BLAS to one thread: these small products ran 10x slower multi-threaded on a busy
+    2-core machine (threads spin while other processes hold the cores)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional: only speed depends on it
+        return nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 def _convolve(image: FloatArray, kernel: FloatArray) -> FloatArray:

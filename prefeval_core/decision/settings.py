@@ -27,7 +27,7 @@ class SamplerSettings:
         enumeration_max_items: the fast path computes ``theta`` exactly by enumerating the
             true outcomes of the metric-only items when there are at most this many of them
             (cost grows like the 4th power of this number).
-        is_draws: importance draws per pair and round of the fast path (a power of two).
+        is_draws: importance draws per pair and round of the fast path.
         is_max_rounds: at most this many rounds of ``is_draws`` per pair; a pair stops early
             once its decision is certain (``theta`` more than ``is_decision_z`` standard errors
             away from both thresholds) and its standard error is at most ``is_target_se``.
@@ -44,8 +44,8 @@ class SamplerSettings:
     nuts_chain_method: ChainMethod = "auto"
     nuts_target_accept: float = 0.8
     enumeration_max_items: int = 160
-    is_draws: int = 2**15
-    is_max_rounds: int = 8
+    is_draws: int = 2**13
+    is_max_rounds: int = 32
     is_target_se: float = 0.002
     is_decision_z: float = 5.0
     is_min_ess: float = 1000.0
@@ -57,8 +57,6 @@ class SamplerSettings:
         for name in ("nuts_chains", "nuts_warmup", "nuts_draws", "is_draws", "is_max_rounds", "fallback_chains", "fallback_draws"):
             if getattr(self, name) < 1:
                 raise ValueError(f"SamplerSettings.{name} must be at least 1")
-        if self.is_draws & (self.is_draws - 1):
-            raise ValueError("SamplerSettings.is_draws must be a power of two (it is a compiled shape)")
 
     @classmethod
     def paper(cls) -> SamplerSettings:
@@ -72,8 +70,8 @@ class SamplerSettings:
             nuts_chains=2,
             nuts_warmup=300,
             nuts_draws=1000,
-            is_draws=2**13,
-            is_max_rounds=3,
+            is_draws=2**12,
+            is_max_rounds=6,
             is_target_se=0.01,
             is_min_ess=150.0,
             fallback_chains=2,
