@@ -159,7 +159,7 @@ def main() -> None:
         agreement(SamplerSettings(), "default (decision-mode early stop)", seed=1)
         agreement(PRECISE, "PRECISE (tests/decision_fixtures.py: rounds until s.e. <= 0.003)", seed=1)
         fine = SamplerSettings().with_(is_max_rounds=48, is_target_se=0.002, is_decision_z=float("inf"))
-        agreement(fine, "reference-grade (rounds until s.e. <= 0.002, at most 48; paper-size NUTS fallback)", seed=1)
+        agreement(fine, "reference-grade (rounds until s.e. <= 0.002, at most 48)", seed=1)
     if args.part in ("speed", "all"):
         speed(args.reference_pairs, args.repeats)
 

@@ -145,3 +145,8 @@ def test_summeval_first_round_is_decided_exactly(summeval) -> None:  # type: ign
     assert np.all((result.theta >= 0) & (result.theta <= 1))
     everything = decide_counts(count_triples(table, table.human >= 0), model="human_only")
     assert set(everything.method) == {"closed_form"}
+
+
+def test_no_pairs_gives_empty_results() -> None:
+    result = decide_pairs(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
+    assert result.theta.shape == (0,) and result.p_mean.shape == (0, 3) and result.method == ()

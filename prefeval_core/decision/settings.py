@@ -22,7 +22,7 @@ class SamplerSettings:
             warm-up iterations and kept draws per chain. Paper: 5, 2000, 10000.
         nuts_chain_method: NumPyro's ``chain_method``; ``"auto"`` runs chains in parallel when
             there is one host device per chain (see :func:`prefeval_core.runtime.configure_jax`)
-            and one after the other otherwise (same numbers either way).
+            and one after the other otherwise (each chain gets the same PRNG key either way).
         nuts_target_accept: NUTS's target acceptance probability during warm-up.
         enumeration_max_items: the fast path computes ``theta`` exactly by enumerating the
             true outcomes of the metric-only items when there are at most this many of them
