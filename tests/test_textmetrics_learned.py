@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from prefeval_core.cli import main
+from prefeval_core.kendall import kendall_tau
 from prefeval_core.textmetrics import embedding
 from prefeval_core.textmetrics.rate import align_segments, metric_ratings
 from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, SEScore2Model, load_model, save_model, sescore2_scores
@@ -132,3 +133,23 @@ def test_ablation_config_scores_every_edit_minus_one(encoder) -> None:
     model = train_sescore2(TINY_CORPUS, encoder, dataclasses.replace(FAST, severity=False), seed=0)
     assert model.info["config"]["severity"] is False
     assert -5 <= model.info["mean_synthetic_score"] <= -1  # at most five edits of -1 each
+
+
+@pytest.mark.slow
+@pytest.mark.golden
+def test_meta_evaluation_on_summeval_subset(encoder, summeval) -> None:
+    """Kendall tau-b on the first 10 documents (160 summaries, 11 references each) with the shipped
+    model; golden values recorded by ``bench/bench_textmetrics.py`` (full table in docs/results_textmetrics.md)."""
+    items = summeval.items[:10]
+    segments = align_segments(summeval.texts[summeval.texts["item_id"].isin(items)], summeval.references)
+    ratings = metric_ratings(segments, ["embed", "sescore2"], encoder=encoder, sescore2_model=load_model(DEFAULT_MODEL))
+    frame = pd.concat([summeval.ratings, ratings])
+    golden = {
+        ("embed-ref", "human:relevance"): 0.250,
+        ("sescore2-ref", "human:relevance"): 0.169,
+        ("sescore2-ref", "human:coherence"): 0.124,
+    }
+    for (metric, human), tau in golden.items():
+        result = kendall_tau(frame, human=human, metric=metric)
+        assert result.segments == 160
+        assert result.tau == pytest.approx(tau, abs=0.01)
