@@ -3,7 +3,8 @@
 Computes, for the 1,600 SummEval summaries (100 documents x 16 systems), sentence BLEU and
 chrF against all 11 references, TER against the first reference only (TER with shifts costs
 about 0.1 s per reference here), the embedding similarity and the SEScore2-style metric
-(shipped model, and an ablation trained without severity) against all 11 references (best
+(shipped model, an ablation trained without severity, and one trained on the TED sources
+only, i.e. without the SummEval articles' sentences) against all 11 references (best
 reference), and reports segment-level Kendall tau-b (overall and grouped by item) against
 each human dimension, next to the dataset's own rougeL/bleu/chrF columns. Also prints the
 cost: training time and model size of the ablation (trained here, same corpus and seed as
@@ -30,7 +31,7 @@ from prefeval_core.data.dataset import load_dataset  # noqa: E402
 from prefeval_core.kendall import kendall_tau  # noqa: E402
 from prefeval_core.textmetrics.embedding import load_encoder  # noqa: E402
 from prefeval_core.textmetrics.rate import align_segments, metric_scores  # noqa: E402
-from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, read_corpus  # noqa: E402
+from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, corpus_sentences, read_corpus  # noqa: E402
 from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, load_model, save_model, sescore2_scores  # noqa: E402
 from prefeval_core.textmetrics.sescore2.train import TrainingConfig, train_sescore2  # noqa: E402
 
@@ -90,6 +91,12 @@ def main() -> None:
     cost["shipped_model_kib"] = DEFAULT_MODEL.stat().st_size / 1024
     cost["shipped_model_training_s"] = float(shipped.info.get("training_seconds", float("nan")))
     scores["sescore2-no-severity-ref"] = sescore2_scores(ablation, encoder, segments.hypotheses, segments.references)
+
+    # corpus ablation: only the TED talks' English sources, no sentence of the SummEval articles
+    ted = corpus_sentences(pd.read_csv(Path(args.data).parent / "wmt21_ted_ende_mqm" / "sources.csv", dtype=str)["source"].dropna())
+    ted_model, cost["train_ted_corpus_s"] = timed(train_sescore2, ted, encoder, TrainingConfig(), 0, True, "wmt21 TED sources")
+    cost["ted_corpus_sentences"] = len(ted)
+    scores["sescore2-ted-corpus-ref"] = sescore2_scores(ted_model, encoder, segments.hypotheses, segments.references)
 
     ours = pd.concat(
         [
