@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import cast
 
 import pandas as pd
 
@@ -12,7 +13,7 @@ from prefeval_core.cli._common import progress
 from prefeval_core.data.errors import raise_if_errors
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
-from prefeval_core.textmetrics.rate import LEARNED_METRICS, METRICS, align_segments, metric_ratings
+from prefeval_core.textmetrics.rate import LEARNED_METRICS, METRICS, MetricName, align_segments, metric_ratings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,9 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if unknown or not metrics:
         print(f"error: unknown metric(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(METRICS)}", file=sys.stderr)
         return 2
-    texts, references, sources = (
-        read_texts(path, kind) for path, kind in ((args.texts, "texts"), (args.references, "references"), (args.sources, "sources"))
-    )
+    files: list[tuple[str | None, TableKind]] = [(args.texts, "texts"), (args.references, "references"), (args.sources, "sources")]
+    texts, references, sources = (read_texts(path, kind) for path, kind in files)
     if sources is not None and "reference" in sources.columns:  # e.g. WMT: source and reference side by side
         extra = sources[["item_id", "reference"]].assign(ref_index=0)
         references = extra if references is None else pd.concat([references, extra], ignore_index=True)
@@ -65,13 +65,13 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     ratings = metric_ratings(
         segments,
-        metrics,
+        cast(list[MetricName], metrics),
         args.against,
         encoder,
         model,
         lowercase=not args.cased,
         reduce=args.reduce,
-        show_progress=True,  # type: ignore[arg-type]
+        show_progress=True,
     )
     ratings.to_csv(args.out, index=False)
     seconds = time.perf_counter() - started

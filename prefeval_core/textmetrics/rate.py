@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,9 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.errors import CoverageError
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, cosine_to_references, embed_with_references
 from prefeval_core.textmetrics.string_metrics import STRING_METRICS, string_scores
+
+if TYPE_CHECKING:
+    from prefeval_core.textmetrics.sescore2.score import SEScore2Model
 
 MetricName = Literal["bleu", "chrf", "ter", "embed", "sescore2"]
 METRICS: tuple[MetricName, ...] = ("bleu", "chrf", "ter", "embed", "sescore2")
@@ -90,7 +93,7 @@ def metric_scores(
     segments: Segments,
     metric: MetricName,
     encoder: SentenceEncoder | None = None,
-    sescore2_model=None,
+    sescore2_model: SEScore2Model | None = None,
     lowercase: bool = True,
     reduce: Reduce = "max",
     show_progress: bool = False,
@@ -102,7 +105,7 @@ def metric_scores(
     """
     if metric in STRING_METRICS:
         progress = _tqdm(f"{metric}", len(segments.hypotheses)) if show_progress else iter
-        return string_scores(segments.hypotheses, segments.references, metric, lowercase=lowercase, progress=progress)  # type: ignore[arg-type]
+        return string_scores(segments.hypotheses, segments.references, metric, lowercase=lowercase, progress=progress)
     if encoder is None:
         raise ValueError(f"metric '{metric}' needs a sentence encoder (load_encoder())")
     if metric == "embed":
@@ -122,7 +125,7 @@ def metric_ratings(
     metrics: Sequence[MetricName],
     against: Against = "references",
     encoder: SentenceEncoder | None = None,
-    sescore2_model=None,
+    sescore2_model: SEScore2Model | None = None,
     lowercase: bool = True,
     reduce: Reduce = "max",
     show_progress: bool = False,

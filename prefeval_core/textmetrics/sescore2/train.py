@@ -21,7 +21,7 @@ salience instead of a cross-lingual MLM (see :mod:`.severity`).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -114,7 +114,9 @@ def derangement(n: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def fit_regressor(features: np.ndarray, targets: np.ndarray, config: TrainingConfig, seed: int, show_progress: bool = False):
+def fit_regressor(
+    features: np.ndarray, targets: np.ndarray, config: TrainingConfig, seed: int, show_progress: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Fit ``tanh(x W1 + b1) w2 + b2`` to ``targets`` (mean squared error, Adam); returns numpy weights.
 
     Deterministic for a seed: initialisation and batch order come from a seeded torch
@@ -124,12 +126,13 @@ def fit_regressor(features: np.ndarray, targets: np.ndarray, config: TrainingCon
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        network = torch.nn.Sequential(torch.nn.Linear(features.shape[1], config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1))
+        first, last = torch.nn.Linear(features.shape[1], config.hidden), torch.nn.Linear(config.hidden, 1)
+        network = torch.nn.Sequential(first, torch.nn.Tanh(), last)
         optimiser = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
         x = torch.from_numpy(np.ascontiguousarray(features, dtype=np.float32))
         y = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32))
         generator = torch.Generator().manual_seed(seed)
-        epochs = range(config.epochs)
+        epochs: Iterable[int] = range(config.epochs)
         if show_progress:
             from tqdm import tqdm
 
@@ -140,7 +143,6 @@ def fit_regressor(features: np.ndarray, targets: np.ndarray, config: TrainingCon
                 loss = torch.mean((network(x[batch]).squeeze(1) - y[batch]) ** 2)
                 loss.backward()
                 optimiser.step()
-        first, last = network[0], network[2]
         return (
             first.weight.detach().numpy().T.copy(),
             first.bias.detach().numpy().copy(),
