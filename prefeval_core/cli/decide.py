@@ -55,13 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from prefeval_core.runtime import configure_jax
 
     configure_jax(x64=True, host_devices=5 if args.sampler == "nuts" else None)
-    from prefeval_core.decision import SamplerSettings, decide_pairs
+    from prefeval_core.decision import Model, SamplerSettings, decide_pairs
 
     ids, n, K, m, mu = _read_batch(Path(args.batch)) if args.batch else _read_single(args)
-    if args.human_only:
-        model = "human_only"
-    else:
-        model = "known_mu" if mu is not None else "full"
+    model: Model = "human_only" if args.human_only else "known_mu" if mu is not None else "full"
     settings = SamplerSettings.small() if args.small else SamplerSettings()
     if args.sampler == "nuts":
         sizes = f"{settings.nuts_chains} chains, {settings.nuts_warmup} warm-up, {settings.nuts_draws} draws"

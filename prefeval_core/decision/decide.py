@@ -40,6 +40,7 @@ from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, en
 from prefeval_core.decision.fast import importance_posterior
 from prefeval_core.decision.settings import SamplerSettings
 
+FloatArray = npt.NDArray[np.float64]
 Model = Literal["human_only", "known_mu", "full"]
 Sampler = Literal["fast", "nuts"]
 Method = Literal["closed_form", "enumeration", "importance", "nuts_fallback", "nuts"]
@@ -160,7 +161,8 @@ class _Columns:
     def empty(cls, P: int) -> _Columns:
         return cls(np.full(P, np.nan), np.full((P, 3), np.nan), np.full(P, np.nan), np.full(P, np.nan), np.full(P, np.nan), [""] * P)
 
-    def put(self, index, theta, p_mean, se, ess, rhat, method: str) -> None:  # type: ignore[no-untyped-def]
+    def put(self, index: npt.ArrayLike, theta: Any, p_mean: Any, se: Any, ess: Any, rhat: Any, method: str) -> None:
+        """Fill rows ``index`` (values broadcast like NumPy assignment)."""
         index = np.atleast_1d(np.asarray(index))
         self.theta[index] = theta
         self.p_mean[index] = p_mean
@@ -171,7 +173,16 @@ class _Columns:
             self.method[int(i)] = method
 
 
-def _decide_fast(columns: _Columns, n, K, m, mu, seed: int, gamma: float, settings: SamplerSettings) -> None:  # type: ignore[no-untyped-def]
+def _decide_fast(
+    columns: _Columns,
+    n: FloatArray,
+    K: FloatArray,
+    m: FloatArray,
+    mu: FloatArray | None,
+    seed: int,
+    gamma: float,
+    settings: SamplerSettings,
+) -> None:
     items = m.sum(axis=1)
     closed = np.flatnonzero(items == 0)
     if closed.size:
@@ -192,7 +203,17 @@ def _decide_fast(columns: _Columns, n, K, m, mu, seed: int, gamma: float, settin
         _decide_nuts(columns, n, K, m, mu, np.asarray(fallback), seed, settings, fallback=True)
 
 
-def _decide_nuts(columns: _Columns, n, K, m, mu, index, seed: int, settings: SamplerSettings, fallback: bool = False) -> None:  # type: ignore[no-untyped-def]
+def _decide_nuts(
+    columns: _Columns,
+    n: FloatArray,
+    K: FloatArray,
+    m: FloatArray,
+    mu: FloatArray | None,
+    index: npt.NDArray[np.int64],
+    seed: int,
+    settings: SamplerSettings,
+    fallback: bool = False,
+) -> None:
     from prefeval_core.decision.reference import nuts_posterior
 
     if fallback:
@@ -227,7 +248,7 @@ def _decide_nuts(columns: _Columns, n, K, m, mu, index, seed: int, settings: Sam
         columns.put(i, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts")
 
 
-def _check_counts(n, K, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+def _check_counts(n: npt.ArrayLike, K: npt.ArrayLike | None, m: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray, FloatArray]:
     n_arr = np.asarray(n)
     if n_arr.ndim != 2 or n_arr.shape[1] != 3:
         raise ValueError(f"n must have shape (P, 3), got {n_arr.shape}")
@@ -246,7 +267,7 @@ def _check_counts(n, K, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # type
     return arrays[0], arrays[1], arrays[2]
 
 
-def _check_mu(mu, P: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _check_mu(mu: npt.ArrayLike | None, P: int) -> FloatArray:
     if mu is None:
         raise ValueError("model 'known_mu' needs mu")
     mu_arr = np.asarray(mu, dtype=np.float64)

@@ -213,7 +213,7 @@ def _round(
     size = draws // len(components)
     p_parts, q_parts, mu_parts = [], [], []
     for p_based, alpha, beta in components:
-        if known:
+        if mu_known is not None:
             mu = np.broadcast_to(mu_known, (size, 3, 3))
         else:
             mu = np.swapaxes(_dirichlet(rng, np.broadcast_to(beta, (size, 3, 3))), 1, 2)  # (D, c, h)
