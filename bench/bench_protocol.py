@@ -6,7 +6,7 @@
    in the same process as the reference for the protocol's own overhead.
 2. One ``reproduce``-style sweep over 10 seeds for that metric: total wall time and time per round.
 
-Usage: ``.venv/bin/python bench/bench_protocol.py [--data ../shared/data/summeval] [--metric rougeL] [--repeats 3] [--seeds 10]``
+Usage: ``PYTHONPATH=. .venv/bin/python bench/bench_protocol.py [--data ../shared/data/summeval] [--metric rougeL] [--repeats 3] [--seeds 10]``
 """
 
 from __future__ import annotations
@@ -42,16 +42,20 @@ def main() -> None:
 
     human = [run_replay(human_table, settings(human_table, "human_only", 0)) for _ in range(args.repeats)]
     human_s = statistics.mean(r.wall_s for r in human)
-    print(f"human-only replay ({human_table.n_pairs} pairs, exact): {human_s:.3f} s, {human[0].result.rounds} rounds, "
-          f"{human_s / human[0].result.rounds * 1000:.1f} ms per round (the protocol's own overhead)")
+    print(
+        f"human-only replay ({human_table.n_pairs} pairs, exact): {human_s:.3f} s, {human[0].result.rounds} rounds, "
+        f"{human_s / human[0].result.rounds * 1000:.1f} ms per round (the protocol's own overhead)"
+    )
 
     first = run_replay(metric_table, settings(metric_table, "full", 0))
     print(f"{args.metric} replay, first run (with compilation): {first.wall_s:.2f} s, {first.result.rounds} rounds")
     warm = [run_replay(metric_table, settings(metric_table, "full", 0)) for _ in range(args.repeats)]
     warm_s = statistics.mean(r.wall_s for r in warm)
     rounds = warm[0].result.rounds
-    print(f"{args.metric} replay after compilation: {warm_s:.2f} s (mean of {args.repeats}), {rounds} rounds, "
-          f"{warm_s / rounds:.2f} s per round; {warm_s / human_s:.0f}x the human-only replay; target < 5 s")
+    print(
+        f"{args.metric} replay after compilation: {warm_s:.2f} s (mean of {args.repeats}), {rounds} rounds, "
+        f"{warm_s / rounds:.2f} s per round; {warm_s / human_s:.0f}x the human-only replay; target < 5 s"
+    )
 
     start = time.perf_counter()
     total_rounds = 0
