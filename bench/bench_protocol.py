@@ -6,7 +6,9 @@
    in the same process as the reference for the protocol's own overhead.
 2. One ``reproduce``-style sweep over 10 seeds for that metric: total wall time and time per round.
 
-Usage: ``PYTHONPATH=. .venv/bin/python bench/bench_protocol.py [--data ../shared/data/summeval] [--metric rougeL] [--repeats 3] [--seeds 10]``
+Usage (from the repository root)::
+
+    PYTHONPATH=. .venv/bin/python bench/bench_protocol.py [--data ../shared/data/summeval] [--metric rougeL] [--repeats 3] [--seeds 10]
 """
 
 from __future__ import annotations
