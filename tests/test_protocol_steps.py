@@ -175,3 +175,20 @@ def test_protocol_result_against_the_full_human_evaluation() -> None:
     assert result.annotation_fraction == pytest.approx(35 / 55)
     # the all-tie pair saw all its outcomes: identical posterior, KLD 0
     assert result.comparison.kld[1] == pytest.approx(0.0)
+
+
+@pytest.mark.property
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([GT, EQ, LT]), min_size=1, max_size=15), min_size=1, max_size=4),
+    st.integers(min_value=0, max_value=40),
+    st.integers(min_value=1, max_value=6),
+    st.integers(min_value=0, max_value=5),
+    st.integers(min_value=0, max_value=2**31),
+)
+def test_json_round_trip_after_any_number_of_rounds(outcomes, budget, batch, rounds, seed) -> None:
+    table = make_table({("a", "bcdef"[k]): (o, None) for k, o in enumerate(outcomes)})
+    state = run_protocol(new_state(table, human_only(budget, batch, seed)), replay_source(table), max_rounds=rounds)
+    if not is_finished(state):  # leave an open round too
+        state = apply_annotations(state, replay_source(table)(next_request(state)))
+    assert state_from_json(state_to_json(state)) == state
