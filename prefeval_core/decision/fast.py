@@ -30,9 +30,7 @@ mean_j g_j``, all densities in ``(p, mu)`` coordinates, where a ``q``-based comp
 * from the second round on, A* and B*: the same with ``p`` and the columns of ``mu`` drawn
   from Dirichlets fitted (by weighted moments, then widened) to all earlier draws of the pair
   (population Monte Carlo). They follow the posterior where it moved ``mu`` away from its
-  Dirichlet factors (e.g. a metric that never says ``=``). Each round gives each component a
-  share of the draws proportional to the effective draws per draw it gave so far (at least
-  5 %); the mixture density uses those shares.
+  Dirichlet factors (e.g. a metric that never says ``=``).
 
 Because A and B stay in the mixture, every weight is bounded (``w <= k × target / g_A``, and the
 likelihood is bounded), so the Monte-Carlo error is finite. A pair runs in rounds of
@@ -151,32 +149,17 @@ def importance_posterior(
     """
     sums = _Sums()
     fit: tuple[FloatArray, FloatArray] | None = None
-    efficiency = np.ones(4)  # effective draws per draw of each component so far (A, B, A*, B*)
-    component_w = np.zeros((4, 3))  # per component: sum w, sum w^2, draws
     rounds = 0
     for rounds in range(1, settings.is_max_rounds + 1):
         rng = np.random.default_rng([seed, pair_id, rounds - 1])
-        shares = np.array([0.5, 0.5]) if fit is None else _allocation(efficiency)
-        component_w[: len(shares)] += _round(rng, n, K, m, mu, settings.is_draws, fit, shares, sums)
+        _round(rng, n, K, m, mu, settings.is_draws, fit, sums)
         if _settled(sums, gamma, settings):
             break
         fit = _fit_proposal(sums, mu is not None)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            measured = component_w[:, 0] ** 2 / component_w[:, 1] / component_w[:, 2]
-        efficiency = np.where(np.isfinite(measured), measured, np.where(component_w[:, 2] > 0, 0.0, 1.0))
     p_mean = sums.w_p / sums.w if sums.w > 0 and sums.w_p is not None else np.full(3, np.nan)
     return ImportanceEstimate(
         theta=sums.theta, p_mean=p_mean, theta_mc_se=sums.theta_mc_se, ess=sums.ess, draws=rounds * settings.is_draws, rounds=rounds
     )
-
-
-def _allocation(efficiency: FloatArray) -> FloatArray:
-    """Shares of the four components (A, B, A*, B*) for the next round: proportional to the
-    effective draws per draw each gave so far, at least 5 % each (every component stays in the
-    mixture, which keeps the weights bounded)."""
-    shares = efficiency / efficiency.sum() if efficiency.sum() > 0 else np.full(4, 0.25)
-    shares = np.maximum(shares, 0.05)
-    return shares / shares.sum()
 
 
 def _settled(sums: _Sums, gamma: float, settings: SamplerSettings) -> bool:
@@ -218,20 +201,18 @@ def _round(
     mu_known: FloatArray | None,
     draws: int,
     fit: tuple[FloatArray, FloatArray] | None,
-    shares: FloatArray,
     sums: _Sums,
-) -> FloatArray:
-    """One round of about ``draws`` draws from the mixture with these component ``shares``; adds
-    their weights to ``sums`` and returns, per component, (sum w, sum w^2, draws)."""
+) -> None:
+    """One round of ``draws`` draws from the mixture; adds their weights to ``sums``."""
     known = mu_known is not None
     prior_beta = K.T + 1.0  # (h, c): column h of mu ~ Dirichlet(K[:, h] + 1)
     # components: (p-based?, Dirichlet of p or None, Dirichlet of mu's columns)
     components: list[tuple[bool, FloatArray, FloatArray]] = [(True, n + 1.0, prior_beta), (False, m + 1.0, prior_beta)]
     if fit is not None:
         components += [(True, fit[0], prior_beta if known else fit[1]), (False, m + 1.0, prior_beta if known else fit[1])]
-    sizes = np.maximum(np.round(shares * draws).astype(int), 1)
+    size = draws // len(components)
     p_parts, q_parts, mu_parts = [], [], []
-    for (p_based, alpha, beta), size in zip(components, sizes, strict=True):
+    for p_based, alpha, beta in components:
         if mu_known is not None:
             mu = np.broadcast_to(mu_known, (size, 3, 3))
         else:
@@ -271,14 +252,11 @@ def _round(
         else:
             log_mu = np.einsum("dk,k->d", log_mu_flat, (beta - 1.0).ravel()) - _log_beta(beta).sum()
         log_g.append(log_mu + (np.einsum("dk,k->d", log_p, alpha - 1.0) - _log_beta(alpha) if p_based else log_like + log_det))
-    fractions = sizes / sizes.sum()
-    log_w = log_prior_p + log_prior_mu + log_like - logsumexp(np.stack(log_g) + np.log(fractions)[:, None], axis=0)
+    log_w = log_prior_p + log_prior_mu + log_like - (logsumexp(np.stack(log_g), axis=0) - np.log(len(components)))
     keep = valid & np.isfinite(log_w)
     w = np.where(keep, np.exp(np.where(keep, log_w, 0.0)), 0.0)
     above = (p_in[:, BETTER] > p_in[:, WORSE]).astype(np.float64)
     sums.add(w, above, p_in, mu_in)
-    segments = np.split(w, np.cumsum(sizes)[:-1])
-    return np.array([[part.sum(), (part * part).sum(), len(part)] for part in segments])
 
 
 def _det(mu: FloatArray) -> FloatArray:
