@@ -9,7 +9,7 @@ import streamlit as st
 from prefeval_core.runtime import configure_jax
 
 st.set_page_config(page_title="prefeval", page_icon=":material/balance:", layout="wide")
-configure_jax()
+configure_jax(x64=True, host_devices=5)  # NUTS (reference sampler) runs its 5 chains in parallel
 
 PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),

@@ -42,9 +42,10 @@ def configure_jax(*, x64: bool = True, host_devices: int | None = None) -> None:
             )
         flags = re.sub(rf"{_DEVICE_FLAG}=\S+", "", os.environ.get("XLA_FLAGS", "")).split()
         os.environ["XLA_FLAGS"] = " ".join([*flags, f"{_DEVICE_FLAG}={host_devices}"])
-    import jax
-
-    jax.config.update("jax_enable_x64", x64)
+    if "jax" in sys.modules:
+        sys.modules["jax"].config.update("jax_enable_x64", x64)
+    else:  # read by jax on import; keeps commands that never touch JAX from paying for its import
+        os.environ["JAX_ENABLE_X64"] = "1" if x64 else "0"
 
 
 def _backend_started() -> bool:

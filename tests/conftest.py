@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from prefeval_core.runtime import configure_jax
 
-import pytest
+# Before any test imports JAX: the decision engine's golden values are stated for x64.
+configure_jax(x64=True, host_devices=2)
+
+import os  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = ROOT / "sample_data"
