@@ -17,6 +17,7 @@ import numpy as np
 from prefeval_core.comparison import Comparison, naive_metric_comparison
 from prefeval_core.counts import PairTable, align_outcomes, count_triples
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.decision import SamplerSettings
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.outcomes import SYMBOLS
 from prefeval_core.preferences import pair_outcomes
@@ -79,7 +80,9 @@ class Replay:
     wall_s: float
 
 
-def run_replay(table: PairTable, settings: ProtocolSettings, *, progress: Progress | None = None, sampler_settings: Any = None) -> Replay:
+def run_replay(
+    table: PairTable, settings: ProtocolSettings, *, progress: Progress | None = None, sampler_settings: SamplerSettings | None = None
+) -> Replay:
     """Run the protocol to its end on ``table`` with the replay source."""
     start = time.perf_counter()
     state = run_protocol(new_state(table, settings), replay_source(table), progress=progress, sampler_settings=sampler_settings)

@@ -9,9 +9,9 @@ and :func:`~prefeval_core.protocol.steps.decide_round` itself). The loop is the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from prefeval_core.counts import PairTable
+from prefeval_core.decision import SamplerSettings
 from prefeval_core.outcomes import canonical_pair
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.protocol.steps import (
@@ -53,7 +53,7 @@ def run_protocol(
     *,
     progress: Progress | None = None,
     max_rounds: int | None = None,
-    sampler_settings: Any = None,
+    sampler_settings: SamplerSettings | None = None,
 ) -> ProtocolState:
     """Rounds until :func:`~prefeval_core.protocol.steps.is_finished` (or ``max_rounds`` more rounds).
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import CountTriples
-from prefeval_core.protocol.decide import PairDecisions, decide_counts
+from prefeval_core.decision import SamplerSettings
+from prefeval_core.protocol.decide import decide_with_settings
 from prefeval_core.protocol.policies import POLICIES, Policy
 from prefeval_core.protocol.state import ProtocolState, Reveal, RoundRecord
 
@@ -133,7 +133,7 @@ def round_seed(seed: int, round_number: int) -> int:
     return int(np.random.SeedSequence([seed, round_number]).generate_state(1)[0])
 
 
-def decide_round(state: ProtocolState, *, sampler_settings: Any = None) -> ProtocolState:
+def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | None = None) -> ProtocolState:
     """Close the open round: decide every undecided pair that got new human outcomes in it.
 
     Args:
@@ -146,7 +146,7 @@ def decide_round(state: ProtocolState, *, sampler_settings: Any = None) -> Proto
     if chosen:
         counts = state.counts()
         subset = CountTriples(counts.n[chosen], counts.K[chosen], counts.m[chosen])
-        result: PairDecisions = decide_counts(subset, state.settings, round_seed(state.settings.seed, number), sampler_settings)
+        result = decide_with_settings(subset, state.settings, round_seed(state.settings.seed, number), sampler_settings)
         for k, index in enumerate(chosen):
             record = RoundRecord(number, float(result.theta[k]), int(result.decision[k]), _triple(result.p_mean[k]))
             pairs[index] = replace(pairs[index], history=(*pairs[index].history, record))
