@@ -3,7 +3,7 @@
 Computes, for the 1,600 SummEval summaries (100 documents x 16 systems), sentence BLEU and
 chrF against all 11 references, TER against the first reference only (TER with shifts costs
 about 0.1 s per reference here), the embedding similarity and the SEScore2-style metric
-(shipped model, an ablation trained without severity, and one trained on the TED sources
+(shipped model, whole texts and sentence by sentence; an ablation trained without severity, and one trained on the TED sources
 only, i.e. without the SummEval articles' sentences) against all 11 references (best
 reference), and reports segment-level Kendall tau-b (overall and grouped by item) against
 each human dimension, next to the dataset's own rougeL/bleu/chrF columns. Also prints the
@@ -32,7 +32,7 @@ from prefeval_core.kendall import kendall_tau  # noqa: E402
 from prefeval_core.textmetrics.embedding import load_encoder  # noqa: E402
 from prefeval_core.textmetrics.rate import align_segments, metric_scores  # noqa: E402
 from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, corpus_sentences, read_corpus  # noqa: E402
-from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, load_model, save_model, sescore2_scores  # noqa: E402
+from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, load_model, save_model, sentence_level_scores, sescore2_scores  # noqa: E402
 from prefeval_core.textmetrics.sescore2.train import TrainingConfig, train_sescore2  # noqa: E402
 
 HUMAN = ("human:coherence", "human:consistency", "human:fluency", "human:relevance")
@@ -81,6 +81,8 @@ def main() -> None:
     scores["sescore2-ref"], seconds = timed(sescore2_scores, shipped, encoder, segments.hypotheses, segments.references)
     cost["sescore2_segments_per_s_cached_embeddings"] = n / seconds
     cost["sescore2_segments_per_s_with_encoding"] = n / (seconds + unique_texts / cost["encode_texts_per_s"])
+    scores["sescore2-sentences-ref"], seconds = timed(sentence_level_scores, shipped, encoder, segments.hypotheses, segments.references)
+    cost["sescore2_sentence_level_segments_per_s_with_encoding"] = n / seconds
 
     config = dataclasses.replace(TrainingConfig(), severity=False)
     corpus = read_corpus(DEFAULT_CORPUS)[: args.corpus_limit]

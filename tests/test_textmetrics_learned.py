@@ -17,7 +17,14 @@ from prefeval_core.cli import main
 from prefeval_core.kendall import kendall_tau
 from prefeval_core.textmetrics import embedding
 from prefeval_core.textmetrics.rate import align_segments, metric_ratings
-from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, SEScore2Model, load_model, save_model, sescore2_scores
+from prefeval_core.textmetrics.sescore2.score import (
+    DEFAULT_MODEL,
+    SEScore2Model,
+    load_model,
+    save_model,
+    sentence_level_scores,
+    sescore2_scores,
+)
 from prefeval_core.textmetrics.sescore2.train import TrainingConfig, train_sescore2
 
 pytest.importorskip("torch", reason="the learned metrics need the optional extra requirements-learned.txt")
@@ -153,3 +160,17 @@ def test_meta_evaluation_on_summeval_subset(encoder, summeval) -> None:
         result = kendall_tau(frame, human=human, metric=metric)
         assert result.segments == 160
         assert result.tau == pytest.approx(tau, abs=0.01)
+
+
+def test_sentence_level_scores(encoder) -> None:
+    model = load_model(DEFAULT_MODEL)
+    first, second = REFERENCE, "Heavy rain fell across the north of the country on Sunday ."
+    reference = f"{first} {second}"
+    hypotheses = [reference, f"{second} {first}", f"{first} {second} {UNRELATED}", first]
+    scores = sentence_level_scores(model, encoder, hypotheses, [[reference]] * 4)
+    copies = model.score(encoder.encode([first, second]), encoder.encode([first, second]))
+    # a copy: every sentence's best match is itself, so P = R = the mean of the two copy scores
+    assert scores[0] == pytest.approx(copies.mean(), abs=1e-4)
+    assert scores[1] == pytest.approx(scores[0], abs=1e-4)  # sentence order does not matter
+    assert scores[0] > scores[2] and scores[0] > scores[3]  # an added unrelated sentence lowers P, a missing one R
+    assert sentence_level_scores(model, encoder, [first], [[UNRELATED, first]])[0] == pytest.approx(copies[0], abs=1e-4)

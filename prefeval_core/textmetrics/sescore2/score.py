@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, embed_with_references, reduce_per_owner
+from prefeval_core.textmetrics.sescore2.corpus import split_sentences
 
 SCORE_SCALE = 25.0
 """Scores are predicted divided by this (the floor -25 becomes -1)."""
@@ -99,6 +100,35 @@ def sescore2_scores(
     """
     hyp, ref, owner = embed_with_references(encoder, hypotheses, references, show_progress)
     return reduce_per_owner(model.score(ref, hyp[owner]), owner, len(hypotheses), reduce)
+
+
+def sentence_level_scores(
+    model: SEScore2Model, encoder: SentenceEncoder, hypotheses: Sequence[str], references: Sequence[Sequence[str]]
+) -> np.ndarray:
+    """Scores (H,) of multi-sentence texts computed sentence by sentence, the granularity of training.
+
+    For a hypothesis with sentences ``h_1..h_a`` and a reference with sentences ``r_1..r_b``,
+    ``s[i, j]`` is the normalised score of ``h_i`` against ``r_j``; precision ``P`` is the mean
+    over ``i`` of ``max_j s[i, j]``, recall ``R`` the mean over ``j`` of ``max_i s[i, j]``, and
+    the text's score against that reference ``(P + R) / 2``; the best reference counts.
+    Sentences are split by :func:`~prefeval_core.textmetrics.sescore2.corpus.split_sentences`.
+    """
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
+    split = [split_sentences(h) or [h] for h in hypotheses]
+    split_refs = [[split_sentences(r) or [r] for r in refs] for refs in references]
+    unique = list(dict.fromkeys([*(s for sents in split for s in sents), *(s for refs in split_refs for sents in refs for s in sents)]))
+    embedded = encoder.encode(unique)
+    row = {text: k for k, text in enumerate(unique)}
+    out = np.full(len(hypotheses), np.nan)
+    for k, (hyp_sentences, refs) in enumerate(zip(split, split_refs)):
+        hyp = embedded[[row[t] for t in hyp_sentences]]
+        for ref_sentences in refs:
+            ref = embedded[[row[t] for t in ref_sentences]]
+            pair = model.score(np.tile(ref, (len(hyp), 1)), np.repeat(hyp, len(ref), axis=0)).reshape(len(hyp), len(ref))
+            value = (pair.max(axis=1).mean() + pair.max(axis=0).mean()) / 2
+            out[k] = value if np.isnan(out[k]) else max(out[k], value)
+    return out
 
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "sample_data" / "models" / "sescore2-en.npz"
