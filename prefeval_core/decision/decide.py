@@ -112,14 +112,14 @@ def decide_pairs(
         ValueError: on shapes, negative counts, an invalid ``mu`` or option.
     """
     settings = settings or SamplerSettings()
-    n_arr, K_arr, m_arr = _check_counts(n, K, m)
+    n_arr, K_arr, m_arr = check_counts(n, K, m)
     P = n_arr.shape[0]
     if model not in ("human_only", "known_mu", "full"):
         raise ValueError(f"unknown model {model!r}")
     if sampler not in ("fast", "nuts"):
         raise ValueError(f"unknown sampler {sampler!r}")
     decision_from_theta(np.zeros(0), gamma)  # validates gamma
-    mu_arr = _check_mu(mu, P) if model == "known_mu" else None
+    mu_arr = check_mu(mu, P) if model == "known_mu" else None
     if model == "human_only":
         K_arr = np.zeros_like(K_arr)
         m_arr = np.zeros_like(m_arr)
@@ -173,6 +173,14 @@ class _Columns:
             self.method[int(i)] = method
 
 
+def fast_route(metric_only_items: float, settings: SamplerSettings) -> Literal["closed_form", "enumeration", "importance"]:
+    """Where the fast sampler sends a pair with this many metric-only items (``sum(m)``; 0 for the
+    human-only model). An importance-sampled pair goes on to NUTS if its ESS stays below ``is_min_ess``."""
+    if metric_only_items == 0:
+        return "closed_form"
+    return "enumeration" if metric_only_items <= settings.enumeration_max_items else "importance"
+
+
 def _decide_fast(
     columns: _Columns,
     n: FloatArray,
@@ -183,15 +191,15 @@ def _decide_fast(
     gamma: float,
     settings: SamplerSettings,
 ) -> None:
-    items = m.sum(axis=1)
-    closed = np.flatnonzero(items == 0)
+    routes = np.array([fast_route(items, settings) for items in m.sum(axis=1)], dtype=object)
+    closed = np.flatnonzero(routes == "closed_form")
     if closed.size:
         columns.put(closed, human_only_theta(n[closed]), dirichlet_mean(n[closed]), 0.0, np.inf, np.nan, "closed_form")
-    for i in np.flatnonzero((items > 0) & (items <= settings.enumeration_max_items)):
+    for i in np.flatnonzero(routes == "enumeration"):
         exact = enumerate_posterior(n[i], K[i], m[i], None if mu is None else mu[i])
         columns.put(i, exact.theta, exact.p_mean, 0.0, np.inf, np.nan, "enumeration")
     fallback = []
-    for i in np.flatnonzero(items > settings.enumeration_max_items):
+    for i in np.flatnonzero(routes == "importance"):
         estimate = importance_posterior(
             n[i], K[i], m[i], None if mu is None else mu[i], seed=seed, pair_id=int(i), gamma=gamma, settings=settings
         )
@@ -248,7 +256,9 @@ def _decide_nuts(
         columns.put(i, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts")
 
 
-def _check_counts(n: npt.ArrayLike, K: npt.ArrayLike | None, m: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray, FloatArray]:
+def check_counts(n: npt.ArrayLike, K: npt.ArrayLike | None, m: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``n`` (P, 3), ``K`` (P, 3, 3) and ``m`` (P, 3) as float64 (``None``: zeros); ValueError on
+    wrong shapes or counts that are not non-negative integers."""
     n_arr = np.asarray(n)
     if n_arr.ndim != 2 or n_arr.shape[1] != 3:
         raise ValueError(f"n must have shape (P, 3), got {n_arr.shape}")
@@ -267,7 +277,8 @@ def _check_counts(n: npt.ArrayLike, K: npt.ArrayLike | None, m: npt.ArrayLike | 
     return arrays[0], arrays[1], arrays[2]
 
 
-def _check_mu(mu: npt.ArrayLike | None, P: int) -> FloatArray:
+def check_mu(mu: npt.ArrayLike | None, P: int) -> FloatArray:
+    """A known ``mu`` as (P, 3, 3) float64; ValueError if missing, misshapen or not column-stochastic."""
     if mu is None:
         raise ValueError("model 'known_mu' needs mu")
     mu_arr = np.asarray(mu, dtype=np.float64)

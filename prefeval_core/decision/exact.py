@@ -91,6 +91,32 @@ def enumerate_posterior(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu
         ValueError: with a known ``mu`` under which the observed ``m`` is impossible (a row
             of zeros where ``m[c] > 0``).
     """
+    mixture = latent_mixture(n, K, m, mu)
+    alpha, weight = mixture.alpha, mixture.weight
+    theta = float(weight @ betainc(alpha[:, WORSE], alpha[:, BETTER], 0.5))
+    p_mean = weight @ (alpha / alpha.sum(axis=-1, keepdims=True))
+    return ExactPosterior(theta=min(max(theta, 0.0), 1.0), p_mean=p_mean)
+
+
+@dataclass(frozen=True)
+class DirichletMixture:
+    """One pair's exact posterior of ``p`` as a finite mixture of Dirichlets (module docstring).
+
+    Attributes:
+        alpha: (J, 3) ``n + 1 + S`` for each possible vector ``S`` of true outcomes of the
+            metric-only items (order ``>, =, <``).
+        weight: (J,) ``P(S | data)``, summing to 1.
+    """
+
+    alpha: FloatArray
+    weight: FloatArray
+
+
+def latent_mixture(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu: npt.ArrayLike | None = None) -> DirichletMixture:
+    """The exact posterior of ``p`` of one pair: ``sum_S P(S | data) Dirichlet(n + 1 + S)``.
+
+    Same arguments and errors as :func:`enumerate_posterior`, which summarises it.
+    """
     n = np.asarray(n, dtype=np.float64)
     K = np.asarray(K, dtype=np.float64)
     m_int = np.asarray(m, dtype=np.int64)
@@ -115,10 +141,7 @@ def enumerate_posterior(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu
     if mu is None:
         log_weight -= gammaln(K.sum(axis=0) + 3.0 + S).sum(axis=-1)
     weight = np.exp(log_weight - log_weight.max())
-    weight /= weight.sum()
-    theta = float(weight @ betainc(alpha[:, WORSE], alpha[:, BETTER], 0.5))
-    p_mean = weight @ (alpha / alpha.sum(axis=-1, keepdims=True))
-    return ExactPosterior(theta=min(max(theta, 0.0), 1.0), p_mean=p_mean)
+    return DirichletMixture(alpha=alpha, weight=weight / weight.sum())
 
 
 def _single_threaded_blas() -> AbstractContextManager[object]:

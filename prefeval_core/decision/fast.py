@@ -69,6 +69,9 @@ class ImportanceEstimate:
         theta_mc_se: Monte-Carlo standard error of ``theta`` (self-normalised IS, delta method).
         ess: Kish's effective sample size ``(sum w)^2 / sum w^2``.
         draws, rounds: draws and rounds used.
+        p_draws, weights: with ``keep_draws=True``, every draw of ``p`` (draws, 3) and its
+            importance weight (draws,), one scale across rounds (0 outside the simplex);
+            else ``None``.
     """
 
     theta: float
@@ -77,6 +80,8 @@ class ImportanceEstimate:
     ess: float
     draws: int
     rounds: int
+    p_draws: FloatArray | None = None
+    weights: FloatArray | None = None
 
 
 @dataclass
@@ -139,6 +144,7 @@ def importance_posterior(
     pair_id: int,
     gamma: float,
     settings: SamplerSettings,
+    keep_draws: bool = False,
 ) -> ImportanceEstimate:
     """Importance sampling of one pair's posterior in rounds (module docstring).
 
@@ -146,19 +152,31 @@ def importance_posterior(
         n: (3,), K: (3, 3), m: (3,) counts; mu: (3, 3) known mixture matrix or None.
         seed, pair_id: seed the draws of round r with ``default_rng([seed, pair_id, r])``.
         gamma: the decision's level (for the early stop).
+        keep_draws: also return the weighted draws (``p_draws``, ``weights``); the estimates
+            do not depend on it.
     """
     sums = _Sums()
     fit: tuple[FloatArray, FloatArray] | None = None
+    kept: list[tuple[FloatArray, FloatArray]] = []
     rounds = 0
     for rounds in range(1, settings.is_max_rounds + 1):
         rng = np.random.default_rng([seed, pair_id, rounds - 1])
-        _round(rng, n, K, m, mu, settings.is_draws, fit, sums)
+        w, p = _round(rng, n, K, m, mu, settings.is_draws, fit, sums)
+        if keep_draws:
+            kept.append((p, w))
         if _settled(sums, gamma, settings):
             break
         fit = _fit_proposal(sums, mu is not None)
     p_mean = sums.w_p / sums.w if sums.w > 0 and sums.w_p is not None else np.full(3, np.nan)
     return ImportanceEstimate(
-        theta=sums.theta, p_mean=p_mean, theta_mc_se=sums.theta_mc_se, ess=sums.ess, draws=rounds * settings.is_draws, rounds=rounds
+        theta=sums.theta,
+        p_mean=p_mean,
+        theta_mc_se=sums.theta_mc_se,
+        ess=sums.ess,
+        draws=rounds * settings.is_draws,
+        rounds=rounds,
+        p_draws=np.concatenate([p for p, _ in kept]) if kept else None,
+        weights=np.concatenate([w for _, w in kept]) if kept else None,
     )
 
 
@@ -202,8 +220,9 @@ def _round(
     draws: int,
     fit: tuple[FloatArray, FloatArray] | None,
     sums: _Sums,
-) -> None:
-    """One round of ``draws`` draws from the mixture; adds their weights to ``sums``."""
+) -> tuple[FloatArray, FloatArray]:
+    """One round of ``draws`` draws from the mixture; adds their weights to ``sums`` and returns
+    the weights (D,) and the draws of ``p`` (D, 3)."""
     known = mu_known is not None
     prior_beta = K.T + 1.0  # (h, c): column h of mu ~ Dirichlet(K[:, h] + 1)
     # components: (p-based?, Dirichlet of p or None, Dirichlet of mu's columns)
@@ -257,6 +276,7 @@ def _round(
     w = np.where(keep, np.exp(np.where(keep, log_w, 0.0)), 0.0)
     above = (p_in[:, BETTER] > p_in[:, WORSE]).astype(np.float64)
     sums.add(w, above, p_in, mu_in)
+    return w, p_in
 
 
 def _det(mu: FloatArray) -> FloatArray:

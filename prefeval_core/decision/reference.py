@@ -77,6 +77,38 @@ def nuts_posterior(
         n: (P, 3); K: (P, 3, 3); m: (P, 3) integer counts; mu: known (3, 3) / (P, 3, 3) or None.
         seed: NumPyro's PRNG seed.
     """
+    draws_ = nuts_draws(n, K, m, mu, seed=seed, settings=settings, warmup=warmup, draws=draws, chains=chains)
+    return summarise_draws(draws_.p, draws_.divergences, draws_.chain_method)
+
+
+@dataclass(frozen=True)
+class NutsDraws:
+    """The kept NUTS draws of P pairs.
+
+    Attributes:
+        p: (chains, draws, P, 3) draws of ``(p>, p=, p<)``.
+        divergences: (P,) divergent transitions after warm-up (of the joint sampler, shared).
+        chain_method: how the chains ran.
+    """
+
+    p: FloatArray
+    divergences: npt.NDArray[np.int64]
+    chain_method: str
+
+
+def nuts_draws(
+    n: npt.ArrayLike,
+    K: npt.ArrayLike,
+    m: npt.ArrayLike,
+    mu: npt.ArrayLike | None = None,
+    *,
+    seed: int = 0,
+    settings: SamplerSettings | None = None,
+    warmup: int | None = None,
+    draws: int | None = None,
+    chains: int | None = None,
+) -> NutsDraws:
+    """Run NUTS on P pairs at once and keep the draws (arguments of :func:`nuts_posterior`)."""
     settings = settings or SamplerSettings()
     chains = chains or settings.nuts_chains
     n_arr = np.asarray(n, dtype=np.float64)
@@ -92,7 +124,7 @@ def nuts_posterior(
         p = np.asarray(mcmc.get_samples(group_by_chain=True)["p"], dtype=np.float64)  # (chains, draws, P, 3)
         diverging = np.asarray(mcmc.get_extra_fields(group_by_chain=True)["diverging"])
     # divergences are per transition of the joint (all pairs') sampler: shared by its pairs
-    return summarise_draws(p, np.full(p.shape[2], int(diverging.sum())), method)
+    return NutsDraws(p=p, divergences=np.full(p.shape[2], int(diverging.sum()), dtype=np.int64), chain_method=method)
 
 
 def summarise_draws(p: FloatArray, divergences: npt.ArrayLike, chain_method: str) -> NutsSummary:
