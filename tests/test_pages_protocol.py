@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol import ProtocolState
 from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, start_protocol  # noqa: F401 (fixtures)
 
@@ -88,3 +91,32 @@ def test_run_to_the_end_stops_at_the_budget() -> None:
     assert metric_values(at)["Budget left"] == "0"
     assert "The protocol has finished" in at.info[0].value
     assert at.button(key="pe_run").disabled
+
+
+def _theta_and_title(at: AppTest) -> tuple[float, str]:
+    """``theta`` written on the detailed win-rate figure and its title."""
+    (chart,) = [c for c in at.get("plotly_chart") if "Posterior win rates" in c.proto.spec]
+    spec = json.loads(chart.proto.spec)
+    (shaded,) = [t for t in spec["data"] if t.get("name", "").startswith("θ = P(p> > p<) = ")]
+    return float(shaded["name"].rsplit("= ", 1)[1]), spec["layout"]["title"]["text"]
+
+
+def test_the_detailed_win_rates_are_the_full_model_posterior_that_decides() -> None:
+    at = start_protocol(2000)
+    at.button(key="pe_next").click()
+    run_ok(at)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    human_only = human_only_theta(np.array([p.human_counts() for p in protocol.pairs]))
+    full = np.array([p.theta for p in protocol.pairs])
+    chosen = int(np.argmax(np.abs(full - human_only)))  # the pair where the metric moved θ most
+    assert abs(full[chosen] - human_only[chosen]) > 0.1
+    at.session_state["pe.w.protocol_tab"] = "Win rates"
+    run_ok(at)
+    at.selectbox(key="pe.w.detail_pair").set_value(chosen)
+    run_ok(at)
+    plotted, title = _theta_and_title(at)
+    # 4000 posterior draws: the share with p> > p< is within 4 s.e. (<= 0.032) of the decision's exact θ
+    assert plotted == pytest.approx(full[chosen], abs=0.032)
+    assert abs(plotted - human_only[chosen]) > 0.1 - 0.032
+    assert "(posterior samples)" in title
+    assert "The posterior the decisions use" in " ".join(c.value for c in at.caption)

@@ -19,6 +19,8 @@ from prefeval_core.counts import PairTable, align_outcomes
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.data.summary import DatasetSummary, summarise_dataset
+from prefeval_core.decision import Model, SamplerSettings, posterior_draws
+from prefeval_core.decision.decide import fast_route
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.diagnostics.metric_report import metric_report as compute_metric_report
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
@@ -68,11 +70,40 @@ def pair_table(choice: DataChoice, human: str, metric: str | None, eps_human: fl
     return align_outcomes(pair_outcomes(data, human, eps_human), pair_outcomes(data, metric, eps_metric) if metric else None)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def win_rates(human_counts: tuple[tuple[int, int, int], ...], seed: int) -> list[WinRateDensities]:
-    """Exact posterior densities of each pair's rates given its human outcomes ``n`` alone
-    (``Dirichlet(n + 1)``), one per pair."""
-    return [win_rate_densities(alpha=np.asarray(n) + 1, seed=seed, draws=4000, bins=80) for n in human_counts]
+PairCounts = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""One pair's count triple as hashable tuples: ``n`` (3), ``K`` (9, row-major: rows = metric), ``m`` (3)."""
+WIN_RATE_DRAWS = 4000
+"""Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing from the posteriors ...")
+def win_rates(
+    pair_counts: tuple[PairCounts, ...], model: Model, mu: tuple[tuple[float, ...], ...] | None, gamma: float, seed: int
+) -> list[WinRateDensities]:
+    """Each pair's posterior win-rate densities under the decision model, one per pair.
+
+    Pairs the engine decides in closed form (no metric-only item, or ``model="human_only"``)
+    get the exact ``Dirichlet(n + 1)`` densities; the others histograms of
+    :data:`WIN_RATE_DRAWS` draws of :func:`~prefeval_core.decision.posterior_draws` (the fast
+    sampler: the same posterior the decision uses, metric outcomes included).
+    """
+    densities = []
+    for n, K, m in pair_counts:
+        if model == "human_only" or fast_route(sum(m), SamplerSettings()) == "closed_form":
+            densities.append(win_rate_densities(alpha=np.asarray(n) + 1, seed=seed, draws=WIN_RATE_DRAWS, bins=80))
+            continue
+        draws = posterior_draws(
+            n,
+            np.reshape(K, (3, 3)),
+            m,
+            model=model,
+            mu=None if mu is None else np.asarray(mu),
+            gamma=gamma,
+            draws=WIN_RATE_DRAWS,
+            seed=seed,
+        )
+        densities.append(win_rate_densities(samples=draws, bins=80))
+    return densities
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Computing the diagnostics ...")
@@ -132,7 +163,12 @@ def decisions_dag_figure(
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def win_rate_ridge_figure(
-    pairs: tuple[tuple[str, str], ...], human_counts: tuple[tuple[int, int, int], ...], gamma: float, seed: int
+    pairs: tuple[tuple[str, str], ...],
+    pair_counts: tuple[PairCounts, ...],
+    model: Model,
+    mu: tuple[tuple[float, ...], ...] | None,
+    gamma: float,
+    seed: int,
 ) -> go.Figure:
-    """Ridge plot of every pair's posterior of ``p> - p<`` from its human outcomes alone."""
-    return win_rate_ridge(pairs, win_rates(human_counts, seed), gamma=gamma)
+    """Ridge plot of every pair's posterior of ``p> - p<`` under the decision model (:func:`win_rates`)."""
+    return win_rate_ridge(pairs, win_rates(pair_counts, model, mu, gamma, seed), gamma=gamma)

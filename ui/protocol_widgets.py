@@ -205,22 +205,35 @@ def theta_history_figure(protocol: ProtocolState) -> go.Figure:
 
 
 def win_rates(protocol: ProtocolState) -> None:
-    """Posterior win rates from the revealed human outcomes: all pairs compact, one in detail."""
-    counts = tuple(tuple(int(v) for v in p.human_counts()) for p in protocol.pairs)
-    densities = cache.win_rates(counts, protocol.settings.seed)
+    """Posterior win rates under the protocol's decision model: all pairs compact, one in detail."""
+    s = protocol.settings
+    counts = protocol.counts()
+    pair_counts = tuple(
+        (tuple(map(int, counts.n[i])), tuple(map(int, counts.K[i].ravel())), tuple(map(int, counts.m[i])))
+        for i in range(len(protocol.pairs))
+    )
+    densities = cache.win_rates(pair_counts, s.model, s.mu, s.gamma, s.seed)
     pairs = [(p.system_a, p.system_b) for p in protocol.pairs]
-    if protocol.settings.model != "human_only":
-        st.caption(
-            "Densities from the revealed human outcomes alone (exact Dirichlet(n + 1)); the protocol's θ and "
-            "decisions above also use the metric's outcomes through the full model."
-        )
+    st.caption(win_rates_caption(protocol))
     labels = [f"{a} vs {b}" for a, b in pairs]
     chosen = st.selectbox("Pair in detail", range(len(pairs)), format_func=labels.__getitem__, key="pe.w.detail_pair")
-    st.plotly_chart(win_rate_figure(densities[chosen], *pairs[chosen], counts=counts[chosen]), key="pe.fig.winrate")
+    st.plotly_chart(win_rate_figure(densities[chosen], *pairs[chosen], counts=pair_counts[chosen][0]), key="pe.fig.winrate")
     with st.expander(f"All {len(pairs)} pairs", expanded=len(pairs) <= 30):
-        st.plotly_chart(
-            cache.win_rate_ridge_figure(tuple(pairs), counts, protocol.settings.gamma, protocol.settings.seed), key="pe.fig.ridge"
-        )
+        st.plotly_chart(cache.win_rate_ridge_figure(tuple(pairs), pair_counts, s.model, s.mu, s.gamma, s.seed), key="pe.fig.ridge")
+
+
+def win_rates_caption(protocol: ProtocolState) -> str:
+    """What the win-rate plots show, in plain words."""
+    if protocol.settings.model == "human_only":
+        return "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior the decisions use."
+    nuts = " (drawn with the fast sampler; the decisions used NUTS on the same model)" if protocol.settings.sampler == "nuts" else ""
+    model = MODELS.get(protocol.settings.model, "metric + human, known μ")
+    return (
+        f"The posterior the decisions use ({model}): human outcomes revealed so far "
+        f"and the metric's outcomes on the other items. Histograms of {cache.WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without "
+        "metric-only items are exact Dirichlet(n + 1). θ in these plots is the share of draws with p> > p<, so it differs from the "
+        "table's θ by Monte-Carlo error (about ±0.01)."
+    )
 
 
 def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
