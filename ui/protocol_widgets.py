@@ -227,9 +227,9 @@ def win_rates_caption(protocol: ProtocolState) -> str:
     if protocol.settings.model == "human_only":
         return "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior the decisions use."
     nuts = " (drawn with the fast sampler; the decisions used NUTS on the same model)" if protocol.settings.sampler == "nuts" else ""
-    model = MODELS.get(protocol.settings.model, "metric + human, known μ")
+    model = "the full model, μ uncertain" if protocol.settings.model == "full" else "the model with a known μ"
     return (
-        f"The posterior the decisions use ({model}): human outcomes revealed so far "
+        f"The posterior the decisions use, under {model}: human outcomes revealed so far "
         f"and the metric's outcomes on the other items. Histograms of {cache.WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without "
         "metric-only items are exact Dirichlet(n + 1). θ in these plots is the share of draws with p> > p<, so it differs from the "
         "table's θ by Monte-Carlo error (about ±0.01)."
