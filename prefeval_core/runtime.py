@@ -35,7 +35,8 @@ def configure_jax(*, x64: bool = True, host_devices: int | None = None) -> None:
     if host_devices is not None:
         if host_devices < 1:
             raise ValueError(f"host_devices must be at least 1, got {host_devices}")
-        if _backend_started():
+        if _backend_started() and _DEVICE_FLAG + f"={host_devices}" not in os.environ.get("XLA_FLAGS", ""):
+            # Streamlit re-runs app.py on every interaction: repeating the same setting is fine.
             warnings.warn(
                 "configure_jax(host_devices=...) was called after JAX started its CPU backend; the device count stays unchanged",
                 stacklevel=2,
