@@ -38,6 +38,7 @@ from prefeval_core.data.errors import DataError, MissingColumnError, Problem, ra
 from prefeval_core.data.formats import find_columns, parse_labels
 from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
+from prefeval_core.preferences import unknown_system_problems
 from prefeval_core.protocol import Annotation as ProtocolAnnotation
 from prefeval_core.protocol import ProtocolState, next_request
 
@@ -333,7 +334,9 @@ def export_requests_jsonl(requests: pd.DataFrame) -> bytes:
     return requests.to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
 
 
-def read_annotated_requests(name: str, data: bytes, dataset: str, *, annotator: str = "") -> list[Annotation]:
+def read_annotated_requests(
+    name: str, data: bytes, dataset: str, *, annotator: str = "", systems: Sequence[str] | None = None
+) -> list[Annotation]:
     """Annotations from a request file filled in by annotators (CSV, TSV, JSONL, JSON, ...).
 
     Rows with an empty label are skipped (not annotated yet); any other label that is not
@@ -341,8 +344,11 @@ def read_annotated_requests(name: str, data: bytes, dataset: str, *, annotator: 
     column, where filled, names the annotator, else ``annotator`` (or "upload"). The left
     side is recorded as ``system_a`` (the file shows A first).
 
+    With ``systems`` (the dataset's systems), a system name not among them is an error too.
+
     Raises:
-        DataError: unreadable file, missing columns, bad labels (each with file, row, column).
+        DataError: unreadable file, missing columns, bad labels, unknown systems (each with
+            file, row, column).
     """
     raw = read_table_bytes(name, data)
     frame = raw.frame.map(restore_cell)
@@ -358,6 +364,10 @@ def read_annotated_requests(name: str, data: bytes, dataset: str, *, annotator: 
     # reported, with their own row numbers; the placeholders are dropped again below.
     filled = raw.frame.assign(**{cols["label"]: raw.frame[cols["label"]].where(~empty, "=")})
     codes, problems, _ = parse_labels(RawTable(raw.name, filled, raw.lines), cols["label"])
+    if systems is not None:  # annotations of systems the dataset does not have would be lost silently
+        for side in ("system_a", "system_b"):
+            names = raw.frame[cols[side]].str.strip().tolist()
+            problems += unknown_system_problems(systems, names, file=name, column=cols[side])
     raise_if_errors(problems)
     codes[empty] = -1
     who = raw.frame[cols["annotator"]].str.strip() if "annotator" in cols else pd.Series([""] * len(raw.frame))

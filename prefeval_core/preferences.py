@@ -64,17 +64,18 @@ def require_rater(dataset: Dataset, rater: str) -> None:
 
 
 def unknown_system_problems(
-    dataset: Dataset, systems: Sequence[str], *, file: str | None = None, column: str | None = None
+    known: Sequence[str], systems: Sequence[str], *, file: str | None = None, column: str | None = None
 ) -> list[Problem]:
-    """An error per system name (row of ``systems``, 1-based) that the dataset does not know,
-    suggesting the closest known names; for uploads that refer to the dataset's systems."""
-    known = set(dataset.systems)
+    """An error per entry of ``systems`` (its 1-based position is the row) that is not among
+    the ``known`` systems, suggesting the closest known names; for uploads that refer to a
+    dataset's systems (``known = dataset.systems``)."""
+    known_set = set(known)
     problems: list[Problem] = []
     for row, name in enumerate(systems, start=1):
-        if name in known:
+        if name in known_set:
             continue
-        close = difflib.get_close_matches(name, dataset.systems, n=3)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; known systems: {', '.join(dataset.systems)}"
+        close = difflib.get_close_matches(name, list(known), n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; known systems: {', '.join(sorted(known_set))}"
         problems.append(Problem("error", "unknown_name", f"unknown system '{name}'{hint}", file, row=row, column=column))
     return problems
 

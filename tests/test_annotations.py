@@ -28,7 +28,7 @@ from prefeval_core.annotations import (
     request_frame,
     restore_cell,
 )
-from prefeval_core.data.errors import BadValueError, MissingColumnError
+from prefeval_core.data.errors import BadValueError, DataError, MissingColumnError
 
 
 @pytest.fixture
@@ -141,6 +141,13 @@ def test_request_export_neutralises_formulas_and_reimports() -> None:
     assert len(annotations) == 1
     back = annotations[0]
     assert (back.item_id, back.system_a, back.system_b, back.outcome, back.annotator) == ("=cmd|' /C calc'!A0", "M0", "M1", 0, "ann")
+
+
+def test_reimport_refuses_unknown_systems_naming_the_row() -> None:
+    data = b"item_id,system_a,system_b,label\ni1,M0,M1,>\ni2,M0,M99,<\n"
+    with pytest.raises(DataError, match=r"r\.csv, row 2, column 'system_b': unknown system 'M99'"):
+        read_annotated_requests("r.csv", data, "d", systems=("M0", "M1", "M2"))
+    assert len(read_annotated_requests("r.csv", data, "d")) == 2  # without the dataset's systems, nothing to check
 
 
 def test_reimport_flips_reversed_pairs_and_names_bad_rows() -> None:

@@ -52,7 +52,7 @@ def test_unknown_rater_suggests_close_names(tiny) -> None:
 
 
 def test_unknown_systems_are_named_with_suggestions(tiny) -> None:
-    problems = unknown_system_problems(tiny, ["A", "b", "Z"], file="ann.csv", column="system_a")
+    problems = unknown_system_problems(tiny.systems, ["A", "b", "Z"], file="ann.csv", column="system_a")
     assert [str(p) for p in problems] == [
         "ann.csv, row 2, column 'system_a': unknown system 'b'; known systems: A, B, C",
         "ann.csv, row 3, column 'system_a': unknown system 'Z'; known systems: A, B, C",

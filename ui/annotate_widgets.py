@@ -118,12 +118,12 @@ def annotate_one(dataset: Dataset, choice: DataChoice, task: Task, annotator: st
     keyboard_shortcuts(SHORTCUTS)
 
 
-def _on_import(dataset_key: str, annotator: str) -> None:
+def _on_import(dataset_key: str, annotator: str, systems: tuple[str, ...]) -> None:
     upload = st.session_state.get("pe.w.annotated")
     if upload is None:
         return
     try:
-        annotations = read_annotated_requests(upload.name, upload.getvalue(), dataset_key, annotator=annotator)
+        annotations = read_annotated_requests(upload.name, upload.getvalue(), dataset_key, annotator=annotator, systems=systems)
     except DataError as error:
         st.session_state["pe.import_problems"] = error.problems
         return
@@ -143,7 +143,7 @@ def request_files(dataset: Dataset, choice: DataChoice, tasks: list[Task], annot
     st.caption("Fill the `label` column with > (A better), = or < (or A / tie / B), then upload the file here.")
     st.file_uploader(
         "Annotated request file", type=["csv", "tsv", "jsonl", "json", "gz"], key="pe.w.annotated",
-        on_change=_on_import, args=(choice.key, annotator),
+        on_change=_on_import, args=(choice.key, annotator, dataset.systems),
     )  # fmt: skip
     problems = st.session_state.pop("pe.import_problems", None)
     if problems:
