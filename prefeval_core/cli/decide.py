@@ -52,9 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prefeval_core.runtime import configure_jax
-
-    configure_jax(x64=True, host_devices=5 if args.sampler == "nuts" else None)
     from prefeval_core.decision import Model, SamplerSettings, decide_pairs
 
     ids, n, K, m, mu = _read_batch(Path(args.batch)) if args.batch else _read_single(args)

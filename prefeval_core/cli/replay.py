@@ -68,9 +68,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prefeval_core.runtime import configure_jax
-
-    configure_jax(x64=True, host_devices=5 if args.sampler == "nuts" else None)  # an entry point: the engine's stated precision
     dataset = load_from_args(args.data, args)
     table = replay_table(
         dataset, args.human, args.metric, eps_human=args.eps_human, eps_metric=args.eps, ideal_seed=args.seed, ideal_items=args.ideal_items

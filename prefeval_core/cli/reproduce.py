@@ -53,9 +53,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prefeval_core.runtime import configure_jax
-
-    configure_jax(x64=True, host_devices=5 if args.sampler == "nuts" else None)  # an entry point: the engine's stated precision
     dataset = load_from_args(args.data, args)
     if args.metrics is None:
         metrics = list(default_metrics(dataset, args.human))
