@@ -146,7 +146,7 @@ def test_ablation_config_scores_every_edit_minus_one(encoder) -> None:
 @pytest.mark.golden
 def test_meta_evaluation_on_summeval_subset(encoder, summeval) -> None:
     """Kendall tau-b on the first 10 documents (160 summaries, 11 references each) with the shipped
-    model; golden values recorded by ``bench/bench_textmetrics.py`` (full table in docs/results_textmetrics.md)."""
+    model; golden values recorded by ``bench/bench_textmetrics.py`` (full table in docs/results.md (Part 3))."""
     items = summeval.items[:10]
     segments = align_segments(summeval.texts[summeval.texts["item_id"].isin(items)], summeval.references)
     ratings = metric_ratings(segments, ["embed", "sescore2"], encoder=encoder, sescore2_model=load_model(DEFAULT_MODEL))

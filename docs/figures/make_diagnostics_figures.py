@@ -1,4 +1,4 @@
-"""Regenerate the figures and headline numbers of docs/results_diagnostics.md.
+"""Regenerate the figures and headline numbers of docs/results.md (Part 2).
 
 Run from the repository root (needs kaleido and /usr/bin/chromium for the PNGs):
 
