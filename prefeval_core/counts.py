@@ -65,6 +65,26 @@ class PairTable:
                 "no_common_items", f"the human rater '{self.human_rater}' has no item on which it rated both {pair[0]} and {pair[1]}"
             ) from None
 
+    def with_pairs(self, keep: npt.NDArray[np.bool_]) -> PairTable:
+        """The table restricted to the pairs where ``keep`` (shape ``(P,)``) is true; pair
+        indices are renumbered in the same order."""
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.n_pairs,):
+            raise ValueError(f"keep has shape {keep.shape}, expected ({self.n_pairs},)")
+        if keep.all():
+            return self
+        rows = keep[self.pair_index]
+        renumber = np.cumsum(keep) - 1
+        return PairTable(
+            human_rater=self.human_rater,
+            metric_rater=self.metric_rater,
+            pairs=tuple(pair for pair, kept in zip(self.pairs, keep, strict=True) if kept),
+            pair_index=renumber[self.pair_index[rows]].astype(np.int32),
+            item_id=self.item_id[rows],
+            human=self.human[rows],
+            metric=self.metric[rows],
+        )
+
     def human_pool(self) -> npt.NDArray[np.int64]:
         """Number of human outcomes available per pair, shape ``(P,)``."""
         return np.bincount(self.pair_index[self.human >= 0], minlength=self.n_pairs)

@@ -98,6 +98,18 @@ def test_revealing_a_row_without_human_outcome_is_refused(tiny) -> None:
         count_triples(table, np.ones_like(table.human, dtype=bool))
 
 
+def test_restricting_a_table_to_some_pairs_keeps_their_counts(tiny) -> None:
+    table = align_outcomes(pair_outcomes(tiny, "human"), pair_outcomes(tiny, "bleu"))
+    keep = np.array([True, False, True])
+    small = table.with_pairs(keep)
+    assert small.pairs == (("A", "B"), ("B", "C"))
+    full, part = count_triples(table, table.human >= 0), count_triples(small, small.human >= 0)
+    assert part.n.tolist() == full.n[keep].tolist()
+    assert part.K.tolist() == full.K[keep].tolist()
+    assert part.m.tolist() == full.m[keep].tolist()
+    assert table.with_pairs(np.ones(3, dtype=bool)) is table
+
+
 def test_human_only_table(tiny) -> None:
     table = align_outcomes(pair_outcomes(tiny, "human"))
     counts = count_triples(table, table.human >= 0)

@@ -54,20 +54,7 @@ def replay_table(
 
 def metric_pairs_only(table: PairTable) -> PairTable:
     """The table restricted to pairs with at least one metric outcome (pair indices renumbered)."""
-    covered = table.metric_items() > 0
-    if covered.all():
-        return table
-    keep_rows = covered[table.pair_index]
-    renumber = np.cumsum(covered) - 1
-    return PairTable(
-        human_rater=table.human_rater,
-        metric_rater=table.metric_rater,
-        pairs=tuple(pair for pair, kept in zip(table.pairs, covered, strict=True) if kept),
-        pair_index=renumber[table.pair_index[keep_rows]].astype(np.int32),
-        item_id=table.item_id[keep_rows],
-        human=table.human[keep_rows],
-        metric=table.metric[keep_rows],
-    )
+    return table.with_pairs(table.metric_items() > 0)
 
 
 @dataclass(frozen=True)
