@@ -8,7 +8,7 @@ flags are set by entry points (``app.py``, ``tests/conftest.py``, the CLI).
 
 from prefeval_core.counts import CountTriple, CountTriples, PairTable, align_outcomes, count_triple, count_triples
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.errors import DataError, Problem, ValidationReport
+from prefeval_core.errors import DataError, Problem, ValidationReport
 from prefeval_core.preferences import PairOutcomes, pair_outcomes
 
 __all__ = [

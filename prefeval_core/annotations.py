@@ -34,9 +34,9 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.data.errors import DataError, MissingColumnError, Problem, raise_if_errors
 from prefeval_core.data.formats import find_columns, parse_labels
 from prefeval_core.data.reading import RawTable, read_table_bytes
+from prefeval_core.errors import DataError, MissingColumnError, Problem, raise_if_errors
 from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
 from prefeval_core.preferences import unknown_system_problems
 from prefeval_core.protocol import Annotation as ProtocolAnnotation

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.data.errors import CoverageError
+from prefeval_core.errors import CoverageError
 from prefeval_core.outcomes import MISSING
 from prefeval_core.preferences import PairOutcomes
 
@@ -180,3 +180,111 @@ def count_triple(table: PairTable, system_a: str, system_b: str, revealed_items:
     if system_a > system_b:  # flipping the pair reverses the outcome order on both axes
         return CountTriple(counts.n[::-1].copy(), counts.K[::-1, ::-1].copy(), counts.m[::-1].copy())
     return counts
+
+
+NO_METRIC_OUTCOME = 3
+"""Code of "this metric gave no outcome" inside a joint metric pattern (see :class:`JointCounts`)."""
+
+
+def pattern_index(metric_codes: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
+    """Joint pattern of k metrics' outcomes: ``sum_j code_j * 4**j`` over the last axis (length k),
+    with ``code_j`` in 0, 1, 2 (``>``, ``=``, ``<``) and -1 (missing) mapped to 3."""
+    codes = np.asarray(metric_codes, dtype=np.int64)
+    codes = np.where(codes < 0, NO_METRIC_OUTCOME, codes)
+    weights = 4 ** np.arange(codes.shape[-1], dtype=np.int64)
+    return codes @ weights
+
+
+def pattern_codes(k: int) -> npt.NDArray[np.int64]:
+    """Inverse of :func:`pattern_index`: (4**k, k) metric codes of every pattern (3 = missing)."""
+    patterns = np.arange(4**k, dtype=np.int64)
+    return (patterns[:, None] // 4 ** np.arange(k, dtype=np.int64)[None, :]) % 4
+
+
+@dataclass(frozen=True)
+class JointCounts:
+    """Counts of P pairs with k metrics at once (method.md §3 extended to several metrics).
+
+    Each item's metric outcomes form a *pattern* ``sum_j code_j * 4**j`` (:func:`pattern_index`;
+    code 3: metric j gave none), so ``J = 4**k`` patterns; pattern ``J - 1`` means no metric rated
+    the item.
+
+    Attributes:
+        metrics: the k metric names, in pattern order (metric j is digit j).
+        revealed: (P, J, 3) items with a revealed human outcome, by metric pattern (axis 1) and
+            human outcome (axis 2, order ``>, =, <``).
+        unrevealed: (P, J) items without a revealed human outcome, by metric pattern. The
+            last pattern (no metric outcome) carries no information and every model ignores it.
+
+    With k = 1 this is the count triple: ``n = revealed.sum(1)``, ``K = revealed[:, :3]`` (rows =
+    metric, columns = human), ``m = unrevealed[:, :3]`` (see :meth:`triples`).
+    """
+
+    metrics: tuple[str, ...]
+    revealed: npt.NDArray[np.int64]
+    unrevealed: npt.NDArray[np.int64]
+
+    def __post_init__(self) -> None:
+        J = 4 ** len(self.metrics)
+        P = self.revealed.shape[0]
+        if self.revealed.shape != (P, J, 3) or self.unrevealed.shape != (P, J):
+            raise ValueError(f"JointCounts of {len(self.metrics)} metrics need revealed (P, {J}, 3) and unrevealed (P, {J})")
+
+    @property
+    def k(self) -> int:
+        return len(self.metrics)
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.revealed.shape[0])
+
+    @property
+    def n(self) -> npt.NDArray[np.int64]:
+        """(P, 3) all revealed human outcomes."""
+        return self.revealed.sum(axis=1)
+
+    def triples(self, metric: int = 0) -> CountTriples:
+        """The count triple of metric ``metric`` alone (the other metrics summed out)."""
+        codes = pattern_codes(self.k)[:, metric]
+        K = np.stack([self.revealed[:, codes == c].sum(axis=1) for c in range(3)], axis=1)
+        m = np.stack([self.unrevealed[:, codes == c].sum(axis=1) for c in range(3)], axis=1)
+        return CountTriples(self.n, K, m)
+
+    def subset(self, pairs: npt.ArrayLike) -> JointCounts:
+        """The counts of the pairs with these indices (or boolean mask)."""
+        return JointCounts(self.metrics, self.revealed[pairs], self.unrevealed[pairs])
+
+    @classmethod
+    def from_triples(cls, counts: CountTriples, metric: str = "metric") -> JointCounts:
+        """One metric's count triple as joint counts; human outcomes without a metric outcome
+        (``n - K.sum(axis=1)``) go to the no-metric pattern."""
+        P = counts.n.shape[0]
+        revealed = np.zeros((P, 4, 3), dtype=np.int64)
+        revealed[:, :3] = counts.K
+        revealed[:, 3] = counts.n - counts.K.sum(axis=1)
+        unrevealed = np.zeros((P, 4), dtype=np.int64)
+        unrevealed[:, :3] = counts.m
+        return cls((metric,), revealed, unrevealed)
+
+
+def joint_counts(
+    metrics: tuple[str, ...],
+    pair_index: npt.NDArray[np.integer],
+    human: npt.NDArray[np.integer],
+    metric_codes: npt.NDArray[np.integer],
+    revealed: npt.NDArray[np.bool_],
+    n_pairs: int,
+) -> JointCounts:
+    """:class:`JointCounts` from item rows: ``pair_index`` (R,), human outcome codes (R,) (-1 none),
+    metric codes (R, k) (-1 none) and which rows' human outcomes are revealed (R,). Rows without
+    a revealed human outcome count in ``unrevealed`` by their metric pattern."""
+    revealed = np.asarray(revealed, dtype=bool)
+    if np.any(revealed & (np.asarray(human) < 0)):
+        raise ValueError("a row without a human outcome cannot be revealed")
+    J = 4 ** len(metrics)
+    pattern = pattern_index(np.asarray(metric_codes).reshape(len(pair_index), len(metrics)))
+    index = np.asarray(pair_index, dtype=np.int64)
+    joint = _bincount((index[revealed] * J + pattern[revealed]) * 3 + np.asarray(human)[revealed], n_pairs * J * 3)
+    rest = ~revealed
+    unrevealed = _bincount(index[rest] * J + pattern[rest], n_pairs * J)
+    return JointCounts(metrics, joint.reshape(n_pairs, J, 3), unrevealed.reshape(n_pairs, J))

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.errors import CoverageError, UnknownNameError
+from prefeval_core.errors import CoverageError, UnknownNameError
 
 
 @dataclass(frozen=True)

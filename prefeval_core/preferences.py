@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.errors import CoverageError, Problem, UnknownNameError
+from prefeval_core.errors import CoverageError, Problem, UnknownNameError
 from prefeval_core.outcomes import codes_from_differences, flip_codes
 
 

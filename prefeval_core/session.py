@@ -18,9 +18,9 @@ from typing import Any, Final, Literal
 
 from prefeval_core.annotations import Annotation, utc_now
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.errors import DataError, Problem
 from prefeval_core.data.formats import TableKind
 from prefeval_core.data.reading import MAX_BYTES
+from prefeval_core.errors import DataError, Problem
 
 SAMPLES_DIR: Final = Path(__file__).resolve().parents[1] / "sample_data"
 """The bundled samples (``sample_data/<name>/``)."""

@@ -28,7 +28,7 @@ from prefeval_core.annotations import (
     request_frame,
     restore_cell,
 )
-from prefeval_core.data.errors import BadValueError, DataError, MissingColumnError
+from prefeval_core.errors import BadValueError, DataError, MissingColumnError
 
 
 @pytest.fixture

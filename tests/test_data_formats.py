@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from prefeval_core.data.dataset import load_dataset
-from prefeval_core.data.errors import BadValueError, DataError, DuplicateRatingError, MissingColumnError
+from prefeval_core.errors import BadValueError, DataError, DuplicateRatingError, MissingColumnError
 from tests.data_helpers import RATINGS_CSV
 
 

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from prefeval_core.data.dataset import load_dataset
-from prefeval_core.data.errors import (
+from prefeval_core.data.reading import read_table, read_table_bytes
+from prefeval_core.errors import (
     EmptyFileError,
     FileTooLargeError,
     MalformedFileError,
     UnsupportedFormatError,
 )
-from prefeval_core.data.reading import read_table, read_table_bytes
 from tests.data_helpers import RATINGS_CSV, gz, parquet_bytes
 
 EXPECTED = pd.read_csv(io.StringIO(RATINGS_CSV), dtype=str)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.data.errors import CoverageError, UnknownNameError
+from prefeval_core.errors import CoverageError, UnknownNameError
 from prefeval_core.kendall import KendallResult, kendall_tau, kendall_tau_segments, tau_b
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from prefeval_core.cli import main
-from prefeval_core.data.errors import CoverageError
+from prefeval_core.errors import CoverageError
 from prefeval_core.textmetrics.embedding import reduce_per_owner
 from prefeval_core.textmetrics.rate import align_segments, dataset_with_ratings, metric_ratings, rater_name
 from prefeval_core.textmetrics.string_metrics import string_scores

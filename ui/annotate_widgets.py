@@ -21,7 +21,7 @@ from prefeval_core.annotations import (
     request_frame,
 )
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.errors import DataError
+from prefeval_core.errors import DataError
 from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
 from ui import state

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.data.errors import DataError, Problem
+from prefeval_core.errors import PrefevalError, Problem
 
 _LOG = logging.getLogger("prefeval.ui")
 _MARKDOWN_SPECIALS = set("\\`*_{}[]()<>#+-.!|~$:=")
@@ -49,7 +49,7 @@ def user_errors(what: str, *, stop: bool = True) -> Iterator[None]:
     exception a short message (details go to the server log). Then the page stops (``stop``)."""
     try:
         yield
-    except DataError as error:
+    except PrefevalError as error:
         show_problems(error.problems, f"{what}: please fix the input")
         if stop:
             st.stop()

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from prefeval_core.annotations import AnnotationStore
-from prefeval_core.data.errors import DataError, Problem
+from prefeval_core.errors import DataError, Problem
 from prefeval_core.protocol import ProtocolState, state_from_dict, state_to_dict
 from prefeval_core.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.session import SessionFileError, SessionSnapshot, session_from_json

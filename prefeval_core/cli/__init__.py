@@ -14,7 +14,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from prefeval_core.data.errors import DataError
+from prefeval_core.errors import PrefevalError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except DataError as exc:
+    except PrefevalError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
         return 1

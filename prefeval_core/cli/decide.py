@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from prefeval_core.cli._common import print_json, progress
-from prefeval_core.data.errors import DataError
+from prefeval_core.errors import DataError
 from prefeval_core.outcomes import SYMBOLS
 
 

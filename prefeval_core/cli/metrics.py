@@ -10,9 +10,9 @@ from typing import cast
 import pandas as pd
 
 from prefeval_core.cli._common import progress
-from prefeval_core.data.errors import raise_if_errors
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
+from prefeval_core.errors import raise_if_errors
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, METRICS, MetricName, align_segments, metric_ratings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
-from prefeval_core.data.errors import DataError, Problem
+from prefeval_core.errors import DataError, Problem
 from prefeval_core.preferences import pair_outcomes
 
 

@@ -3,7 +3,7 @@
 ``load_dataset`` takes files on disk, a folder laid out like ``shared/data/*``
 (``ratings.csv``, ``preferences.csv``, ``texts.csv``, ``sources.csv``, ``references.csv``)
 or uploaded ``(name, bytes)`` pairs, and returns a :class:`Dataset` or raises a
-:class:`~prefeval_core.data.errors.DataError` that lists every error found.
+:class:`~prefeval_core.errors.DataError` that lists every error found.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.data.errors import Problem, ValidationReport, raise_if_errors
 from prefeval_core.data.formats import ParsedTable, TableKind, parse_table
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
+from prefeval_core.errors import Problem, ValidationReport, raise_if_errors
 
 RaterKind = Literal["scalar", "pairwise"]
 _TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
@@ -220,7 +220,7 @@ def check_dataset(dataset: Dataset) -> list[Problem]:
     Errors: no ratings at all. Warnings: a scalar rater that rated only one system, two
     systems a rater rated on no common item, metric items that no human rated, no rater
     named as human, texts of unrated systems. The coverage warnings become
-    :class:`~prefeval_core.data.errors.CoverageError` when the rater or pair is used
+    :class:`~prefeval_core.errors.CoverageError` when the rater or pair is used
     (:func:`prefeval_core.preferences.pair_outcomes`, :func:`prefeval_core.counts.align_outcomes`):
     a dataset may hold raters a user never picks, e.g. single annotators.
     """

@@ -21,8 +21,8 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.data.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.data.reading import RawTable
+from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.outcomes import SYMBOLS
 
 TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]

@@ -23,7 +23,7 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.data.errors import (
+from prefeval_core.errors import (
     EmptyFileError,
     FileTooLargeError,
     MalformedFileError,

@@ -9,7 +9,7 @@ import numpy as np
 
 from prefeval_core.counts import align_outcomes
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.errors import DataError
+from prefeval_core.errors import DataError
 from prefeval_core.preferences import pair_outcomes
 
 

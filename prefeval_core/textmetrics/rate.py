@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.errors import CoverageError
+from prefeval_core.errors import CoverageError
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, cosine_to_references, embed_with_references
 from prefeval_core.textmetrics.string_metrics import STRING_METRICS, string_scores
 

@@ -1,8 +1,14 @@
-"""Problems found in input data, and the typed exceptions that carry them.
+"""The core's typed errors, and the problems they carry.
 
-Every problem names the file, the data row (1-based, header not counted), the line of the
-file where it is known, and the column, and says what was expected. Loading collects all
-problems of a file before raising, so that a user can fix them in one go.
+Every error the core raises at its public surface is a :class:`PrefevalError` carrying one or
+more :class:`Problem` s; the shells (CLI, dashboard) print those and never a traceback.
+
+* :class:`DataError`: the input files (and its subclasses: empty, too large, malformed,
+  bad value, duplicate, coverage, unknown name). Every problem names the file, the data row
+  (1-based, header not counted), the line of the file where it is known, and the column,
+  and says what was expected. Loading collects all problems of a file before raising.
+* :class:`SettingsError`: an option out of range or inconsistent (also a ``ValueError``).
+* :class:`EngineError`: the statistics could not produce an answer (also a ``RuntimeError``).
 """
 
 from __future__ import annotations
@@ -86,8 +92,8 @@ class ValidationReport:
         return "\n".join(lines) if lines else "no problems found"
 
 
-class DataError(Exception):
-    """Base of every input problem raised by the core; ``problems`` lists them all."""
+class PrefevalError(Exception):
+    """Base of every error the core raises on purpose; ``problems`` lists what is wrong."""
 
     def __init__(self, problems: Sequence[Problem]):
         self.problems = tuple(problems)
@@ -105,6 +111,23 @@ class DataError(Exception):
         column: str | None = None,
     ) -> Self:
         return cls([Problem("error", kind, message, file, row, line, column)])
+
+
+class DataError(PrefevalError):
+    """Something in the input files; each problem names file, row, line and column."""
+
+
+class SettingsError(PrefevalError, ValueError):
+    """An option or setting that is out of range or contradicts another one."""
+
+
+class EngineError(PrefevalError, RuntimeError):
+    """The decision engine or the protocol cannot produce an answer for these inputs."""
+
+
+def settings_error(message: str, *, field: str | None = None) -> SettingsError:
+    """A :class:`SettingsError` about one setting (``field`` names it, as the column of the problem)."""
+    return SettingsError.single("bad_setting", message, column=field)
 
 
 class EmptyFileError(DataError):
