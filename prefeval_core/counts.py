@@ -250,7 +250,7 @@ class JointCounts:
         m = np.stack([self.unrevealed[:, codes == c].sum(axis=1) for c in range(3)], axis=1)
         return CountTriples(self.n, K, m)
 
-    def subset(self, pairs: npt.ArrayLike) -> JointCounts:
+    def subset(self, pairs: npt.NDArray[np.bool_] | npt.NDArray[np.integer]) -> JointCounts:
         """The counts of the pairs with these indices (or boolean mask)."""
         return JointCounts(self.metrics, self.revealed[pairs], self.unrevealed[pairs])
 
