@@ -39,8 +39,7 @@ from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.errors import DataError, MissingColumnError, Problem, raise_if_errors
 from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
 from prefeval_core.preferences import unknown_system_problems
-from prefeval_core.protocol import Annotation as ProtocolAnnotation
-from prefeval_core.protocol import ProtocolState, next_request
+from prefeval_core.protocol import ComparisonJudgment, ComparisonTask, ProtocolState, next_request
 
 DATA_DIR_ENV: Final = "PREFEVAL_DATA_DIR"
 """Environment variable naming the local data folder (tests point it at a temporary folder)."""
@@ -395,22 +394,25 @@ def read_annotated_requests(
     return annotations
 
 
-def protocol_annotations(annotations: Sequence[Annotation], state: ProtocolState) -> list[ProtocolAnnotation]:
+def protocol_annotations(annotations: Sequence[Annotation], state: ProtocolState) -> list[ComparisonJudgment]:
     """The stored human outcomes the protocol has not seen yet, ready for
-    :func:`~prefeval_core.protocol.steps.apply_annotations` ("feed the annotations in").
+    :func:`~prefeval_core.protocol.steps.apply_judgments` ("feed the annotations in").
 
-    Outcomes are combined per (item, pair) by :func:`human_outcomes`. Kept: pairs of the
-    protocol, items not revealed yet; the items the protocol currently requests come first,
-    then the others (pair order, item order); at most the budget left **(choice)**, so feeding
-    never fails for going over budget.
+    Outcomes are combined per (item, pair) by :func:`human_outcomes`. Kept: pairs and items of
+    the protocol not revealed yet; the items the protocol currently requests come first, then
+    the others (pair order, item order); at most the budget left **(choice)**, so feeding never
+    fails for going over budget.
     """
-    revealed = {(p.system_a, p.system_b): p.revealed_items for p in state.pairs}
-    requested = {(r.system_a, r.system_b, r.item_id): k for k, r in enumerate(next_request(state).items)}
+    table = state.table
+    rounds, _ = state.row_reveals
+    open_rows = {(table.pairs[p], table.items[i]) for p, i, r in zip(table.row_pair, table.row_item, rounds, strict=True) if r == 0}
+    tasks = [t for t in next_request(state).tasks if isinstance(t, ComparisonTask)]
+    requested = {(t.system_a, t.system_b, t.item_id): k for k, t in enumerate(tasks)}
     outcomes = human_outcomes(annotations)
     fresh = [
         (requested.get((a, b, item), len(requested)), a, b, item, int(code))
         for a, b, item, code in outcomes[["system_a", "system_b", "item_id", "outcome"]].itertuples(index=False)
-        if (a, b) in revealed and item not in revealed[(a, b)]
+        if ((a, b), item) in open_rows
     ]
     fresh.sort(key=lambda row: row[0])  # stable: pair and item order kept within each group
-    return [ProtocolAnnotation(item, a, b, code) for _, a, b, item, code in fresh[: max(state.budget_left, 0)]]
+    return [ComparisonJudgment(item, a, b, code) for _, a, b, item, code in fresh[: max(state.budget_left, 0)]]

@@ -123,7 +123,7 @@ def kl_divergence(p: npt.ArrayLike, q: npt.ArrayLike) -> npt.NDArray[np.float64]
 
 
 def annotation_fraction(human_used: int, human_available: int) -> float:
-    """"Ann." (Deriu et al. Table 3): human outcomes used over all pairs divided by all human
+    """ "Ann." (Deriu et al. Table 3): human outcomes used over all pairs divided by all human
     outcomes available over all pairs, in [0, 1]; 0 when nothing is available."""
     if human_used < 0 or human_available < 0:
         raise ValueError("annotation counts must be >= 0")

@@ -18,12 +18,15 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import PairTable, count_triples
-from prefeval_core.protocol.settings import MuRows
 
 IDEAL_METRIC_NAME: Final = "ideal"
 """The name under which the simulated metric is offered (CLI ``--metric ideal``)."""
 
-IDEAL_MU_ROWS: Final[MuRows] = ((0.8, 0.25, 0.1), (0.1, 0.5, 0.1), (0.1, 0.25, 0.8))
+IDEAL_MU_ROWS: Final[tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]] = (
+    (0.8, 0.25, 0.1),
+    (0.1, 0.5, 0.1),
+    (0.1, 0.25, 0.8),
+)
 """``mu_sim[c, h] = P(metric says c | human says h)`` (Deriu et al. App. E) as nested tuples, the
 form :class:`~prefeval_core.protocol.ProtocolSettings` stores; each column sums to 1."""
 

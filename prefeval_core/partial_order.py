@@ -168,4 +168,3 @@ def _closed_chain(component: nx.DiGraph) -> tuple[str, ...]:
     chain = [u for u, _ in cycle]
     first = chain.index(min(chain))
     return tuple(chain[first:] + chain[:first])
-

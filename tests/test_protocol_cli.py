@@ -65,10 +65,18 @@ def test_reproduce_json_shape_with_the_ideal_metric(tmp_path: Path, capsys: pyte
 
 @pytest.mark.golden
 def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The paper's human-only row for SummEval relevance (Table 3: Corr. 0.95, Ann. 0.43): exact model, N = 10."""
-    argv = ["replay", "--data", str(shared_data / "summeval"), "--human", "human:relevance", "--seed", "0", "--json"]
-    summary = run_json(capsys, argv)["summary"]
+    """The paper's human-only row for SummEval relevance (Table 3: Corr. 0.95, Ann. 0.43): exact model, N = 10,
+    pair by pair; the same protocol counted in ratings touches every one of the 1,600 ratings (method.md §12)."""
+    base = ["replay", "--data", str(shared_data / "summeval"), "--human", "human:relevance", "--seed", "0", "--json"]
+    summary = run_json(capsys, [*base, "--cost-unit", "comparisons"])["summary"]
     assert summary["human_available"] == 120 * 100
     assert summary["inversion"] == 0.0
     assert summary["correct"] > 0.85
     assert 0.35 < summary["annotation_fraction"] < 0.55
+    assert summary["cost_unit"] == "comparisons" and summary["cost_fraction"] == summary["annotation_fraction"]
+    ratings = run_json(capsys, base)["summary"]
+    assert (ratings["cost_unit"], ratings["cost_available"]) == ("ratings", 1600)
+    assert ratings["cost_used"] == 1600 and ratings["stop_reason"] == "exhausted"
+    top = run_json(capsys, [*base, "--question", "top-k", "--k", "1"])["summary"]
+    assert top["reference_answer"] == ["M0", "M17", "M22", "M23"] and top["false_exclusions"] == 0
+    assert top["cost_fraction"] < 0.45

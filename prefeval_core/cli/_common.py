@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -57,3 +58,70 @@ def print_json(value: Any) -> None:
 def progress(message: str) -> None:
     """A progress line on stderr (stdout stays clean for --json)."""
     print(message, file=sys.stderr, flush=True)
+
+
+# --- option types: a bad value is a one-line usage error (exit 2), never a traceback --------
+
+
+def _number(text: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        if kind is int:
+            if len(text.strip().lstrip("+-")) > 20:
+                raise ValueError
+            return int(text)
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(_number(text, int))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(_number(text, int))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    """A seed: an integer in [0, 2^63)."""
+    value = int(_number(text, int))
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected a seed in [0, 2^63), got {text!r}")
+    return value
+
+
+def open_probability(text: str) -> float:
+    """A level strictly between 0 and 1 (gamma, futility)."""
+    value = float(_number(text, float))
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A share in (0, 1]."""
+    value = float(_number(text, float))
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = float(_number(text, float))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def name_list(text: str) -> tuple[str, ...]:
+    """Comma-separated names (empty entries dropped)."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())

@@ -1,55 +1,110 @@
-"""``replay --data ... --human R --metric R --budget B --batch N [--json]``: run the protocol on a finished human evaluation."""
+"""``replay --data ... --human R [--metric A,B] [--question top-k --k 1] [--json]``: run the protocol on a finished human evaluation."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from prefeval_core.cli._common import add_data_option, load_from_args, print_json, progress
-from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
-from prefeval_core.protocol.experiment import budget_for, replay_json, replay_table, run_replay
+from prefeval_core.cli._common import (
+    add_data_option,
+    fraction,
+    load_from_args,
+    name_list,
+    non_negative_float,
+    non_negative_int,
+    open_probability,
+    positive_int,
+    print_json,
+    progress,
+    seed_int,
+)
+from prefeval_core.protocol import ProtocolState, Question
 from prefeval_core.protocol.policies import POLICIES
-from prefeval_core.protocol.settings import ProtocolSettings
-from prefeval_core.protocol.state import ProtocolState
+from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 
 
-def add_protocol_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``replay`` and ``reproduce``: data, human rater, protocol settings, ``--json``."""
+def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False) -> None:
+    """Options shared by ``replay`` and ``reproduce``: data, human rater, question, protocol settings, ``--json``.
+
+    ``paper_defaults``: the paper's pair-by-pair protocol without error control (``reproduce``).
+    """
     add_data_option(parser)
     parser.add_argument("--human", required=True, help="human rater, e.g. human:relevance")
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--budget", type=int, help="human outcomes that may be revealed in total (default: all available)")
-    parser.add_argument("--batch", type=int, default=10, help="human outcomes per undecided pair and round, N (default %(default)s)")
-    parser.add_argument("--gamma", type=float, default=0.05, help="significance level (default %(default)s)")
-    parser.add_argument("--eps", type=float, default=0.0, help="tie threshold of the metric's score differences (default %(default)s)")
-    parser.add_argument("--eps-human", type=float, default=0.0, help="tie threshold of the human score differences (default %(default)s)")
-    parser.add_argument("--sampler", choices=("fast", "nuts"), default="fast", help="decision engine sampler (default %(default)s)")
-    parser.add_argument("--policy", choices=sorted(POLICIES), default="paper", help="allocation policy (default %(default)s)")
     parser.add_argument(
-        "--ideal-items", type=int, default=0, help="metric-only items per pair simulated for the ideal metric (default %(default)s)"
+        "--question", choices=("all-pairs", "top-k", "baseline"), default="all-pairs", help="what to answer (default %(default)s)"
+    )
+    parser.add_argument("--k", type=positive_int, default=1, help="top-k: the size of the tier asked for (default %(default)s)")
+    parser.add_argument("--baseline", type=name_list, default=(), metavar="NAME[,NAME]", help="baseline: the baseline system(s)")
+    parser.add_argument(
+        "--cost-unit",
+        choices=("ratings", "comparisons"),
+        default="comparisons" if paper_defaults else None,
+        help="what one paid judgment is: ratings of outputs (scalar studies) or comparisons of two "
+        + ("(default: comparisons, the paper's protocol)" if paper_defaults else "(default: follows the human rater)"),
+    )
+    parser.add_argument("--budget", type=non_negative_int, help="judgments that may be revealed in total, in the cost unit (default: all)")
+    parser.add_argument(
+        "--batch",
+        type=positive_int,
+        default=10,
+        help="N: items per system (ratings) or per pair (comparisons) and round (default %(default)s)",
+    )
+    parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level (default %(default)s)")
+    parser.add_argument(
+        "--error-control",
+        choices=("none", "anytime"),
+        default="none",
+        help="anytime: false decisions at true ties stay below gamma over the whole run; none: the paper's per-look rule "
+        "(default %(default)s)",
+    )
+    parser.add_argument("--futility", type=open_probability, help="beta of the futility stop (default: none)")
+    parser.add_argument(
+        "--eps", type=non_negative_float, default=0.0, help="tie threshold of metric score differences (default %(default)s)"
+    )
+    parser.add_argument(
+        "--eps-human", type=non_negative_float, default=0.0, help="tie threshold of human score differences (default %(default)s)"
+    )
+    parser.add_argument("--sampler", choices=("fast", "nuts"), default="fast", help="decision engine sampler (default %(default)s)")
+    parser.add_argument("--policy", choices=sorted(POLICIES), default="paper", help="allocation (comparisons studies; default %(default)s)")
+    parser.add_argument(
+        "--human-fraction",
+        type=fraction,
+        default=1.0,
+        help="share of human judgments that may be revealed (default 1)",
+    )
+    parser.add_argument("--max-rounds", type=positive_int, help="stop after this many rounds")
+    parser.add_argument(
+        "--ideal-items",
+        type=non_negative_int,
+        default=0,
+        help="simulated metric-only items per pair (ideal metric)",
     )
 
 
-def settings_for(args: argparse.Namespace, metric: str | None, budget: int, seed: int) -> ProtocolSettings:
-    """Protocol settings from the options: no metric -> human only (exact); ideal -> mu known; else full model."""
-    if metric is None:
-        model, mu = "human_only", None
-    elif metric == IDEAL_METRIC_NAME:
-        model, mu = "known_mu", IDEAL_MU_ROWS
-    else:
-        model, mu = "full", None
-    return ProtocolSettings(
-        budget=budget,
+def setup_from_args(args: argparse.Namespace, metrics: tuple[str, ...], seed: int) -> StudySetup:
+    """The study setup the options describe (``metrics`` and ``seed`` given separately: ``reproduce`` loops over them)."""
+    question = Question(
+        args.question, args.k if args.question == "top-k" else 1, tuple(args.baseline) if args.question == "baseline" else ()
+    )
+    return StudySetup(
+        human=args.human,
+        metrics=metrics,
+        question=question,
+        unit=args.cost_unit,
+        budget=args.budget,
         batch=args.batch,
         gamma=args.gamma,
-        model=model,  # type: ignore[arg-type]
-        mu=mu,
+        error_control=args.error_control,
+        futility=args.futility,
+        eps_human=args.eps_human,
+        eps_metric=args.eps,
         sampler=args.sampler,
         policy=args.policy,
         seed=seed,
-        human=args.human,
-        metric=metric,
-        eps_human=args.eps_human,
-        eps_metric=args.eps,
+        human_fraction=args.human_fraction,
+        max_rounds=args.max_rounds,
+        ideal_items=args.ideal_items,
     )
 
 
@@ -57,32 +112,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "replay",
         help="run the annotation-budget protocol on a finished human evaluation",
-        description="Replay the annotation-budget protocol (Deriu et al. 2023, Alg. 2): reveal the human outcomes in a seeded "
-        "random order, N per undecided pair and round, decide with the metric's help, and compare the result with the full "
-        "human evaluation. --metric ideal simulates the paper's ideal metric; without --metric the protocol is human only.",
+        description="Replay the annotation-budget protocol (Deriu et al. 2023, Alg. 2, with the question and cost unit of "
+        "method.md §12): reveal the human judgments in a seeded random order, only those that can still change the answer, "
+        "decide with the metrics' help, and compare the result with the full human evaluation. --metric ideal simulates the "
+        "paper's ideal metric; without --metric the protocol is human only.",
     )
-    parser.add_argument("--metric", help="metric rater (omit for the human-only protocol; 'ideal' for the simulated metric)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the reveal order and the sampler (default %(default)s)")
-    add_protocol_options(parser)
+    parser.add_argument("--metric", type=name_list, default=(), metavar="A[,B,...]", help="metric rater(s); omit for human only")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed of the reveal order and the sampler (default %(default)s)")
+    add_study_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     dataset = load_from_args(args.data, args)
-    table = replay_table(
-        dataset, args.human, args.metric, eps_human=args.eps_human, eps_metric=args.eps, ideal_seed=args.seed, ideal_items=args.ideal_items
-    )
-    settings = settings_for(args, args.metric, budget_for(table, budget=args.budget), args.seed)
+    setup = setup_from_args(args, tuple(args.metric), args.seed)
+    table = study_table(dataset, setup)
 
     def report(state: ProtocolState) -> None:
-        undecided = sum(p.undecided for p in state.pairs)
-        progress(f"round {state.round}: {state.human_used} human outcomes used, {undecided} of {len(state.pairs)} pairs undecided")
+        open_pairs = int((state.decisions == 1).sum())
+        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {open_pairs} of {table.n_pairs} pairs undecided")
 
-    replay = run_replay(table, settings, progress=report)
-    output = replay_json(replay)
+    output = replay_json(run_replay(table, setup, progress=report))
     if args.json:
         print_json(output)
         return 0
+    print_replay(output)
+    return 0
+
+
+def print_replay(output: dict[str, Any]) -> None:
     summary = output["summary"]
     for pair in output["pairs"]:
         theta = "    -" if pair["theta"] is None else f"{pair['theta']:.3f}"
@@ -90,9 +148,15 @@ def run(args: argparse.Namespace) -> int:
             f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
             f"reference {pair['human_reference']}  {pair['error_type']}"
         )
+    if "answer_words" in summary:
+        print(summary["answer_words"])
+        print(
+            f"reference tier: {', '.join(summary['reference_answer'])}; exact match {summary['exact_match']}, "
+            f"false exclusions {summary['false_exclusions']}, extras {summary['extras']}"
+        )
     print(
         f"correct {summary['correct']:.2f}  inversion {summary['inversion']:.2f}  omission {summary['omission']:.2f}  "
-        f"insertion {summary['insertion']:.2f}  KLD {summary['kld']:.3f}  annotations {summary['annotation_fraction']:.2f} "
-        f"({summary['human_used']} of {summary['human_available']})  rounds {summary['rounds']}  {summary['wall_s']:.2f} s"
+        f"insertion {summary['insertion']:.2f}  KLD {summary['kld']:.3f}  pair outcomes {summary['annotation_fraction']:.2f}  "
+        f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "
+        f"rounds {summary['rounds']} ({summary['stop_reason']})  {summary['wall_s']:.2f} s"
     )
-    return 0

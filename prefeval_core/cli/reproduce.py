@@ -4,6 +4,9 @@ Deriu et al. 2023 Tables 2/4 (naive metric: Corr./Inv./Omi./Ins./KLD) and 3/5 (p
 Corr./Inv./Omi./Ins./KLD/Ann.), one row per metric plus a "human only" protocol row and the
 ideal-metric row, protocol rows averaged over seeds with their spread.
 
+By default it runs the papers' protocol (``--cost-unit comparisons --error-control none``);
+every ``replay`` option changes it (e.g. ``--cost-unit ratings --question top-k --k 1``).
+
 ``--json`` prints::
 
     {"dataset", "human", "seeds", "settings": {...},
@@ -20,21 +23,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from prefeval_core.cli._common import load_from_args, print_json, progress
-from prefeval_core.cli.replay import add_protocol_options, settings_for
+from prefeval_core.cli._common import load_from_args, positive_int, print_json, progress
+from prefeval_core.cli.replay import add_study_options, setup_from_args
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
-from prefeval_core.protocol.experiment import (
-    SUMMARY_FIELDS,
-    average_rows,
-    budget_for,
-    default_metrics,
-    naive_summary,
-    replay_json,
-    replay_table,
-    run_replay,
-)
+from prefeval_core.workflow import replay_json, run_replay, study_table
+from prefeval_core.workflow.papers import SUMMARY_FIELDS, average_rows, default_metrics, naive_summary
 
 HUMAN_ONLY = "human only"
+ROW_FIELDS = (*SUMMARY_FIELDS, "cost_fraction")
+"""Averaged per protocol row: the papers' fields and the cost in the study's unit."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,9 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "full human evaluation.",
     )
     parser.add_argument("--metrics", help="comma-separated metric raters (default: dimension-free ones and those of the human's dimension)")
-    parser.add_argument("--seeds", type=int, default=10, help="seeds 0..S-1 per metric (default %(default)s)")
+    parser.add_argument("--seeds", type=positive_int, default=10, help="seeds 0..S-1 per metric (default %(default)s)")
     parser.add_argument("--no-ideal", action="store_true", help="leave out the ideal-metric row")
-    add_protocol_options(parser)
+    add_study_options(parser, paper_defaults=True)
     parser.set_defaults(run=run)
 
 
@@ -66,20 +63,19 @@ def run(args: argparse.Namespace) -> int:
         name = HUMAN_ONLY if metric is None else metric
         summaries, naive_rows = [], []
         for seed in range(args.seeds):
-            table = replay_table(
-                dataset, args.human, metric, eps_human=args.eps_human, eps_metric=args.eps, ideal_seed=seed, ideal_items=args.ideal_items
-            )
+            setup = setup_from_args(args, () if metric is None else (metric,), seed)
+            table = study_table(dataset, setup)
             if metric is not None and (seed == 0 or metric == IDEAL_METRIC_NAME):
                 naive_rows.append(naive_summary(table, args.gamma))
-            replay = run_replay(table, settings_for(args, metric, budget_for(table, budget=args.budget), seed))
-            summary = replay_json(replay)["summary"]
+            summary = replay_json(run_replay(table, setup))["summary"]
             summaries.append(summary)
             runs.append({"metric": name, "seed": seed, "summary": summary})
             progress(
                 f"[{index + 1}/{len(rows)}] {name} seed {seed}: correct {summary['correct']:.2f}, "
-                f"annotations {summary['annotation_fraction']:.2f}, {summary['rounds']} rounds, {summary['wall_s']:.1f} s"
+                f"pair outcomes {summary['annotation_fraction']:.2f}, cost {summary['cost_fraction']:.2f} {summary['cost_unit']}, "
+                f"{summary['rounds']} rounds, {summary['wall_s']:.1f} s"
             )
-        protocol.append({"metric": name, "seeds": len(summaries), "pairs": summaries[0]["pairs"], **average_rows(summaries)})
+        protocol.append({"metric": name, "seeds": len(summaries), "pairs": summaries[0]["pairs"], **average_rows(summaries, ROW_FIELDS)})
         if naive_rows:
             naive_fields = [f for f in SUMMARY_FIELDS if f != "annotation_fraction"]
             means = _mean_only(naive_rows, naive_fields)
@@ -88,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
         "dataset": dataset.name,
         "human": args.human,
         "seeds": args.seeds,
-        "settings": {k: runs[0]["summary"]["settings"][k] for k in ("batch", "gamma", "sampler", "policy", "eps_human", "eps_metric")}
+        "settings": {
+            k: runs[0]["summary"]["settings"][k]
+            for k in ("batch", "gamma", "sampler", "policy", "eps_human", "eps_metric", "unit", "error_control", "futility", "question")
+        }
         | {"budget": "all" if args.budget is None else args.budget, "ideal_items": args.ideal_items},
         "runs": runs,
         "naive": naive,
@@ -102,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
     for row in naive:
         print(f"  {row['metric']:<32} " + " ".join(f"{row[f]:>6.2f}" for f in ("correct", "inversion", "omission", "insertion", "kld")))
     print(f"protocol (Table 3/5), mean ± sd over {args.seeds} seeds")
-    print(f"  {'metric':<32} " + " ".join(f"{h:>11}" for h in ("Corr.", "Inv.", "Omi.", "Ins.", "KLD", "Ann.")))
+    print(f"  {'metric':<32} " + " ".join(f"{h:>11}" for h in ("Corr.", "Inv.", "Omi.", "Ins.", "KLD", "Ann.", "Cost")))
     for row in protocol:
-        print(f"  {row['metric']:<32} " + " ".join(f"{row[f]['mean']:>5.2f}±{row[f]['sd']:<5.2f}" for f in SUMMARY_FIELDS))
+        print(f"  {row['metric']:<32} " + " ".join(f"{row[f]['mean']:>5.2f}±{row[f]['sd']:<5.2f}" for f in ROW_FIELDS))
     return 0
 
 

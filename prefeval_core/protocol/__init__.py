@@ -1,24 +1,27 @@
-"""The annotation-budget protocol (method.md §5; Deriu et al. 2023 Alg. 2) as pure steps.
+"""The annotation-budget protocol (method.md §5, §12; Deriu et al. 2023 Alg. 2) as pure steps.
 
-Typical use (replay of a finished human evaluation)::
+Typical use (replay of a finished human evaluation; the application layer
+:mod:`prefeval_core.workflow` does this from a :class:`~prefeval_core.workflow.StudySetup`)::
 
-    table = align_outcomes(pair_outcomes(ds, "human:relevance"), pair_outcomes(ds, "rougeL"))
-    state = new_state(table, ProtocolSettings(budget=5000, batch=10, seed=0))
+    table = build_study_table(ds, "human:relevance", ["rougeL"])
+    state = new_state(table, ProtocolSettings(budget=table.cost_available(), batch=10, unit=table.unit, metrics=("rougeL",)))
     state = run_protocol(state, replay_source(table), progress=print_round)
-    result = protocol_result(state, table)
+    result = protocol_result(state)
 
-Live annotation: ``request = next_request(state)`` (export it), collect outcomes, then
-``state = apply_annotations(state, annotations)`` and ``state = decide_round(state)``;
-``undo_round`` reverts the latest step; ``state_to_json`` / ``state_from_json`` save and restore.
+Live annotation: ``request = next_request(state)`` (export it), collect judgments, then
+``state = apply_judgments(state, judgments)`` and ``state = decide_round(state)``;
+``undo_round`` reverts the latest step; ``state_to_json`` / ``state_from_json`` save and restore
+(against the same study table).
 """
 
-from prefeval_core.protocol.policies import POLICIES, Policy, closest_first, paper_allocation
-from prefeval_core.protocol.run import Source, replay_source, run_protocol
-from prefeval_core.protocol.settings import Model, ProtocolSettings, Sampler
+from prefeval_core.protocol.policies import POLICIES, closest_first, paper_allocation
+from prefeval_core.protocol.result import ProtocolResult, TopKComparison, protocol_result
+from prefeval_core.protocol.run import Progress, Source, replay_source, run_protocol
+from prefeval_core.protocol.settings import ErrorControl, MuRows, Policy, ProtocolSettings, Question, QuestionKind
 from prefeval_core.protocol.state import (
-    PairState,
+    PairStatus,
     ProtocolState,
-    Reveal,
+    Reveals,
     RoundRecord,
     new_state,
     state_from_dict,
@@ -27,40 +30,59 @@ from prefeval_core.protocol.state import (
     state_to_json,
 )
 from prefeval_core.protocol.steps import (
-    Annotation,
     AnnotationRequest,
+    ComparisonJudgment,
+    ComparisonTask,
+    Judgment,
     ProtocolError,
-    RequestedItem,
-    apply_annotations,
+    RatingJudgment,
+    RatingTask,
+    Task,
+    apply_judgments,
     decide_round,
     is_finished,
     next_request,
+    pairs_that_matter,
+    stop_reason,
     undo_round,
 )
-from prefeval_core.protocol.summary import ProtocolResult, protocol_result
+from prefeval_core.protocol.table import RatingGrid, StudyTable, Unit, build_study_table
 
 __all__ = [
     "POLICIES",
-    "Annotation",
     "AnnotationRequest",
-    "Model",
-    "PairState",
+    "ComparisonJudgment",
+    "ComparisonTask",
+    "ErrorControl",
+    "Judgment",
+    "MuRows",
+    "PairStatus",
     "Policy",
+    "Progress",
     "ProtocolError",
     "ProtocolResult",
     "ProtocolSettings",
     "ProtocolState",
-    "RequestedItem",
-    "Reveal",
+    "Question",
+    "QuestionKind",
+    "RatingGrid",
+    "RatingJudgment",
+    "RatingTask",
+    "Reveals",
     "RoundRecord",
-    "Sampler",
     "Source",
-    "apply_annotations",
+    "StudyTable",
+    "Task",
+    "TopKComparison",
+    "Unit",
+    "apply_judgments",
+    "build_study_table",
     "closest_first",
     "decide_round",
     "is_finished",
     "new_state",
     "next_request",
+    "pairs_that_matter",
     "paper_allocation",
     "protocol_result",
     "replay_source",
@@ -69,5 +91,6 @@ __all__ = [
     "state_from_json",
     "state_to_dict",
     "state_to_json",
+    "stop_reason",
     "undo_round",
 ]

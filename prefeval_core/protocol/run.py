@@ -1,8 +1,8 @@
-"""Running the protocol loop with a source of human outcomes (method.md §5).
+"""Running the protocol loop with a source of human judgments (method.md §5).
 
-A *source* is a function ``source(request) -> annotations``. Replay answers from a finished
+A *source* is a function ``source(request) -> judgments``. Replay answers from a finished
 human evaluation (:func:`replay_source`); a live source is whatever the shell provides (the
-dashboard collects the outcomes, then calls :func:`prefeval_core.protocol.steps.apply_annotations`
+dashboard collects judgments, then calls :func:`~prefeval_core.protocol.steps.apply_judgments`
 and :func:`~prefeval_core.protocol.steps.decide_round` itself). The loop is the same.
 """
 
@@ -10,39 +10,50 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from prefeval_core.counts import PairTable
+import numpy as np
+
 from prefeval_core.decision import SamplerSettings
-from prefeval_core.outcomes import canonical_pair
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.protocol.steps import (
-    Annotation,
     AnnotationRequest,
-    apply_annotations,
+    ComparisonJudgment,
+    Judgment,
+    RatingJudgment,
+    RatingTask,
+    apply_judgments,
     decide_round,
-    is_finished,
     next_request,
 )
+from prefeval_core.protocol.table import StudyTable
 
-Source = Callable[[AnnotationRequest], Sequence[Annotation]]
+Source = Callable[[AnnotationRequest], Sequence[Judgment]]
 Progress = Callable[[ProtocolState], None]
 
 
-def replay_source(table: PairTable) -> Source:
-    """Answers requests with the human outcomes of ``table`` (items without one are skipped)."""
-    known: dict[tuple[str, str, str], int] = {}
-    for row in range(len(table.item_id)):
-        if table.human[row] >= 0:
-            a, b = table.pairs[table.pair_index[row]]
-            known[(a, b, str(table.item_id[row]))] = int(table.human[row])
+def replay_source(table: StudyTable) -> Source:
+    """Answers requests with the judgments of the finished human evaluation in ``table``
+    (ratings from its grid, with their cost; comparisons from its rows); tasks the data
+    cannot answer are skipped."""
+    systems = {name: i for i, name in enumerate(table.systems)}
+    items = {name: i for i, name in enumerate(table.items)}
+    rows = {(table.pairs[p], table.items[i]): r for r, (p, i) in enumerate(zip(table.row_pair, table.row_item, strict=True))}
 
-    def answer(request: AnnotationRequest) -> list[Annotation]:
-        annotations = []
-        for wanted in request.items:
-            a, b, _ = canonical_pair(wanted.system_a, wanted.system_b)
-            outcome = known.get((a, b, wanted.item_id))
-            if outcome is not None:
-                annotations.append(Annotation(wanted.item_id, a, b, outcome))
-        return annotations
+    def answer(request: AnnotationRequest) -> list[Judgment]:
+        judgments: list[Judgment] = []
+        for task in request.tasks:
+            if isinstance(task, RatingTask):
+                assert table.grid is not None
+                s, i = systems[task.system], items[task.item_id]
+                score = table.grid.scores[s, i]
+                if not np.isnan(score):
+                    judgments.append(RatingJudgment(task.item_id, task.system, float(score), int(table.grid.cost[s, i])))
+            else:
+                row = rows.get(((task.system_a, task.system_b), task.item_id))
+                if row is not None and table.human[row] >= 0:
+                    judgments.append(
+                        ComparisonJudgment(task.item_id, task.system_a, task.system_b, int(table.human[row]), int(table.row_cost[row]))
+                    )
+        return judgments
 
     return answer
 
@@ -51,27 +62,25 @@ def run_protocol(
     state: ProtocolState,
     source: Source,
     *,
-    progress: Progress | None = None,
     max_rounds: int | None = None,
+    progress: Progress | None = None,
     sampler_settings: SamplerSettings | None = None,
 ) -> ProtocolState:
-    """Rounds until :func:`~prefeval_core.protocol.steps.is_finished` (or ``max_rounds`` more rounds).
+    """Run rounds until the protocol is finished (or ``max_rounds`` more rounds are done).
 
-    ``progress(state)`` is called after every round. A round whose request gets no answer
-    ends the run (a source that cannot answer would otherwise loop forever).
+    Each round: request, collect from ``source``, apply, decide. A round whose request the
+    source cannot answer at all ends the run (nothing more can be learned from that source).
     """
-    rounds = 0
-    while not is_finished(state) and (max_rounds is None or rounds < max_rounds):
-        if not state.open_reveals:
-            request = next_request(state)
-            if not len(request):
-                break
-            annotations = source(request)
-            if not annotations:
-                break
-            state = apply_annotations(state, annotations)
-        state = decide_round(state, sampler_settings=sampler_settings)
-        rounds += 1
+    done = 0
+    while max_rounds is None or done < max_rounds:
+        request = next_request(state)
+        if not request.tasks:
+            break
+        judgments = source(request)
+        if not judgments:
+            break
+        state = decide_round(apply_judgments(state, judgments), sampler_settings=sampler_settings)
+        done += 1
         if progress is not None:
             progress(state)
     return state

@@ -1,36 +1,87 @@
-"""Settings of one run of the annotation-budget protocol (method.md §5, Deriu et al. Alg. 2)."""
+"""Settings of one protocol run (method.md §5, §12; Deriu et al. Alg. 2): stored in the state."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 
-Model = Literal["human_only", "known_mu", "full"]
-"""Decision model (method.md §4): exact human-only Dirichlet, metric with fixed ``mu``, full model."""
+from prefeval_core.decision import Model, Sampler
+from prefeval_core.errors import settings_error
+from prefeval_core.protocol.table import Unit
+
 MuRows = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
 """A 3 x 3 mixture matrix as nested tuples (rows = metric outcome, columns = human outcome)."""
-Sampler = Literal["fast", "nuts"]
-"""Sampler of the decision engine for the metric models; ignored by ``human_only`` (exact)."""
+QuestionKind = Literal["all-pairs", "top-k", "baseline"]
+"""What the lead asks (method.md §12): the order of every pair, the best k systems, or each
+system against one or more baselines."""
+ErrorControl = Literal["none", "anytime"]
+"""``none``: the paper's rule, level γ at every look. ``anytime``: false decisions at true ties
+stay below γ over the whole run, whatever the number of looks (:mod:`prefeval_core.sequential`)."""
+Policy = Literal["paper", "closest_first"]
+"""Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """The question a run answers (method.md §12).
+
+    Attributes:
+        kind: ``"all-pairs"`` (the paper), ``"top-k"`` or ``"baseline"``.
+        k: for ``top-k``: the size of the tier asked for (k >= 1).
+        baselines: for ``baseline``: the baseline systems B (each other system is decided
+            against each B; pairs of two non-baselines, or of two baselines, are not asked).
+    """
+
+    kind: QuestionKind = "all-pairs"
+    k: int = 1
+    baselines: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("all-pairs", "top-k", "baseline"):
+            raise settings_error(f"unknown question {self.kind!r}; expected all-pairs, top-k or baseline", field="question")
+        if self.kind == "top-k" and self.k < 1:
+            raise settings_error(f"top-k needs k >= 1, got {self.k}", field="k")
+        if self.kind == "baseline" and not self.baselines:
+            raise settings_error("the baseline question needs at least one baseline system", field="baseline")
+        if self.kind != "baseline" and self.baselines:
+            raise settings_error("baseline systems are only used by the baseline question", field="baseline")
+
+    def describe(self) -> str:
+        """The question in words."""
+        if self.kind == "top-k":
+            return f"which systems can be among the best {self.k}"
+        if self.kind == "baseline":
+            return f"is each system better or worse than {' and '.join(self.baselines)}"
+        return "the order of every pair of systems"
 
 
 @dataclass(frozen=True)
 class ProtocolSettings:
-    """What a protocol run needs besides the data; stored in the state, serialised with it.
+    """What a protocol run needs besides the study table; stored in the state, serialised with it.
 
     Attributes:
-        budget: ``B``, the total number of human pairwise outcomes that may be revealed; never exceeded.
-        batch: ``N``, human outcomes requested per undecided pair and round (paper's policy).
-        gamma: significance level of the decision function (``>`` if ``theta > 1 - gamma/2``, ...).
-        model: decision model; ``human_only`` ignores the metric (the paper's "Human" row).
-        mu: the fixed mixture matrix for ``model="known_mu"``, rows = metric, columns = human,
-            each column sums to 1; ``None`` otherwise.
-        sampler: ``fast`` (conditionally conjugate Gibbs) or ``nuts`` (reference), for metric models.
-        policy: name of the allocation policy in :data:`prefeval_core.protocol.policies.POLICIES`.
-        seed: seeds the reveal order (replay) and every round's sampler (same seed, same run).
-        human, metric: rater names, for the record (``metric`` ``None``: no metric).
-        eps_human, eps_metric: tie thresholds used to turn scores into outcomes (method.md §2), for the record.
+        budget: the most judgments that may be revealed, in the study's unit (ratings or
+            comparisons, each annotator's judgment one); never exceeded.
+        batch: ``N``: per round, the next N items of every system that still matters
+            (ratings) or N comparisons of every pair that still matters (comparisons).
+        gamma: significance level γ of every decision.
+        model: decision model (method.md §4): ``human_only``, ``known_mu`` or ``full``.
+        mu: the fixed mixture matrix for ``known_mu`` (rows = metric, columns = human).
+        sampler: ``fast`` (exact routes and importance sampling) or ``nuts`` (reference).
+        policy: allocation policy name.
+        seed: seeds the reveal order (replay) and every round's sampler.
+        human, metrics: rater names, for the record (no metric: human only).
+        eps_human, eps_metric: tie thresholds used to make outcomes (method.md §2).
+        question: what the run answers.
+        unit: what one judgment is (method.md §12), as the study table says.
+        error_control: ``none`` (the paper's per-look rule) or ``anytime``.
+        futility: β of the predictive futility stop (stop asking for a pair when the
+            probability that it can still be decided is below β), ``None``: only stop when
+            the pair's items run out. Futility never adds a false decision.
+        max_rounds: stop after this many rounds (``None``: no limit).
     """
 
     budget: int
@@ -39,27 +90,77 @@ class ProtocolSettings:
     model: Model = "full"
     mu: MuRows | None = None
     sampler: Sampler = "fast"
-    policy: str = "paper"
+    policy: Policy = "paper"
     seed: int = 0
     human: str | None = None
-    metric: str | None = None
+    metrics: tuple[str, ...] = ()
     eps_human: float = 0.0
     eps_metric: float = 0.0
+    question: Question = field(default_factory=Question)
+    unit: Unit = "comparisons"
+    error_control: ErrorControl = "none"
+    futility: float | None = None
+    max_rounds: int | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 0:
-            raise ValueError(f"the budget must be >= 0, got {self.budget}")
+            raise settings_error(f"the budget must be >= 0, got {self.budget}", field="budget")
         if self.batch < 1:
-            raise ValueError(f"the batch size must be >= 1, got {self.batch}")
-        if not 0.0 < self.gamma < 1.0:
-            raise ValueError(f"gamma must be in (0, 1), got {self.gamma}")
-        if self.model not in ("human_only", "known_mu", "full"):
-            raise ValueError(f"unknown model {self.model!r}")
-        if self.sampler not in ("fast", "nuts"):
-            raise ValueError(f"unknown sampler {self.sampler!r}")
+            raise settings_error(f"the batch size must be >= 1, got {self.batch}", field="batch")
+        if not (isinstance(self.gamma, float | int) and 0.0 < self.gamma < 1.0):
+            raise settings_error(f"gamma must be in (0, 1), got {self.gamma}", field="gamma")
+        for name in ("eps_human", "eps_metric"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise settings_error(f"{name} must be a finite number >= 0, got {value}", field=name)
+        if not 0 <= self.seed < 2**63:
+            raise settings_error(f"the seed must be in [0, 2^63), got {self.seed}", field="seed")
+        _check_choice("model", self.model, ("human_only", "known_mu", "full"))
+        _check_choice("sampler", self.sampler, ("fast", "nuts"))
+        _check_choice("policy", self.policy, ("paper", "closest_first"))
+        _check_choice("unit", self.unit, ("ratings", "comparisons"))
+        _check_choice("error_control", self.error_control, ("none", "anytime"))
+        if self.model != "human_only" and not self.metrics:
+            raise settings_error(f"model {self.model!r} needs a metric; without one use human_only", field="model")
         if (self.model == "known_mu") != (self.mu is not None):
-            raise ValueError("a fixed mu is needed for model 'known_mu' and only for it")
+            raise settings_error("a fixed mu is needed for model 'known_mu' and only for it", field="mu")
         if self.mu is not None:
             mu = np.asarray(self.mu, dtype=np.float64)
             if mu.shape != (3, 3) or np.any(mu < 0) or not np.allclose(mu.sum(axis=0), 1.0):
-                raise ValueError("mu must be 3 x 3, non-negative, with columns summing to 1")
+                raise settings_error("mu must be 3 x 3, non-negative, with columns summing to 1", field="mu")
+        if self.futility is not None and not 0.0 < self.futility < 1.0:
+            raise settings_error(f"the futility level must be in (0, 1), got {self.futility}", field="futility")
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
+        if self.policy == "closest_first" and self.unit == "ratings":
+            raise settings_error("the closest_first policy allocates comparisons per pair; a ratings study uses 'paper'", field="policy")
+
+    @property
+    def metric(self) -> str | None:
+        """The first metric, or ``None`` (human only)."""
+        return self.metrics[0] if self.metrics else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready values (the question as a nested dict, tuples as lists)."""
+        values: dict[str, Any] = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        values["question"] = {"kind": self.question.kind, "k": self.question.k, "baselines": list(self.question.baselines)}
+        values["metrics"] = list(self.metrics)
+        values["metric"] = self.metric  # the round-1 key, kept for the JSON's readers
+        values["mu"] = None if self.mu is None else [list(row) for row in self.mu]
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> ProtocolSettings:
+        """Inverse of :meth:`as_dict`."""
+        raw = {name: values[name] for name in cls.__dataclass_fields__ if name in values}
+        question = raw.get("question") or {}
+        raw["question"] = Question(question.get("kind", "all-pairs"), int(question.get("k", 1)), tuple(question.get("baselines", ())))
+        raw["metrics"] = tuple(raw.get("metrics", ()))
+        if raw.get("mu") is not None:
+            raw["mu"] = tuple(tuple(float(v) for v in row) for row in raw["mu"])
+        return cls(**raw)
+
+
+def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise settings_error(f"unknown {name} {value!r}; expected one of {', '.join(allowed)}", field=name)

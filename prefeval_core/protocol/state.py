@@ -1,246 +1,295 @@
-"""The protocol's state: everything a session stores, self-contained and JSON-serialisable.
+"""The protocol's state: what has been revealed, and every round's decisions (method.md §5, §12).
 
-The state holds, per pair, the items it may ask about (in the seeded order they will be
-asked), the metric's outcomes, and every revealed human outcome *with its value* (live
-annotations may concern items that have no human outcome in any loaded file), plus the
-decision history. It does not refer back to the data table, so a saved session restores
-from its JSON alone. Outcome codes: 0 ``>`` (A better), 1 ``=``, 2 ``<``; decisions use
-1 for undecided. Pairs are canonical (``system_a < system_b``).
+The state sits on top of a static :class:`~prefeval_core.protocol.table.StudyTable`: it
+records, per judgment slot — a grid cell ``system * I + item`` in a ratings study, a table row
+in a comparisons study — the round it was revealed in (0: not yet), its value (a score, or an
+outcome code 0 ``>`` / 1 ``=`` / 2 ``<`` in canonical pair order) and the judgments it cost,
+plus one :class:`RoundRecord` per completed round. Human judgments revealed after the last
+completed round belong to the open round ``round + 1`` until it is decided.
+
+Serialised (:func:`state_to_json`), the state holds only what changes (reveals, records,
+settings) and the table's fingerprint; it is restored against the same table, rebuilt from the
+data and the study's setup (:func:`state_from_json`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from prefeval_core.comparison import dirichlet_mean
-from prefeval_core.counts import CountTriples, PairTable
-from prefeval_core.outcomes import TIE
+from prefeval_core.counts import JointCounts, joint_counts
+from prefeval_core.decision import dirichlet_mean
+from prefeval_core.errors import SettingsError
+from prefeval_core.outcomes import MISSING, TIE, codes_from_differences
 from prefeval_core.protocol.settings import ProtocolSettings
+from prefeval_core.protocol.table import StudyTable
 
-FORMAT_VERSION = 1
-"""Version of the JSON layout written by :func:`state_to_json`."""
-
-Pool = Literal["human", "all"]
-"""Which items of a pair may be requested: those with a human outcome in the table (replay),
-or every item of the pair in the table (live: humans annotate what was never annotated)."""
+FORMAT_VERSION = 2
+"""Version of the JSON layout written by :func:`state_to_json` (1: round 1's per-pair layout)."""
 
 
 @dataclass(frozen=True)
-class Reveal:
-    """One revealed human outcome: ``item_id``, ``outcome`` code, and the ``round`` (1-based) it belongs to."""
+class Reveals:
+    """Per judgment slot (module docstring): ``round`` (int64, 0 = not revealed), ``value``
+    (float64; NaN where not revealed) and ``cost`` (int64 judgments paid)."""
 
-    item_id: str
-    outcome: int
-    round: int
+    round: npt.NDArray[np.int64]
+    value: npt.NDArray[np.float64]
+    cost: npt.NDArray[np.int64]
+
+    @classmethod
+    def empty(cls, slots: int) -> Reveals:
+        return cls(np.zeros(slots, dtype=np.int64), np.full(slots, np.nan), np.zeros(slots, dtype=np.int64))
+
+    def with_values(
+        self, slots: npt.NDArray[np.int64], values: npt.NDArray[np.float64], costs: npt.NDArray[np.int64], round_number: int
+    ) -> Reveals:
+        rounds, value, cost = self.round.copy(), self.value.copy(), self.cost.copy()
+        rounds[slots], value[slots], cost[slots] = round_number, values, costs
+        return Reveals(rounds, value, cost)
+
+    def without_round(self, round_number: int) -> Reveals:
+        drop = self.round == round_number
+        return Reveals(np.where(drop, 0, self.round), np.where(drop, np.nan, self.value), np.where(drop, 0, self.cost))
 
 
 @dataclass(frozen=True)
 class RoundRecord:
-    """The decision on one pair after a round: ``theta = P(p> > p<)``, ``decision`` code (1 undecided),
-    ``p_mean`` the posterior mean of ``(p>, p=, p<)``."""
+    """The decisions of one round, for the D pairs decided on in it (those that got new
+    judgments while undecided).
+
+    Attributes:
+        round: 1-based round number.
+        pairs: (D,) pair indices.
+        theta: (D,) ``P(p> > p< | data)`` under the decision model.
+        decision: (D,) decision codes (1 undecided).
+        p_mean: (D, 3) posterior mean of ``(p>, p=, p<)``.
+        log_evidence: (D, 2) log e-values for ``>`` and ``<`` (error control ``anytime``), NaN otherwise.
+        log_numerator: (D,) running log numerator of the metric e-process after the round (0 without).
+        futile: (D,) pairs stopped because they can (almost surely) no longer be decided.
+        members: (S,) top-k members after the round (all True for the other questions).
+        cost: judgments revealed in the round.
+    """
 
     round: int
-    theta: float
-    decision: int
-    p_mean: tuple[float, float, float]
+    pairs: npt.NDArray[np.int64]
+    theta: npt.NDArray[np.float64]
+    decision: npt.NDArray[np.int8]
+    p_mean: npt.NDArray[np.float64]
+    log_evidence: npt.NDArray[np.float64]
+    log_numerator: npt.NDArray[np.float64]
+    futile: npt.NDArray[np.bool_]
+    members: npt.NDArray[np.bool_]
+    cost: int
 
 
 @dataclass(frozen=True)
-class PairState:
-    """One pair's part of the state.
+class PairStatus:
+    """Every pair's latest values (from the records): decision (P,) int8, theta (P,) (NaN if
+    never decided on), p_mean (P, 3), log_evidence (P, 2), log_numerator (P,), futile (P,),
+    last_round (P,) (0: never decided on)."""
 
-    Attributes:
-        system_a, system_b: the canonical pair.
-        pool: items that may be requested, in the order they will be requested (seeded).
-        metric_items, metric: items the metric rated and its outcome codes on them (aligned).
-        revealed: human outcomes revealed so far, in the order they arrived.
-        history: one record per round in which the pair was decided on.
-    """
-
-    system_a: str
-    system_b: str
-    pool: tuple[str, ...]
-    metric_items: tuple[str, ...]
-    metric: tuple[int, ...]
-    revealed: tuple[Reveal, ...] = ()
-    history: tuple[RoundRecord, ...] = ()
-
-    @property
-    def decision(self) -> int:
-        """Current decision code: 0 ``>``, 2 ``<``, 1 undecided (also before any round)."""
-        return self.history[-1].decision if self.history else TIE
-
-    @property
-    def undecided(self) -> bool:
-        return self.decision == TIE
-
-    @property
-    def theta(self) -> float | None:
-        return self.history[-1].theta if self.history else None
-
-    @property
-    def revealed_items(self) -> frozenset[str]:
-        return frozenset(r.item_id for r in self.revealed)
-
-    def unrevealed_pool(self) -> tuple[str, ...]:
-        """Pool items not yet revealed, in request order."""
-        done = self.revealed_items
-        return tuple(item for item in self.pool if item not in done)
-
-    def human_counts(self) -> np.ndarray:
-        """``n``: revealed human outcome counts, shape (3,)."""
-        return np.bincount([r.outcome for r in self.revealed], minlength=3).astype(np.int64)
-
-    def p_mean(self) -> np.ndarray:
-        """Latest posterior mean of ``p``; before any decision, the human-only mean ``(n + 1) / (sum + 3)``."""
-        if self.history:
-            return np.asarray(self.history[-1].p_mean, dtype=np.float64)
-        return dirichlet_mean(self.human_counts())
+    decision: npt.NDArray[np.int8]
+    theta: npt.NDArray[np.float64]
+    p_mean: npt.NDArray[np.float64]
+    log_evidence: npt.NDArray[np.float64]
+    log_numerator: npt.NDArray[np.float64]
+    futile: npt.NDArray[np.bool_]
+    last_round: npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
 class ProtocolState:
-    """The whole protocol: settings, pairs, and the number of completed rounds.
-
-    Human outcomes revealed after the last completed round belong to the open round
-    ``round + 1`` until :func:`prefeval_core.protocol.steps.decide_round` closes it.
-    """
+    """The whole protocol: settings, table, reveals and the completed rounds' records."""
 
     settings: ProtocolSettings
-    pairs: tuple[PairState, ...]
-    round: int = 0
+    table: StudyTable
+    reveals: Reveals
+    records: tuple[RoundRecord, ...] = field(default=())
 
     @property
-    def human_used(self) -> int:
-        return sum(len(p.revealed) for p in self.pairs)
+    def round(self) -> int:
+        """Completed rounds."""
+        return len(self.records)
+
+    @property
+    def cost_used(self) -> int:
+        """Judgments revealed so far, in the study's unit."""
+        return int(self.reveals.cost.sum())
 
     @property
     def budget_left(self) -> int:
-        return self.settings.budget - self.human_used
-
-    @property
-    def decisions(self) -> np.ndarray:
-        return np.array([p.decision for p in self.pairs], dtype=np.int8)
+        return self.settings.budget - self.cost_used
 
     @property
     def open_reveals(self) -> int:
-        """Human outcomes revealed since the last completed round."""
-        return sum(1 for p in self.pairs for r in p.revealed if r.round > self.round)
-
-    def index_of(self, system_a: str, system_b: str) -> tuple[int, bool]:
-        """Index of the pair and whether ``(system_a, system_b)`` is its flipped order; KeyError if absent."""
-        flipped = system_a > system_b
-        key = (system_b, system_a) if flipped else (system_a, system_b)
-        index = self._pair_lookup.get(key)
-        if index is None:
-            raise KeyError(f"no pair {key[0]} vs {key[1]} in this protocol")
-        return index, flipped
+        """Judgment slots revealed since the last completed round."""
+        return int(np.count_nonzero(self.reveals.round > self.round))
 
     @cached_property
-    def _pair_lookup(self) -> dict[tuple[str, str], int]:
-        return {(pair.system_a, pair.system_b): index for index, pair in enumerate(self.pairs)}
-
-    def counts(self) -> CountTriples:
-        """``(n, K, m)`` of every pair from the revealed outcomes (method.md §3): ``n`` (P, 3)
-        revealed human counts, ``K`` (P, 3, 3) rows = metric, columns = human on revealed items
-        the metric rated, ``m`` (P, 3) metric outcomes on items not revealed."""
-        P = len(self.pairs)
-        n = np.zeros((P, 3), dtype=np.int64)
-        K = np.zeros((P, 3, 3), dtype=np.int64)
-        m = np.zeros((P, 3), dtype=np.int64)
-        for index, pair in enumerate(self.pairs):
-            human = {r.item_id: r.outcome for r in pair.revealed}
-            n[index] = np.bincount(list(human.values()), minlength=3)
-            for item, code in zip(pair.metric_items, pair.metric, strict=True):
-                h = human.get(item)
-                if h is None:
-                    m[index, code] += 1
-                else:
-                    K[index, code, h] += 1
-        return CountTriples(n, K, m)
-
-
-def new_state(table: PairTable, settings: ProtocolSettings, *, pool: Pool = "human") -> ProtocolState:
-    """A fresh state (round 0, nothing revealed) for every pair of ``table``.
-
-    Each pair's pool is shuffled with ``np.random.default_rng(settings.seed)``, pairs in
-    table order, items first sorted by id: the replay order of Deriu et al. (random reveal).
-    """
-    rng = np.random.default_rng(settings.seed)
-    starts = np.searchsorted(table.pair_index, np.arange(table.n_pairs + 1))
-    pairs = []
-    for index, (a, b) in enumerate(table.pairs):
-        rows = slice(starts[index], starts[index + 1])
-        items = table.item_id[rows].astype(str)
-        human, metric = table.human[rows], table.metric[rows]
-        candidates = np.sort(items[human >= 0] if pool == "human" else items)
-        order = candidates[rng.permutation(len(candidates))]
-        rated = metric >= 0
-        pairs.append(
-            PairState(
-                system_a=a,
-                system_b=b,
-                pool=tuple(str(i) for i in order),
-                metric_items=tuple(str(i) for i in items[rated]),
-                metric=tuple(int(c) for c in metric[rated]),
-            )
+    def status(self) -> PairStatus:
+        P = self.table.n_pairs
+        n = self.revealed_counts().n
+        status = PairStatus(
+            decision=np.full(P, TIE, dtype=np.int8),
+            theta=np.full(P, np.nan),
+            p_mean=dirichlet_mean(n),
+            log_evidence=np.full((P, 2), np.nan),
+            log_numerator=np.zeros(P),
+            futile=np.zeros(P, dtype=bool),
+            last_round=np.zeros(P, dtype=np.int64),
         )
-    return ProtocolState(settings=settings, pairs=tuple(pairs))
+        for record in self.records:
+            index = record.pairs
+            status.decision[index] = record.decision
+            status.theta[index] = record.theta
+            status.p_mean[index] = record.p_mean
+            status.log_evidence[index] = record.log_evidence
+            status.log_numerator[index] = record.log_numerator
+            status.futile[index] = record.futile
+            status.last_round[index] = record.round
+        return status
+
+    @property
+    def decisions(self) -> npt.NDArray[np.int8]:
+        return self.status.decision
+
+    @property
+    def members(self) -> npt.NDArray[np.bool_]:
+        """(S,) top-k members after the last round (all systems before the first)."""
+        return self.records[-1].members if self.records else np.ones(len(self.table.systems), dtype=bool)
+
+    @cached_property
+    def row_reveals(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
+        """Per table row: the round its human outcome was revealed (0: not yet) and that outcome
+        (-1 where not revealed). In a ratings study a row is revealed once both of its outputs
+        are rated (in the later of the two rounds); its outcome is that of the two scores."""
+        table = self.table
+        if table.grid is None:
+            rounds = self.reveals.round
+            outcome = np.where(rounds > 0, np.nan_to_num(self.reveals.value, nan=MISSING), MISSING).astype(np.int8)
+            return rounds, outcome
+        a, b = table.row_cells
+        ra, rb = self.reveals.round[a], self.reveals.round[b]
+        rounds = np.where((ra > 0) & (rb > 0), np.maximum(ra, rb), 0)
+        diff = self.reveals.value[a] - self.reveals.value[b]
+        outcome = np.where(rounds > 0, codes_from_differences(diff, table.eps_human), MISSING).astype(np.int8)
+        return rounds, outcome
+
+    def revealed_counts(self, *, before_round: int | None = None) -> JointCounts:
+        """Joint counts (method.md §3 with k metrics) of every pair from the judgments revealed so
+        far, or from those revealed before round ``before_round``."""
+        rounds, outcome = self.row_reveals
+        revealed = rounds > 0 if before_round is None else (rounds > 0) & (rounds < before_round)
+        table = self.table
+        metrics = table.metric_raters if table.k else ("none",)
+        codes = table.metrics if table.k else np.full((len(rounds), 1), MISSING, dtype=np.int8)
+        return joint_counts(metrics, table.row_pair, np.where(revealed, outcome, MISSING), codes, revealed, table.n_pairs)
+
+    def pair_outcomes_used(self) -> npt.NDArray[np.int64]:
+        """(P,) human pair outcomes revealed per pair (the paper's unit)."""
+        rounds, outcome = self.row_reveals
+        used = (rounds > 0) & (outcome >= 0)
+        return np.bincount(self.table.row_pair[used], minlength=self.table.n_pairs).astype(np.int64)
+
+    def rows_left(self) -> npt.NDArray[np.int64]:
+        """(P,) rows each pair can still get: requestable and not revealed yet."""
+        rounds, _ = self.row_reveals
+        left = self.table.row_requestable_for_pairs & (rounds == 0)
+        return np.bincount(self.table.row_pair[left], minlength=self.table.n_pairs).astype(np.int64)
+
+
+def new_state(table: StudyTable, settings: ProtocolSettings) -> ProtocolState:
+    """A fresh state (round 0, nothing revealed)."""
+    if settings.unit != table.unit:
+        raise SettingsError.single("bad_setting", f"the settings say unit {settings.unit!r}, the table {table.unit!r}", column="unit")
+    slots = table.grid.scores.size if table.grid is not None else len(table.row_pair)
+    return ProtocolState(settings=settings, table=table, reveals=Reveals.empty(slots))
 
 
 def state_to_dict(state: ProtocolState) -> dict[str, Any]:
-    """Plain JSON-ready dict of the state (lossless; floats kept exactly by ``json``)."""
+    """JSON-ready dict of what the state adds to its table (lossless)."""
+    revealed = np.flatnonzero(state.reveals.round > 0)
     return {
         "format": FORMAT_VERSION,
-        "settings": asdict(state.settings),
-        "round": state.round,
-        "pairs": [
-            {
-                "system_a": p.system_a,
-                "system_b": p.system_b,
-                "pool": list(p.pool),
-                "metric_items": list(p.metric_items),
-                "metric": list(p.metric),
-                "revealed": [[r.item_id, r.outcome, r.round] for r in p.revealed],
-                "history": [[h.round, h.theta, h.decision, list(h.p_mean)] for h in p.history],
-            }
-            for p in state.pairs
-        ],
+        "table": state.table.fingerprint,
+        "settings": state.settings.as_dict(),
+        "reveals": [[int(s), float(state.reveals.value[s]), int(state.reveals.round[s]), int(state.reveals.cost[s])] for s in revealed],
+        "records": [_record_to_dict(r) for r in state.records],
     }
 
 
-def state_from_dict(data: dict[str, Any]) -> ProtocolState:
-    """Inverse of :func:`state_to_dict`."""
+def _record_to_dict(record: RoundRecord) -> dict[str, Any]:
+    return {
+        "round": record.round,
+        "pairs": record.pairs.tolist(),
+        "theta": _floats(record.theta),
+        "decision": record.decision.tolist(),
+        "p_mean": [_floats(row) for row in record.p_mean],
+        "log_evidence": [_floats(row) for row in record.log_evidence],
+        "log_numerator": _floats(record.log_numerator),
+        "futile": record.futile.tolist(),
+        "members": record.members.tolist(),
+        "cost": record.cost,
+    }
+
+
+def _floats(values: npt.NDArray[np.float64]) -> list[float | None]:
+    """JSON has no NaN: missing values are ``null``."""
+    return [None if math.isnan(v) else float(v) for v in values.tolist()]
+
+
+def _array(values: Sequence[float | None]) -> npt.NDArray[np.float64]:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def state_from_dict(data: dict[str, Any], table: StudyTable) -> ProtocolState:
+    """Inverse of :func:`state_to_dict`, on the table the state was made on.
+
+    Raises:
+        SettingsError: another format version, or a state made on another table (its
+            fingerprint differs: other data, raters or study options).
+    """
     if data.get("format") != FORMAT_VERSION:
-        raise ValueError(f"unsupported protocol state format {data.get('format')!r}")
-    raw = dict(data["settings"])
-    if raw.get("mu") is not None:
-        raw["mu"] = tuple(tuple(float(v) for v in row) for row in raw["mu"])
-    settings = ProtocolSettings(**raw)
-    pairs = tuple(
-        PairState(
-            system_a=p["system_a"],
-            system_b=p["system_b"],
-            pool=tuple(p["pool"]),
-            metric_items=tuple(p["metric_items"]),
-            metric=tuple(int(c) for c in p["metric"]),
-            revealed=tuple(Reveal(str(i), int(o), int(r)) for i, o, r in p["revealed"]),
-            history=tuple(RoundRecord(int(r), float(t), int(d), (float(q[0]), float(q[1]), float(q[2]))) for r, t, d, q in p["history"]),
+        raise SettingsError.single("bad_state", f"unsupported protocol state format {data.get('format')!r}; expected {FORMAT_VERSION}")
+    if data.get("table") != table.fingerprint:
+        raise SettingsError.single("bad_state", "this protocol state was made on other data or another study setup")
+    settings = ProtocolSettings.from_dict(data["settings"])
+    slots = table.grid.scores.size if table.grid is not None else len(table.row_pair)
+    reveals = Reveals.empty(slots)
+    if data["reveals"]:
+        raw = np.array(data["reveals"], dtype=np.float64).reshape(-1, 4)
+        index = raw[:, 0].astype(np.int64)
+        reveals = Reveals.empty(slots)
+        reveals.value[index], reveals.round[index], reveals.cost[index] = raw[:, 1], raw[:, 2].astype(np.int64), raw[:, 3].astype(np.int64)
+    records = tuple(
+        RoundRecord(
+            round=int(r["round"]),
+            pairs=np.array(r["pairs"], dtype=np.int64),
+            theta=_array(r["theta"]),
+            decision=np.array(r["decision"], dtype=np.int8),
+            p_mean=np.array([_array(row) for row in r["p_mean"]], dtype=np.float64).reshape(-1, 3),
+            log_evidence=np.array([_array(row) for row in r["log_evidence"]], dtype=np.float64).reshape(-1, 2),
+            log_numerator=_array(r["log_numerator"]),
+            futile=np.array(r["futile"], dtype=bool),
+            members=np.array(r["members"], dtype=bool),
+            cost=int(r["cost"]),
         )
-        for p in data["pairs"]
+        for r in data["records"]
     )
-    return ProtocolState(settings=settings, pairs=pairs, round=int(data["round"]))
+    return ProtocolState(settings=settings, table=table, reveals=reveals, records=records)
 
 
 def state_to_json(state: ProtocolState) -> str:
     return json.dumps(state_to_dict(state), allow_nan=False, separators=(",", ":"))
 
 
-def state_from_json(text: str) -> ProtocolState:
-    return state_from_dict(json.loads(text))
-
+def state_from_json(text: str, table: StudyTable) -> ProtocolState:
+    return state_from_dict(json.loads(text), table)

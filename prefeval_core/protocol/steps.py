@@ -1,16 +1,22 @@
-"""The protocol as pure steps (method.md §5; Deriu et al. Alg. 2).
+"""The protocol as pure steps (method.md §5, §12; Deriu et al. Alg. 2).
 
-One round is ``next_request`` (which items of which pairs to annotate) -> a source answers
-with human outcomes -> ``apply_annotations`` -> ``decide_round``. Replay (outcomes looked up
-in an uploaded human evaluation) and live annotation (outcomes typed in by people) differ
-only in the source; see :mod:`prefeval_core.protocol.run`.
+One round is :func:`next_request` (which judgments to collect) -> a source answers ->
+:func:`apply_judgments` -> :func:`decide_round`. Replay (answers looked up in a finished human
+evaluation) and live annotation (answers typed in by people) differ only in the source; see
+:mod:`prefeval_core.protocol.run`.
 
-Choices (method.md §5): the budget is never exceeded; when a round's requests exceed the
-budget left, it is shared one item at a time over the requesting pairs in pair order
-(round-robin), so no pair gets a second item before each got a first. ``decide_round``
-re-decides only the undecided pairs whose counts changed in the round (a pair whose data did
-not change keeps its decision instead of re-drawing the same posterior until a Monte-Carlo
-fluke decides it).
+What a round asks for (method.md §12): only judgments that can still change the answer to the
+question (:mod:`prefeval_core.protocol.questions`). In a ratings study, the next N items of one
+seeded item order (shared by all systems) for every system in a pair that still matters — each
+rating, once revealed, serves every pair of its system; in a comparisons study, N comparisons
+(each pair's own seeded order) for every pair that still matters.
+
+Choices: the budget (in the study's unit) is never exceeded; when a round's requests exceed
+the budget left it is shared one request at a time over the requesting systems or pairs in
+order (round-robin). :func:`decide_round` re-decides only the undecided pairs whose
+judgments changed in the round (a pair whose data did not change keeps its decision instead
+of re-drawing the same posterior until a Monte-Carlo fluke decides it); a decided pair stays
+decided.
 """
 
 from __future__ import annotations
@@ -21,163 +27,344 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import CountTriples
 from prefeval_core.decision import SamplerSettings
-from prefeval_core.protocol.decide import decide_with_settings
-from prefeval_core.protocol.policies import POLICIES, Policy
-from prefeval_core.protocol.state import ProtocolState, Reveal, RoundRecord
+from prefeval_core.errors import PrefevalError
+from prefeval_core.protocol.decide import decide_pairs_of_round
+from prefeval_core.protocol.policies import POLICIES
+from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
+from prefeval_core.protocol.state import ProtocolState, RoundRecord
 
 
-class ProtocolError(ValueError):
-    """An annotation or step that the protocol refuses (over budget, unknown pair, conflicting outcome)."""
+class ProtocolError(PrefevalError, ValueError):
+    """A judgment or step the protocol refuses (over budget, unknown system or item, conflicting value)."""
+
+
+def _refused(message: str) -> ProtocolError:
+    return ProtocolError.single("refused", message)
 
 
 @dataclass(frozen=True)
-class RequestedItem:
-    """One human outcome to collect: the canonical pair (and its index) and the item."""
+class RatingTask:
+    """Rate the output of ``system`` for ``item_id`` (ratings studies)."""
 
-    pair: int
+    item_id: str
+    system: str
+
+
+@dataclass(frozen=True)
+class ComparisonTask:
+    """Compare the outputs of the canonical pair ``(system_a, system_b)`` for ``item_id``."""
+
+    item_id: str
     system_a: str
     system_b: str
-    item_id: str
+
+
+Task = RatingTask | ComparisonTask
 
 
 @dataclass(frozen=True)
 class AnnotationRequest:
-    """What to annotate for round ``round``: items grouped by pair, in pair order then request order."""
+    """What to collect for round ``round``: tasks in request order (by system or pair, then in
+    the seeded item order), and what they cost in the study's unit."""
 
     round: int
-    items: tuple[RequestedItem, ...]
+    tasks: tuple[Task, ...]
+    cost: int
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self.tasks)
 
 
 @dataclass(frozen=True)
-class Annotation:
-    """One human outcome for ``item_id`` of the pair ``(system_a, system_b)`` as given (either
-    order; it is flipped to the canonical pair): 0 ``>`` (system_a better), 1 ``=``, 2 ``<``."""
+class RatingJudgment:
+    """A human score of ``system``'s output for ``item_id`` (higher is better), and the
+    judgments it combines (several annotators' mean: one each)."""
+
+    item_id: str
+    system: str
+    score: float
+    cost: int = 1
+
+
+@dataclass(frozen=True)
+class ComparisonJudgment:
+    """A human outcome for ``item_id`` of the pair ``(system_a, system_b)`` *as given* (either
+    order; flipped to the canonical pair): 0 ``>`` (system_a better), 1 ``=``, 2 ``<``."""
 
     item_id: str
     system_a: str
     system_b: str
     outcome: int
+    cost: int = 1
 
 
-def next_request(state: ProtocolState, policy: Policy | None = None) -> AnnotationRequest:
-    """The items to annotate next: the policy's wish per pair (default: the settings' policy),
-    capped by each pair's unrevealed pool and by the budget left (round-robin, pair order)."""
-    policy = policy or POLICIES[state.settings.policy]
-    pools = [p.unrevealed_pool() for p in state.pairs]
-    wanted = np.minimum(np.asarray(policy(state), dtype=np.int64), [len(pool) for pool in pools])
-    granted = _share_budget(np.maximum(wanted, 0), state.budget_left)
-    items = tuple(
-        RequestedItem(index, pair.system_a, pair.system_b, item)
-        for index, pair in enumerate(state.pairs)
-        for item in pools[index][: granted[index]]
+Judgment = RatingJudgment | ComparisonJudgment
+
+
+def stopped_pairs(state: ProtocolState) -> npt.NDArray[np.bool_]:
+    """(P,) pairs that will get no more judgments: no items left, or futile."""
+    return (state.rows_left() == 0) | state.status.futile
+
+
+def pairs_that_matter(state: ProtocolState) -> npt.NDArray[np.bool_]:
+    """(P,) pairs whose judgments can still change the answer (method.md §12)."""
+    table = state.table
+    question = state.settings.question
+    return open_pairs(
+        question,
+        question_pairs(question, table.systems, table.pair_systems),
+        state.members,
+        state.decisions,
+        stopped_pairs(state),
+        table.pair_systems,
     )
-    return AnnotationRequest(round=state.round + 1, items=items)
 
 
-def _share_budget(wanted: npt.NDArray[np.int64], budget: int) -> npt.NDArray[np.int64]:
-    """Grant ``wanted`` if the budget allows, else hand out the budget one item per pair per pass."""
-    if wanted.sum() <= budget:
+def next_request(state: ProtocolState) -> AnnotationRequest:
+    """The judgments to collect next (module docstring); empty when nothing matters any more,
+    the budget is spent or the round limit is reached."""
+    number = state.round + 1
+    limit = state.settings.max_rounds
+    if (limit is not None and state.round >= limit) or state.budget_left <= 0:
+        return AnnotationRequest(number, (), 0)
+    matter = pairs_that_matter(state)
+    if state.table.grid is not None:
+        return _rating_request(state, matter, number)
+    return _comparison_request(state, matter, number)
+
+
+def _rating_request(state: ProtocolState, matter: npt.NDArray[np.bool_], number: int) -> AnnotationRequest:
+    table = state.table
+    grid = table.grid
+    assert grid is not None
+    width = len(table.items)
+    systems = np.unique(table.pair_systems[matter].ravel())
+    order = item_order(state)
+    wanted: list[list[int]] = []
+    for system in systems:
+        cells = system * width + order
+        free = grid.requestable.ravel()[cells] & (state.reveals.round[cells] == 0)
+        wanted.append(cells[free][: state.settings.batch].tolist())
+    granted = _share_budget(wanted, grid.cost.ravel(), state.budget_left)
+    tasks = tuple(RatingTask(table.items[cell % width], table.systems[cell // width]) for cells in granted for cell in cells)
+    return AnnotationRequest(number, tasks, int(sum(grid.cost.ravel()[c] for cells in granted for c in cells)))
+
+
+def _comparison_request(state: ProtocolState, matter: npt.NDArray[np.bool_], number: int) -> AnnotationRequest:
+    table = state.table
+    rank = row_order(state)
+    rounds, _ = state.row_reveals
+    free = table.requestable & (rounds == 0)
+    policy = POLICIES[state.settings.policy]
+    count = policy(state, matter)
+    wanted: list[list[int]] = []
+    starts = table.pair_starts
+    for pair in np.flatnonzero(count > 0):
+        rows = np.arange(starts[pair], starts[pair + 1])
+        rows = rows[free[rows]]
+        wanted.append(rows[np.argsort(rank[rows], kind="stable")][: count[pair]].tolist())
+    granted = _share_budget(wanted, table.row_cost, state.budget_left)
+    tasks = tuple(ComparisonTask(table.items[table.row_item[r]], *table.pairs[table.row_pair[r]]) for rows in granted for r in rows)
+    return AnnotationRequest(number, tasks, int(sum(table.row_cost[r] for rows in granted for r in rows)))
+
+
+def _share_budget(wanted: list[list[int]], cost: npt.NDArray[np.int64], budget: int) -> list[list[int]]:
+    """All of ``wanted`` if the budget allows, else one request per asker per pass, in order,
+    while the next request still fits."""
+    total = sum(int(cost[s]) for slots in wanted for s in slots)
+    if total <= budget:
         return wanted
-    granted = np.zeros_like(wanted)
+    granted: list[list[int]] = [[] for _ in wanted]
     left = budget
-    while left > 0:
-        asking = np.flatnonzero(granted < wanted)
-        step = asking[:left]
-        granted[step] += 1
-        left -= len(step)
+    for depth in range(max((len(w) for w in wanted), default=0)):
+        for asker, slots in enumerate(wanted):
+            if depth < len(slots) and cost[slots[depth]] <= left:
+                granted[asker].append(slots[depth])
+                left -= int(cost[slots[depth]])
+        if left <= 0:
+            break
     return granted
 
 
-def apply_annotations(state: ProtocolState, annotations: Iterable[Annotation]) -> ProtocolState:
-    """The state with the human outcomes added to the open round.
+def item_order(state: ProtocolState) -> npt.NDArray[np.int64]:
+    """The seeded item order shared by all systems of a ratings study: a permutation of the
+    item indices by ``np.random.default_rng(seed)``."""
+    return np.random.default_rng(state.settings.seed).permutation(len(state.table.items)).astype(np.int64)
 
-    Items need not have been requested (live annotators may add more) nor be in the pool.
-    An outcome repeated for an already revealed item is ignored; a different outcome for it
-    raises :class:`ProtocolError`, as do unknown pairs, invalid codes, and going over budget
-    (then nothing is applied).
+
+def row_order(state: ProtocolState) -> npt.NDArray[np.int64]:
+    """(R,) each requestable row's position in its pair's seeded order (comparisons studies;
+    -1 elsewhere): pairs in table order, each pair's requestable rows (sorted by item) shuffled
+    by one ``np.random.default_rng(seed)`` — the replay order of Deriu et al. and of round 1."""
+    table = state.table
+    rng = np.random.default_rng(state.settings.seed)
+    rank = np.full(len(table.row_pair), -1, dtype=np.int64)
+    starts = table.pair_starts
+    for pair in range(table.n_pairs):
+        rows = np.arange(starts[pair], starts[pair + 1])
+        rows = rows[table.requestable[rows]]
+        rank[rows[rng.permutation(len(rows))]] = np.arange(len(rows))
+    return rank
+
+
+def apply_judgments(state: ProtocolState, judgments: Iterable[Judgment]) -> ProtocolState:
+    """The state with the human judgments added to the open round.
+
+    Judgments need not have been requested (annotators may add more). A judgment repeated for
+    an already revealed slot with the same value is ignored; a different value raises
+    :class:`ProtocolError`, as do unknown systems, items or pairs, a rating in a comparisons
+    study (or the reverse), invalid values, and going over budget (then nothing is applied).
     """
-    pairs = list(state.pairs)
-    added: dict[int, list[Reveal]] = {}
-    for annotation in annotations:
-        try:
-            index, flipped = state.index_of(annotation.system_a, annotation.system_b)
-        except KeyError as exc:
-            raise ProtocolError(str(exc.args[0])) from None
-        if annotation.outcome not in (0, 1, 2):
-            raise ProtocolError(f"outcome code must be 0, 1 or 2, got {annotation.outcome!r}")
-        outcome = 2 - annotation.outcome if flipped else annotation.outcome
-        known = {r.item_id: r.outcome for r in pairs[index].revealed} | {r.item_id: r.outcome for r in added.get(index, [])}
-        if annotation.item_id in known:
-            if known[annotation.item_id] != outcome:
-                raise ProtocolError(
-                    f"item {annotation.item_id} of {pairs[index].system_a} vs {pairs[index].system_b} already has outcome "
-                    f"{known[annotation.item_id]}, got {outcome}"
-                )
-            continue
-        added.setdefault(index, []).append(Reveal(str(annotation.item_id), int(outcome), state.round + 1))
-    total = sum(len(v) for v in added.values())
-    if total > state.budget_left:
-        raise ProtocolError(f"{total} new human outcomes exceed the budget left ({state.budget_left})")
-    for index, reveals in added.items():
-        pairs[index] = replace(pairs[index], revealed=pairs[index].revealed + tuple(reveals))
-    return replace(state, pairs=tuple(pairs))
+    slots, values, costs = _slots_of(state, judgments)
+    if not slots:
+        return state
+    index = np.array(slots, dtype=np.int64)
+    value = np.array(values, dtype=np.float64)
+    cost = np.array(costs, dtype=np.int64)
+    known = state.reveals.round[index] > 0
+    same = known & (state.reveals.value[index] == value)
+    clash = np.flatnonzero(known & ~same)
+    if clash.size:
+        raise _refused(
+            f"judgment slot {int(index[clash[0]])} already has the value {state.reveals.value[index[clash[0]]]}, got {value[clash[0]]}"
+        )
+    new = ~known
+    index, value, cost = index[new], value[new], cost[new]
+    _, first = np.unique(index, return_index=True)  # one judgment per slot within a batch too
+    if len(first) != len(index):
+        duplicate = np.setdiff1d(np.arange(len(index)), first)
+        mismatch = [int(i) for i in duplicate if value[i] != value[first[np.searchsorted(index[first], index[i])]]]
+        if mismatch:
+            raise _refused(f"two different judgments for slot {int(index[mismatch[0]])} in one batch")
+    index, value, cost = index[np.sort(first)], value[np.sort(first)], cost[np.sort(first)]
+    if int(cost.sum()) > state.budget_left:
+        raise _refused(f"{int(cost.sum())} new judgments exceed the budget left ({state.budget_left})")
+    return replace(state, reveals=state.reveals.with_values(index, value, cost, state.round + 1))
 
 
-def round_seed(seed: int, round_number: int) -> int:
-    """The sampler seed of a round, derived from the run's seed (independent streams per round)."""
-    return int(np.random.SeedSequence([seed, round_number]).generate_state(1)[0])
+def _slots_of(state: ProtocolState, judgments: Iterable[Judgment]) -> tuple[list[int], list[float], list[int]]:
+    table = state.table
+    systems = {name: i for i, name in enumerate(table.systems)}
+    items = {name: i for i, name in enumerate(table.items)}
+    slots: list[int] = []
+    values: list[float] = []
+    costs: list[int] = []
+    for judgment in judgments:
+        item = items.get(str(judgment.item_id))
+        if item is None:
+            raise _refused(f"item {judgment.item_id!r} is not part of this study")
+        if judgment.cost < 1:
+            raise _refused(f"a judgment costs at least 1, got {judgment.cost}")
+        if isinstance(judgment, RatingJudgment):
+            if table.grid is None:
+                raise _refused("this study collects comparisons, not ratings")
+            system = systems.get(judgment.system)
+            if system is None:
+                raise _refused(f"system {judgment.system!r} is not part of this study")
+            if not np.isfinite(judgment.score):
+                raise _refused(f"a score must be a finite number, got {judgment.score!r}")
+            slots.append(system * len(table.items) + item)
+            values.append(float(judgment.score))
+        else:
+            if table.grid is not None:
+                raise _refused("this study collects ratings of single outputs, not comparisons")
+            if judgment.outcome not in (0, 1, 2):
+                raise _refused(f"outcome code must be 0, 1 or 2, got {judgment.outcome!r}")
+            slots.append(_row_of(state, judgment.system_a, judgment.system_b, item, systems))
+            flipped = judgment.system_a > judgment.system_b
+            values.append(float(2 - judgment.outcome if flipped else judgment.outcome))
+        costs.append(int(judgment.cost))
+    return slots, values, costs
+
+
+def _row_of(state: ProtocolState, system_a: str, system_b: str, item: int, systems: dict[str, int]) -> int:
+    table = state.table
+    a, b = systems.get(system_a), systems.get(system_b)
+    if a is None or b is None or a == b:
+        raise _refused(f"no pair {system_a} vs {system_b} in this study")
+    pair = _pair_lookup(state).get((min(a, b), max(a, b)))
+    if pair is None:
+        raise _refused(f"no pair {system_a} vs {system_b} in this study")
+    start, stop = table.pair_starts[pair], table.pair_starts[pair + 1]
+    position = start + np.searchsorted(table.row_item[start:stop], item)
+    if position >= stop or table.row_item[position] != item:
+        raise _refused(f"item {table.items[item]!r} is not an item of the pair {system_a} vs {system_b}")
+    return int(position)
+
+
+def _pair_lookup(state: ProtocolState) -> dict[tuple[int, int], int]:
+    return {(int(a), int(b)): p for p, (a, b) in enumerate(state.table.pair_systems)}
 
 
 def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | None = None) -> ProtocolState:
-    """Close the open round: decide every undecided pair that got new human outcomes in it.
+    """Close the open round: decide every undecided pair that got new judgments in it, update
+    the futility flags and (top-k) the answer's members.
 
     Args:
-        state: the state after :func:`apply_annotations`.
         sampler_settings: passed to the decision engine (e.g. smaller sampler sizes in tests).
     """
     number = state.round + 1
-    chosen = [i for i, p in enumerate(state.pairs) if p.undecided and any(r.round == number for r in p.revealed)]
-    pairs = list(state.pairs)
-    if chosen:
-        counts = state.counts()
-        subset = CountTriples(counts.n[chosen], counts.K[chosen], counts.m[chosen])
-        result = decide_with_settings(subset, state.settings, round_seed(state.settings.seed, number), sampler_settings)
-        for k, index in enumerate(chosen):
-            record = RoundRecord(number, float(result.theta[k]), int(result.decision[k]), _triple(result.p_mean[k]))
-            pairs[index] = replace(pairs[index], history=(*pairs[index].history, record))
-    return replace(state, pairs=tuple(pairs), round=number)
-
-
-def _triple(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
-    return float(values[0]), float(values[1]), float(values[2])
+    rounds, _ = state.row_reveals
+    table = state.table
+    fresh = np.zeros(table.n_pairs, dtype=bool)
+    fresh[table.row_pair[rounds == number]] = True
+    asked = question_pairs(state.settings.question, table.systems, table.pair_systems)  # baseline: other pairs are never decided
+    chosen = np.flatnonzero(fresh & asked & (state.decisions == 1))
+    decided = decide_pairs_of_round(state, chosen, number, sampler_settings)
+    decisions = state.decisions.copy()
+    decisions[chosen] = decided.decision
+    members = state.members
+    if state.settings.question.kind == "top-k":
+        members = top_k_members(members, decisions, table.pair_systems, state.settings.question.k)
+    cost = int(state.reveals.cost[state.reveals.round == number].sum())
+    record = RoundRecord(
+        round=number,
+        pairs=chosen,
+        theta=decided.theta,
+        decision=decided.decision,
+        p_mean=decided.p_mean,
+        log_evidence=decided.log_evidence,
+        log_numerator=decided.log_numerator,
+        futile=decided.futile,
+        members=members,
+        cost=cost,
+    )
+    return replace(state, records=(*state.records, record))
 
 
 def is_finished(state: ProtocolState) -> bool:
-    """No open round, and: budget spent, no undecided pair, or no undecided pair has items left."""
+    """No open round, and the budget is spent, the round limit reached, or no judgment can
+    change the answer any more."""
     if state.open_reveals:
         return False
-    undecided = [p for p in state.pairs if p.undecided]
-    return state.budget_left <= 0 or not undecided or all(not p.unrevealed_pool() for p in undecided)
+    return len(next_request(state)) == 0
+
+
+def stop_reason(state: ProtocolState) -> str:
+    """Why a finished run stopped: ``max_rounds``, ``budget``, ``answered`` (no pair matters:
+    every relevant pair decided, or the top-k tier found) or ``exhausted`` (undecided pairs
+    left, but none can get judgments or all are futile); ``running`` while it is not finished."""
+    if not is_finished(state):
+        return "running"
+    limit = state.settings.max_rounds
+    if limit is not None and state.round >= limit and pairs_that_matter(state).any():
+        return "max_rounds"
+    if state.budget_left <= 0 and pairs_that_matter(state).any():
+        return "budget"
+    table = state.table
+    question = state.settings.question
+    relevant = question_pairs(question, table.systems, table.pair_systems)
+    if question.kind == "top-k":
+        return "answered" if state.members.sum() <= question.k else "exhausted"
+    return "answered" if np.all(state.decisions[relevant] != 1) else "exhausted"
 
 
 def undo_round(state: ProtocolState) -> ProtocolState:
-    """Undo the latest step: the open round's annotations if there are any, else the last
-    completed round (its decisions and its annotations). Round 0 with nothing open is returned as is."""
-    target = state.round + 1 if state.open_reveals else state.round
-    if target == 0:
+    """Undo the latest step: the open round's judgments if there are any, else the last
+    completed round (its decisions and its judgments). Round 0 with nothing open is returned as is."""
+    if state.open_reveals:
+        return replace(state, reveals=state.reveals.without_round(state.round + 1))
+    if not state.records:
         return state
-    pairs = tuple(
-        replace(
-            p,
-            revealed=tuple(r for r in p.revealed if r.round != target),
-            history=tuple(h for h in p.history if h.round != target),
-        )
-        for p in state.pairs
-    )
-    return replace(state, pairs=pairs, round=min(state.round, target - 1))
-
+    return replace(state, reveals=state.reveals.without_round(state.round), records=state.records[:-1])

@@ -1,0 +1,120 @@
+"""A run compared with the full human evaluation (method.md §6, §12).
+
+Per question:
+
+* every question: the error types of its pairs against the human reference (§6: the
+  decision function on all human judgments of the pair, human only), the mean KLD, the
+  paper's pair-outcome fraction ("Ann."), and the cost in the study's unit (§12);
+* ``top-k``: the answer (members, sure members), the reference answer (the same rule on the
+  reference decisions), exact match, false exclusions (reference members left out: the
+  serious error) and extras (members the reference does not have);
+* ``baseline``: the error types are over the baseline pairs only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from prefeval_core.comparison import Comparison, annotation_fraction, compare_with_reference, human_reference_outcomes
+from prefeval_core.counts import count_triples
+from prefeval_core.protocol.questions import TopKAnswer, question_pairs, reference_members, top_k_answer
+from prefeval_core.protocol.settings import Question
+from prefeval_core.protocol.state import ProtocolState
+from prefeval_core.protocol.steps import stop_reason
+from prefeval_core.protocol.table import Unit
+
+
+@dataclass(frozen=True)
+class TopKComparison:
+    """A top-k answer against the full evaluation's tier: ``exact_match`` (same set),
+    ``false_exclusions`` (reference members not in the answer), ``extras`` (answer members
+    not in the reference)."""
+
+    answer: TopKAnswer
+    reference: TopKAnswer
+    exact_match: bool
+    false_exclusions: int
+    extras: int
+
+
+@dataclass(frozen=True)
+class ProtocolResult:
+    """A run against the full human evaluation, for the pairs of its question (in table order).
+
+    Attributes:
+        question: what was asked.
+        pairs: canonical ``(system_a, system_b)`` of the question's pairs.
+        outcomes: (P,) final decisions (1 = undecided).
+        theta: (P,) latest ``P(p> > p<)``; NaN for a pair never decided on.
+        human_used: (P,) human pair outcomes revealed per pair (the paper's unit).
+        human_available: (P,) human pair outcomes the data holds per pair (that can be revealed).
+        comparison: outcomes and posterior means against the human reference.
+        annotation_fraction: ``sum(human_used) / sum(human_available)`` (the paper's "Ann.").
+        unit: what one judgment is (``ratings`` or ``comparisons``).
+        cost_used, cost_available: judgments revealed / that the question could have used (the
+            data's judgments of its pairs or of their systems), in that unit.
+        cost_fraction: ``cost_used / cost_available``.
+        rounds: completed rounds.
+        stop_reason: see :func:`~prefeval_core.protocol.steps.stop_reason`.
+        top_k: for a top-k question, the answer against the reference; else ``None``.
+    """
+
+    question: Question
+    pairs: tuple[tuple[str, str], ...]
+    outcomes: npt.NDArray[np.int8]
+    theta: npt.NDArray[np.float64]
+    human_used: npt.NDArray[np.int64]
+    human_available: npt.NDArray[np.int64]
+    comparison: Comparison
+    annotation_fraction: float
+    unit: Unit
+    cost_used: int
+    cost_available: int
+    cost_fraction: float
+    rounds: int
+    stop_reason: str
+    top_k: TopKComparison | None
+
+
+def protocol_result(state: ProtocolState) -> ProtocolResult:
+    """Compare the state's decisions with the full human evaluation its table holds."""
+    table = state.table
+    settings = state.settings
+    question = settings.question
+    keep = question_pairs(question, table.systems, table.pair_systems)
+    n_all = count_triples(table.pair_table(None), table.human >= 0).n
+    reference_all = human_reference_outcomes(n_all, settings.gamma)
+    status = state.status
+    used = state.pair_outcomes_used()[keep]
+    available = table.human_available()[keep]
+    cost_available = table.cost_available(keep)
+    return ProtocolResult(
+        question=question,
+        pairs=tuple(pair for pair, kept in zip(table.pairs, keep, strict=True) if kept),
+        outcomes=status.decision[keep],
+        theta=status.theta[keep],
+        human_used=used,
+        human_available=available,
+        comparison=compare_with_reference(status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma),
+        annotation_fraction=annotation_fraction(int(used.sum()), int(available.sum())),
+        unit=table.unit,
+        cost_used=state.cost_used,
+        cost_available=cost_available,
+        cost_fraction=state.cost_used / cost_available if cost_available else float("nan"),
+        rounds=state.round,
+        stop_reason=stop_reason(state),
+        top_k=_top_k_comparison(state, reference_all) if question.kind == "top-k" else None,
+    )
+
+
+def _top_k_comparison(state: ProtocolState, reference_all: npt.NDArray[np.int8]) -> TopKComparison:
+    table = state.table
+    k = state.settings.question.k
+    answer = top_k_answer(table.systems, state.members, state.decisions, table.pair_systems, k)
+    members = reference_members(reference_all, table.pair_systems, len(table.systems), k)
+    reference = top_k_answer(table.systems, members, reference_all, table.pair_systems, k)
+    got, want = set(answer.members), set(reference.members)
+    return TopKComparison(answer, reference, got == want, len(want - got), len(got - want))

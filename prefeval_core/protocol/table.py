@@ -1,0 +1,404 @@
+"""What a protocol runs on: the study table (method.md §3, §5, §12).
+
+A study has a human rater and zero or more metrics. Its **unit** (method.md §12) is what a
+human judgment is and what people are paid for:
+
+* ``"ratings"`` (a scalar study: Likert, MQM, DA): one judgment is one human score of one
+  output ``(system, item)``; once revealed it serves every pair of that system on that item.
+* ``"comparisons"`` (a pairwise study, or a scalar study run the paper's way): one judgment is
+  one human outcome of one pair on one item; it serves that pair only.
+
+The table holds, for every pair and item that any of the raters covers, one **row** with the
+full-data human outcome (replay; -1 where the human gave none) and each metric's outcome
+(-1 none). Rows are sorted by pair, then item; pairs are canonical and sorted; items and
+systems are sorted. A ratings study also holds the human scores as a grid ``(S, I)``. The
+table is static: a protocol's state (:mod:`prefeval_core.protocol.state`) records what has
+been revealed on top of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from prefeval_core.counts import PairTable
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.errors import CoverageError, settings_error
+from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
+from prefeval_core.outcomes import MISSING, codes_from_differences
+from prefeval_core.preferences import pair_outcomes, require_rater
+
+Unit = Literal["ratings", "comparisons"]
+"""What one human judgment is (method.md §12): a rating of one output, or a comparison of two."""
+Pool = Literal["human", "all"]
+"""Which judgments may be requested: those the data holds (replay), or every output the data
+covers (live: people judge what was never judged)."""
+
+
+@dataclass(frozen=True)
+class RatingGrid:
+    """The human scores of a ratings study, one cell per (system, item).
+
+    Attributes:
+        scores: (S, I) float64 human scores (higher is better); NaN where the data has none.
+        cost: (S, I) int64 judgments behind each score (1 per score; several where the data
+            keep annotators apart and they are averaged); 0 where there is no score.
+        requestable: (S, I) bool, the cells the protocol may ask for.
+    """
+
+    scores: npt.NDArray[np.float64]
+    cost: npt.NDArray[np.int64]
+    requestable: npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class StudyTable:
+    """The static data of a study (module docstring).
+
+    Attributes:
+        human_rater: the human rater's name.
+        metric_raters: the metrics, in order (k of them; empty: human only).
+        unit: ``"ratings"`` or ``"comparisons"``.
+        eps_human: tie threshold turning human score differences into outcomes (method.md §2).
+        systems: (S,) sorted system names; items: (I,) sorted item ids.
+        pairs: (P,) canonical pairs ``(system_a, system_b)``, sorted.
+        pair_systems: (P, 2) int64 indices of each pair's systems in ``systems``.
+        row_pair: (R,) int64 pair index of each row; row_item: (R,) int64 item index.
+        human: (R,) int8 full-data human outcome of each row (-1: none).
+        metrics: (R, k) int8 metric outcome codes (-1: none).
+        row_cost: (R,) int64 judgments behind each row's human outcome (comparisons unit).
+        requestable: (R,) bool, rows the protocol may ask for (comparisons unit; in a ratings
+            study a row is revealed when both of its cells are).
+        grid: the ratings grid (ratings unit), else ``None``.
+    """
+
+    human_rater: str
+    metric_raters: tuple[str, ...]
+    unit: Unit
+    eps_human: float
+    systems: tuple[str, ...]
+    items: tuple[str, ...]
+    pairs: tuple[tuple[str, str], ...]
+    pair_systems: npt.NDArray[np.int64]
+    row_pair: npt.NDArray[np.int64]
+    row_item: npt.NDArray[np.int64]
+    human: npt.NDArray[np.int8]
+    metrics: npt.NDArray[np.int8]
+    row_cost: npt.NDArray[np.int64]
+    requestable: npt.NDArray[np.bool_]
+    grid: RatingGrid | None = None
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def k(self) -> int:
+        """Number of metrics."""
+        return len(self.metric_raters)
+
+    @cached_property
+    def pair_starts(self) -> npt.NDArray[np.int64]:
+        """(P + 1,) first row of each pair (rows of pair p are ``pair_starts[p]:pair_starts[p+1]``)."""
+        return np.searchsorted(self.row_pair, np.arange(self.n_pairs + 1)).astype(np.int64)
+
+    @cached_property
+    def row_cells(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """For each row, the flat grid cells ``system * I + item`` of its two outputs (A's, B's)."""
+        a = self.pair_systems[self.row_pair, 0]
+        b = self.pair_systems[self.row_pair, 1]
+        width = len(self.items)
+        return a * width + self.row_item, b * width + self.row_item
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of everything in the table (a restored state must match its table)."""
+        digest = hashlib.sha256()
+        for text in (self.human_rater, *self.metric_raters, self.unit, repr(self.eps_human), *self.systems, *self.items):
+            digest.update(text.encode() + b"\0")
+        arrays: list[npt.NDArray[np.generic]] = [self.pair_systems, self.row_pair, self.row_item, self.human, self.metrics]
+        arrays += [self.row_cost, self.requestable]
+        if self.grid is not None:
+            arrays += [np.nan_to_num(self.grid.scores, nan=-np.inf), self.grid.cost, self.grid.requestable]
+        for array in arrays:
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return digest.hexdigest()[:16]
+
+    def human_available(self) -> npt.NDArray[np.int64]:
+        """(P,) requestable rows with a full-data human outcome per pair (pair outcomes the data holds)."""
+        rows = (self.human >= 0) & self.row_requestable_for_pairs
+        return np.bincount(self.row_pair[rows], minlength=self.n_pairs).astype(np.int64)
+
+    @cached_property
+    def row_requestable_for_pairs(self) -> npt.NDArray[np.bool_]:
+        """(R,) rows whose human outcome the protocol can obtain: requestable rows (comparisons),
+        or rows whose two cells are both requestable (ratings)."""
+        if self.grid is None:
+            return self.requestable
+        a, b = self.row_cells
+        flat = self.grid.requestable.ravel()
+        return flat[a] & flat[b]
+
+    def cost_available(self, pairs: npt.NDArray[np.bool_] | None = None) -> int:
+        """Judgments the protocol could obtain (replay: those the data holds), in the study's
+        unit; with ``pairs`` (P,) only those a question about these pairs could use (the
+        ratings of their systems, or their comparisons)."""
+        if self.grid is not None:
+            cells = self.grid.requestable
+            if pairs is not None:
+                involved = np.zeros(len(self.systems), dtype=bool)
+                involved[self.pair_systems[pairs].ravel()] = True
+                cells = cells & involved[:, None]
+            return int(self.grid.cost[cells].sum())
+        rows = self.requestable if pairs is None else self.requestable & pairs[self.row_pair]
+        return int(self.row_cost[rows].sum())
+
+    def pair_table(self, metric: int | None = 0) -> PairTable:
+        """The rows as a single-metric :class:`~prefeval_core.counts.PairTable` (``None``: no metric)."""
+        return PairTable(
+            human_rater=self.human_rater,
+            metric_rater=None if metric is None or self.k == 0 else self.metric_raters[metric],
+            pairs=self.pairs,
+            pair_index=self.row_pair.astype(np.int32),
+            item_id=np.asarray(self.items, dtype=object)[self.row_item],
+            human=self.human,
+            metric=np.full(len(self.human), MISSING, dtype=np.int8) if metric is None or self.k == 0 else self.metrics[:, metric],
+        )
+
+
+def build_study_table(
+    dataset: Dataset,
+    human: str,
+    metrics: Sequence[str] = (),
+    *,
+    unit: Unit | None = None,
+    pool: Pool = "human",
+    eps_human: float = 0.0,
+    eps_metric: float = 0.0,
+    human_fraction: float = 1.0,
+    seed: int = 0,
+    ideal_items: int = 0,
+) -> StudyTable:
+    """The study table of ``human`` and ``metrics`` on ``dataset``.
+
+    Args:
+        unit: ``None`` follows the human rater (scalar -> ratings, pairwise -> comparisons);
+            ``"comparisons"`` on a scalar rater runs the paper's pair-by-pair protocol.
+        pool: ``"human"`` (replay: only judgments the data holds can be revealed) or ``"all"``
+            (live: every output of the data can be asked for).
+        human_fraction: share F of the human judgments that may be revealed (replay studies
+            of the paper's regime, issue 11): the others are withheld and their items stay
+            metric-only — whole items in a ratings study (one rating serves every pair),
+            rows of each pair in a comparisons study — chosen with ``seed``. The full-data
+            human outcomes stay in the table as the reference.
+        ideal_items: with the metric ``"ideal"`` (method.md §10), simulated metric-only items per pair.
+
+    The pairs are every pair of systems the human rater covers (a pair a metric does not cover
+    is decided from human judgments alone) **(choice)**.
+
+    Raises:
+        UnknownNameError, CoverageError: unknown raters, a human rater with no pair.
+        SettingsError: ``unit="ratings"`` with a pairwise human rater; a bad fraction.
+    """
+    require_rater(dataset, human)
+    if not 0.0 < human_fraction <= 1.0:
+        raise settings_error(f"the human fraction must be in (0, 1], got {human_fraction}", field="human_fraction")
+    kind = dataset.rater_kind(human)
+    unit = unit or ("ratings" if kind == "scalar" else "comparisons")
+    if unit == "ratings" and kind == "pairwise":
+        raise settings_error(f"'{human}' is a pairwise rater: its judgments are comparisons, not ratings", field="unit")
+    human_rows = pair_outcomes(dataset, human, eps=eps_human).frame
+    systems = _study_systems(dataset, human_rows, pool)
+    items = tuple(sorted({str(i) for i in _study_items(dataset, human, metrics, pool)}))
+    simulated = [m == IDEAL_METRIC_NAME and m not in dataset.raters for m in metrics]
+    real_metrics = [m for m, sim in zip(metrics, simulated, strict=True) if not sim]
+    rows = _aligned_rows(human_rows, {m: pair_outcomes(dataset, m, eps=eps_metric).frame for m in real_metrics})
+    if pool == "all" and dataset.has_texts:
+        rows = _with_output_rows(rows, dataset)
+    rows = rows[rows["system_a"].isin(systems) & rows["system_b"].isin(systems)]
+    grid = _rating_grid(dataset, human, systems, items, pool) if unit == "ratings" else None
+    system_index = pd.Index(systems)
+    row_a = system_index.get_indexer(rows["system_a"]).astype(np.int64)
+    row_b = system_index.get_indexer(rows["system_b"]).astype(np.int64)
+    row_item = pd.Index(items).get_indexer(rows["item_id"]).astype(np.int64)
+    human_codes = rows["human"].fillna(MISSING).to_numpy().astype(np.int8)
+    if grid is not None:  # a row's human outcome is that of its two scores (replay) or of the scores people give (live)
+        width = len(items)
+        flat = grid.scores.ravel()
+        human_codes = codes_from_differences(flat[row_a * width + row_item] - flat[row_b * width + row_item], eps_human)
+        capable = grid.requestable.ravel()[row_a * width + row_item] & grid.requestable.ravel()[row_b * width + row_item]
+    else:
+        capable = human_codes >= 0 if pool == "human" else np.ones(len(rows), dtype=bool)
+    # the pairs: those the human can judge (a pair no human judgment can reach is not part of the study)
+    pair_keys = np.unique(np.stack([row_a[capable], row_b[capable]], axis=1), axis=0).reshape(-1, 2)
+    pair_of = {(int(a), int(b)): index for index, (a, b) in enumerate(pair_keys)}
+    row_pair = np.array([pair_of.get((int(a), int(b)), -1) for a, b in zip(row_a, row_b, strict=True)], dtype=np.int64)
+    keep = row_pair >= 0
+    order = np.flatnonzero(keep)[np.lexsort((row_item[keep], row_pair[keep]))]
+    columns = [rows[m].fillna(MISSING).to_numpy().astype(np.int8) if not sim else np.full(len(rows), MISSING, dtype=np.int8)
+               for m, sim in zip(metrics, simulated, strict=True)]  # fmt: skip
+    metric_codes = np.stack(columns, axis=1) if columns else np.zeros((len(rows), 0), dtype=np.int8)
+    requestable = capable if grid is None else np.zeros(len(rows), dtype=bool)
+    withheld = _withheld(unit, human_fraction, seed, row_pair[order], len(items))
+    if grid is not None:
+        grid = RatingGrid(grid.scores, grid.cost, grid.requestable & ~withheld[None, :])
+        requestable_rows = requestable[order]
+    else:
+        requestable_rows = requestable[order] & ~withheld
+    if len(pair_keys) == 0:
+        raise CoverageError.single("single_system", f"the human rater '{human}' gives no pair of systems a judgment")
+    table = StudyTable(
+        human_rater=human,
+        metric_raters=tuple(metrics),
+        unit=unit,
+        eps_human=eps_human,
+        systems=systems,
+        items=items,
+        pairs=tuple((systems[a], systems[b]) for a, b in pair_keys),
+        pair_systems=pair_keys.astype(np.int64),
+        row_pair=row_pair[order],
+        row_item=row_item[order],
+        human=human_codes[order],
+        metrics=metric_codes[order],
+        row_cost=np.ones(len(order), dtype=np.int64),
+        requestable=requestable_rows,
+        grid=grid,
+    )
+    for column, sim in enumerate(simulated):
+        if sim:
+            table = _with_ideal_metric(table, column, seed, ideal_items)
+    return table
+
+
+def _study_systems(dataset: Dataset, human_rows: pd.DataFrame, pool: Pool) -> tuple[str, ...]:
+    """Systems the human rater covers (replay), plus systems with outputs (live)."""
+    names = set(human_rows["system_a"]) | set(human_rows["system_b"])
+    if pool == "all" and dataset.has_texts:
+        names |= set(dataset.texts["system"].astype(str))
+    return tuple(sorted(str(n) for n in names))
+
+
+def _study_items(dataset: Dataset, human: str, metrics: Sequence[str], pool: Pool) -> set[object]:
+    raters = [human, *[m for m in metrics if m in dataset.raters]]
+    items = set(dataset.ratings.loc[dataset.ratings["rater"].isin(raters), "item_id"])
+    items |= set(dataset.preferences.loc[dataset.preferences["rater"].isin(raters), "item_id"])
+    if pool == "all" and dataset.has_texts:
+        items |= set(dataset.texts["item_id"])
+    return items
+
+
+def _aligned_rows(human: pd.DataFrame, metrics: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per (pair, item) any rater covers, a column of outcome codes per rater."""
+    frame = human.rename(columns={"outcome": "human"})
+    for metric, outcomes in metrics.items():
+        frame = frame.merge(outcomes.rename(columns={"outcome": metric}), on=["system_a", "system_b", "item_id"], how="outer")
+    return frame.assign(
+        item_id=frame["item_id"].astype(str), system_a=frame["system_a"].astype(str), system_b=frame["system_b"].astype(str)
+    )
+
+
+def _with_output_rows(rows: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
+    """Add a row for every pair and item where both systems have an output (live studies ask
+    people to judge outputs no rater judged)."""
+    texts = dataset.texts.assign(item_id=dataset.texts["item_id"].astype(str), system=dataset.texts["system"].astype(str))
+    merged = texts.merge(texts, on="item_id", suffixes=("_a", "_b"))
+    merged = merged[merged["system_a"] < merged["system_b"]][["system_a", "system_b", "item_id"]]
+    return rows.merge(merged, on=["system_a", "system_b", "item_id"], how="outer")
+
+
+def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], pool: Pool) -> RatingGrid:
+    ratings = dataset.ratings[dataset.ratings["rater"] == human]
+    scores = np.full((len(systems), len(items)), np.nan)
+    s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
+    i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
+    keep = (s >= 0) & (i >= 0)
+    scores[s[keep], i[keep]] = ratings["score"].to_numpy(dtype=np.float64)[keep]
+    has_score = ~np.isnan(scores)
+    requestable = has_score.copy()
+    if pool == "all":
+        requestable |= _output_cells(dataset, systems, items) if dataset.has_texts else np.ones_like(has_score)
+    return RatingGrid(scores=scores, cost=has_score.astype(np.int64), requestable=requestable)
+
+
+def _output_cells(dataset: Dataset, systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.bool_]:
+    cells = np.zeros((len(systems), len(items)), dtype=bool)
+    s = pd.Index(systems).get_indexer(dataset.texts["system"].astype(str))
+    i = pd.Index(items).get_indexer(dataset.texts["item_id"].astype(str))
+    keep = (s >= 0) & (i >= 0)
+    cells[s[keep], i[keep]] = True
+    return cells
+
+
+def _withheld(unit: Unit, human_fraction: float, seed: int, row_pair: npt.NDArray[np.int64], n_items: int) -> npt.NDArray[np.bool_]:
+    """Which items (ratings: (I,)) or rows (comparisons: (R,)) are withheld for ``human_fraction``."""
+    size = n_items if unit == "ratings" else len(row_pair)
+    if human_fraction >= 1.0:
+        return np.zeros(size, dtype=bool)
+    rng = np.random.default_rng([seed, 0x48464])  # its own stream: the reveal order stays that of the seed
+    if unit == "ratings":
+        keep = rng.permutation(n_items)[: round(human_fraction * n_items)]
+        withheld = np.ones(n_items, dtype=bool)
+        withheld[keep] = False
+        return withheld
+    withheld = np.ones(len(row_pair), dtype=bool)
+    starts = np.searchsorted(row_pair, np.arange(row_pair.max(initial=-1) + 2))
+    for start, stop in itertools.pairwise(starts):
+        keep = start + rng.permutation(stop - start)[: round(human_fraction * (stop - start))]
+        withheld[keep] = False
+    return withheld
+
+
+def _with_ideal_metric(table: StudyTable, column: int, seed: int, extra_items: int) -> StudyTable:
+    """Replace metric ``column`` by the simulated ideal metric (method.md §10), adding its
+    metric-only items (new item ids) to every pair."""
+    ideal = ideal_metric_table(table.pair_table(None), seed=seed, extra_items=extra_items)
+    items = tuple(sorted(set(table.items) | {str(i) for i in ideal.item_id}))
+    item_index = pd.Index(items)
+    row_item = item_index.get_indexer(ideal.item_id.astype(str)).astype(np.int64)
+    old = pd.MultiIndex.from_arrays([table.row_pair, np.asarray(table.items, dtype=object)[table.row_item]])
+    new = pd.MultiIndex.from_arrays([ideal.pair_index.astype(np.int64), ideal.item_id.astype(str)])
+    position = old.get_indexer(new)  # -1 for the simulated extra rows
+    known = position >= 0
+    metrics = np.full((len(new), table.k), MISSING, dtype=np.int8)
+    metrics[known] = table.metrics[position[known]]
+    metrics[:, column] = ideal.metric
+    order = np.lexsort((row_item, ideal.pair_index))
+
+    def pick(values: npt.NDArray[Any], fill: object) -> npt.NDArray[Any]:
+        out = np.full(len(new), fill, dtype=values.dtype)
+        out[known] = values[position[known]]
+        return out[order]
+
+    grid = table.grid
+    if grid is not None:
+        widen = np.full((len(table.systems), len(items)), np.nan)
+        cost = np.zeros_like(widen, dtype=np.int64)
+        req = np.zeros_like(widen, dtype=bool)
+        columns = item_index.get_indexer(list(table.items))
+        widen[:, columns], cost[:, columns], req[:, columns] = grid.scores, grid.cost, grid.requestable
+        grid = RatingGrid(widen, cost, req)
+    return StudyTable(
+        human_rater=table.human_rater,
+        metric_raters=table.metric_raters,
+        unit=table.unit,
+        eps_human=table.eps_human,
+        systems=table.systems,
+        items=items,
+        pairs=table.pairs,
+        pair_systems=table.pair_systems,
+        row_pair=ideal.pair_index.astype(np.int64)[order],
+        row_item=row_item[order],
+        human=pick(table.human, MISSING),
+        metrics=metrics[order],
+        row_cost=pick(table.row_cost, 1),
+        requestable=pick(table.requestable, False),
+        grid=grid,
+    )

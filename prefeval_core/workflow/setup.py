@@ -1,0 +1,152 @@
+"""One typed description of a study: what the CLI's options and the Protocol page's form both fill in.
+
+A :class:`StudySetup` says which data to use (human rater, metrics, tie thresholds, human
+fraction), which question to answer, in which unit humans are paid, and how the protocol runs
+(budget, batch, γ, error control, futility, seed, ...). :func:`protocol_settings` turns it,
+with the study table built from it, into the protocol's own settings. Every field has one
+meaning everywhere; options are ``Literal`` types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from prefeval_core.decision import Model, Sampler
+from prefeval_core.errors import settings_error
+from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
+from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Question
+from prefeval_core.protocol.table import StudyTable, Unit
+
+Mode = Literal["replay", "live"]
+"""``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge
+what the protocol asks for."""
+DEFAULT_FUTILITY = None
+"""β of the predictive futility stop by default (``None``: stop a pair only when its items run out)."""
+
+
+@dataclass(frozen=True)
+class StudySetup:
+    """Everything a study needs besides the data (see the module docstring).
+
+    Attributes:
+        human: the human rater, e.g. ``human:relevance``.
+        metrics: metric raters (empty: human only; ``ideal``: the simulated metric of method.md §10).
+        question: what to answer (all pairs, top-k, baseline).
+        unit: what one paid judgment is; ``None`` follows the human rater (scalar -> ratings,
+            pairwise -> comparisons).
+        mode: replay or live.
+        budget: the most judgments to reveal, in the study's unit; ``None``: all the data holds
+            (replay only).
+        batch: N per round (items per system, or comparisons per pair).
+        gamma: significance level γ.
+        error_control: ``anytime`` (false decisions at true ties <= γ over the whole run) or
+            ``none`` (the paper's per-look rule).
+        futility: β of the futility stop, or ``None``.
+        eps_human, eps_metric: tie thresholds of score differences (method.md §2).
+        model: decision model; ``None`` chooses: human only without metrics, the full model with
+            them, ``known_mu`` for the ideal metric.
+        sampler: ``fast`` or ``nuts`` (the reference).
+        policy: allocation policy (comparisons studies).
+        seed: seeds the reveal order, the sampler and the human-fraction draw.
+        human_fraction: share of the human judgments that may be revealed (issue 11: the
+            paper's regime of many metric-only items on real data); the rest stay metric-only.
+        max_rounds: stop after this many rounds (``None``: no limit).
+        ideal_items: simulated metric-only items per pair for the ideal metric.
+        judgments_per_item: live studies: how many different annotators judge each requested item.
+    """
+
+    human: str
+    metrics: tuple[str, ...] = ()
+    question: Question = field(default_factory=Question)
+    unit: Unit | None = None
+    mode: Mode = "replay"
+    budget: int | None = None
+    batch: int = 10
+    gamma: float = 0.05
+    error_control: ErrorControl = "none"
+    futility: float | None = DEFAULT_FUTILITY
+    eps_human: float = 0.0
+    eps_metric: float = 0.0
+    model: Model | None = None
+    sampler: Sampler = "fast"
+    policy: Policy = "paper"
+    seed: int = 0
+    human_fraction: float = 1.0
+    max_rounds: int | None = None
+    ideal_items: int = 0
+    judgments_per_item: int = 1
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("replay", "live"):
+            raise settings_error(f"unknown mode {self.mode!r}; expected replay or live", field="mode")
+        if self.mode == "live" and self.budget is None:
+            raise settings_error("a live study needs a budget (the judgments you will pay for)", field="budget")
+        if len(set(self.metrics)) != len(self.metrics):
+            raise settings_error(f"a metric is named twice in {', '.join(self.metrics)}", field="metric")
+        if self.human in self.metrics:
+            raise settings_error(f"the human rater {self.human!r} cannot also be a metric", field="metric")
+        if self.ideal_items < 0:
+            raise settings_error(f"ideal_items must be >= 0, got {self.ideal_items}", field="ideal_items")
+        if self.judgments_per_item < 1:
+            raise settings_error(f"judgments per item must be >= 1, got {self.judgments_per_item}", field="judgments_per_item")
+
+    @property
+    def decision_model(self) -> Model:
+        """The model in use: as set, else chosen from the metrics."""
+        if self.model is not None:
+            return self.model
+        if not self.metrics:
+            return "human_only"
+        return "known_mu" if self.metrics == (IDEAL_METRIC_NAME,) else "full"
+
+    def with_(self, **changes: Any) -> StudySetup:
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready values (for study records and session files)."""
+        values: dict[str, Any] = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        values["metrics"] = list(self.metrics)
+        values["question"] = {"kind": self.question.kind, "k": self.question.k, "baselines": list(self.question.baselines)}
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> StudySetup:
+        """Inverse of :meth:`as_dict` (unknown keys are an error)."""
+        unknown = set(values) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise settings_error(f"unknown study settings: {', '.join(sorted(unknown))}")
+        raw = dict(values)
+        question = raw.pop("question", None) or {}
+        raw["metrics"] = tuple(raw.get("metrics", ()))
+        return cls(
+            question=Question(question.get("kind", "all-pairs"), int(question.get("k", 1)), tuple(question.get("baselines", ()))), **raw
+        )
+
+
+def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
+    """The protocol's settings for ``setup`` on its study table (budget ``None``: everything
+    the table can reveal)."""
+    model = setup.decision_model
+    return ProtocolSettings(
+        budget=table.cost_available(question_pairs(setup.question, table.systems, table.pair_systems))
+        if setup.budget is None
+        else setup.budget,
+        batch=setup.batch,
+        gamma=setup.gamma,
+        model=model,
+        mu=IDEAL_MU_ROWS if model == "known_mu" else None,
+        sampler=setup.sampler,
+        policy=setup.policy,
+        seed=setup.seed,
+        human=setup.human,
+        metrics=setup.metrics,
+        eps_human=setup.eps_human,
+        eps_metric=setup.eps_metric,
+        question=setup.question,
+        unit=table.unit,
+        error_control=setup.error_control,
+        futility=setup.futility,
+        max_rounds=setup.max_rounds,
+    )

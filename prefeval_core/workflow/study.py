@@ -1,0 +1,159 @@
+"""From a dataset and a study setup to a protocol run, and from a run to its summary.
+
+The one path every shell takes (the CLI's ``replay``/``reproduce``, the Protocol page, the
+report): :func:`study_table` builds the table, :func:`start_study` the fresh state,
+:func:`run_replay` runs a replay to its end, :func:`summary_json` / :func:`replay_json` turn a
+run into the stable JSON shapes the CLI prints.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from prefeval_core.comparison import Comparison
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.decision import SamplerSettings
+from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.protocol import (
+    ProtocolResult,
+    ProtocolState,
+    new_state,
+    protocol_result,
+    replay_source,
+    run_protocol,
+)
+from prefeval_core.protocol.questions import check_question
+from prefeval_core.protocol.run import Progress
+from prefeval_core.protocol.table import StudyTable, build_study_table
+from prefeval_core.workflow.setup import StudySetup, protocol_settings
+
+
+def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
+    """The study table of ``setup`` on ``dataset`` (replay: judgments the data holds; live:
+    every output the data covers)."""
+    return build_study_table(
+        dataset,
+        setup.human,
+        setup.metrics,
+        unit=setup.unit,
+        pool="human" if setup.mode == "replay" else "all",
+        eps_human=setup.eps_human,
+        eps_metric=setup.eps_metric,
+        human_fraction=setup.human_fraction,
+        seed=setup.seed,
+        ideal_items=setup.ideal_items,
+    )
+
+
+def start_study(table: StudyTable, setup: StudySetup) -> ProtocolState:
+    """A fresh protocol state for ``setup`` on ``table`` (baselines checked against its systems)."""
+    check_question(setup.question, table.systems)
+    return new_state(table, protocol_settings(setup, table))
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A finished replay: the final ``state``, its ``result`` against the full human evaluation,
+    and the wall time in seconds of the protocol loop."""
+
+    state: ProtocolState
+    result: ProtocolResult
+    wall_s: float
+
+
+def run_replay(
+    table: StudyTable, setup: StudySetup, *, progress: Progress | None = None, sampler_settings: SamplerSettings | None = None
+) -> Replay:
+    """Run the protocol of ``setup`` to its end on ``table`` with the replay source."""
+    start = time.perf_counter()
+    state = run_protocol(start_study(table, setup), replay_source(table), progress=progress, sampler_settings=sampler_settings)
+    wall = time.perf_counter() - start
+    return Replay(state, protocol_result(state), wall)
+
+
+def comparison_summary(comparison: Comparison) -> dict[str, float | int]:
+    """Error-type fractions (``correct`` counts both correct kinds) and the mean KLD."""
+    f = comparison.frequencies
+    return {
+        "correct": f.correct,
+        "correct_significant": f.correct_significant,
+        "correct_undecided": f.correct_undecided,
+        "inversion": f.inversion,
+        "omission": f.omission,
+        "insertion": f.insertion,
+        "kld": comparison.mean_kld,
+        "pairs": f.pairs,
+    }
+
+
+def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) -> dict[str, Any]:
+    """The ``summary`` of ``replay --json`` (keys are stable; new ones are only ever added)::
+
+        {"correct", "correct_significant", "correct_undecided", "inversion", "omission", "insertion",
+         "kld", "pairs", "annotation_fraction", "human_used", "human_available", "rounds", "wall_s",
+         "settings": {...},
+         "cost_unit": "ratings"|"comparisons", "cost_used", "cost_available", "cost_fraction",
+         "question": "all-pairs"|"top-k"|"baseline", "stop_reason",
+         top-k only: "k", "answer": [systems], "sure": [systems], "answer_words", "reference_answer": [systems],
+                     "exact_match", "false_exclusions", "extras"}
+
+    Fractions are in [0, 1]; ``annotation_fraction`` is the paper's pair-outcome fraction,
+    ``cost_fraction`` the share of the study's judgments (ratings or comparisons) used. For the
+    baseline question the error types are over the baseline pairs.
+    """
+    summary: dict[str, Any] = comparison_summary(result.comparison) | {
+        "annotation_fraction": result.annotation_fraction,
+        "human_used": int(result.human_used.sum()),
+        "human_available": int(result.human_available.sum()),
+        "rounds": result.rounds,
+        "wall_s": wall_s,
+        "settings": state.settings.as_dict(),
+        "cost_unit": result.unit,
+        "cost_used": result.cost_used,
+        "cost_available": result.cost_available,
+        "cost_fraction": result.cost_fraction,
+        "question": result.question.kind,
+        "stop_reason": result.stop_reason,
+    }
+    if result.top_k is not None:
+        top = result.top_k
+        summary |= {
+            "k": top.answer.k,
+            "answer": list(top.answer.members),
+            "sure": list(top.answer.sure),
+            "answer_words": top.answer.words(finished=result.stop_reason != "running"),
+            "reference_answer": list(top.reference.members),
+            "exact_match": top.exact_match,
+            "false_exclusions": top.false_exclusions,
+            "extras": top.extras,
+        }
+    return summary
+
+
+def replay_json(replay: Replay) -> dict[str, Any]:
+    """The stable ``replay --json`` shape::
+
+        {"pairs": [{"system_a", "system_b", "outcome": ">"|"<"|"=", "theta" (null if never decided),
+                    "human_used", "human_reference": ">"|"<"|"=", "error_type"}, ...],
+         "summary": {...}}   (see :func:`summary_json`)
+
+    ``"="`` means undecided / not significant; the pairs are those of the question.
+    """
+    result = replay.result
+    pairs = [
+        {
+            "system_a": a,
+            "system_b": b,
+            "outcome": SYMBOLS[int(result.outcomes[k])],
+            "theta": None if np.isnan(result.theta[k]) else float(result.theta[k]),
+            "human_used": int(result.human_used[k]),
+            "human_reference": SYMBOLS[int(result.comparison.reference[k])],
+            "error_type": str(result.comparison.error_types[k]),
+        }
+        for k, (a, b) in enumerate(result.pairs)
+    ]
+    return {"pairs": pairs, "summary": summary_json(result, replay.state, replay.wall_s)}
