@@ -8,7 +8,7 @@ from ui.page import begin
 choice, dataset = begin("Data", before_loading=data_source_picker)
 loaded_message(dataset)
 text_metrics_form(dataset, choice)
-human, metric = rater_picker(dataset)
+human, metrics = rater_picker(dataset)
 with user_errors("Summarising the data"):
-    summary = cache.summary(choice, human, metric)
+    summary = cache.summary(choice, human, metrics[0] if metrics else None)
 summary_view(dataset, summary)

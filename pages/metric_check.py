@@ -4,24 +4,23 @@ import streamlit as st
 
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
-from ui.metric_widgets import confusion_of_pair, dags_side_by_side, gamma_and_seed, metric_picker, reading, summary_figures
+from ui.metric_widgets import confusion_of_pair, dags_side_by_side, metric_picker, reading, summary_figures
 from ui.page import begin
 
 choice, dataset = begin("Metric check")
-human, default_metric = state.raters(dataset)
-metric, eps = metric_picker(dataset, human, default_metric)
-if metric is None:
+default = state.metric_check(dataset)
+if default is None:
     st.info("These data have no metric to check: every rater is human.")
     st.stop()
-gamma, seed = gamma_and_seed()
-with user_errors(f"Checking {metric}"):
-    report = cache.metric_report(choice, human, metric, eps, gamma, seed)
+check = metric_picker(dataset, default)
+with user_errors(f"Checking {check.metric}"):
+    report = cache.metric_report(choice, check)
 st.markdown("\n".join(f"- {escape_markdown(line)}" for line in reading(report)))
 tabs = st.tabs(["Accuracy and Favi-Score", "Confusion of a pair", "Significance DAGs"], key="pe.w.check_tab", on_change="rerun")
 render = [
-    lambda: summary_figures(choice, report, eps, seed),
+    lambda: summary_figures(choice, check),
     lambda: confusion_of_pair(report),
-    lambda: dags_side_by_side(choice, report, eps, seed),
+    lambda: dags_side_by_side(choice, check),
 ]
 for tab, show in zip(tabs, render, strict=True):
     if tab.open:  # only the open tab is computed and sent

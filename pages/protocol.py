@@ -2,18 +2,20 @@
 
 import streamlit as st
 
+from prefeval_core.workflow import views
 from ui import protocol_widgets as pw
 from ui import state
 from ui.errors import escape_markdown, user_errors
 from ui.page import begin
 
 choice, dataset = begin("Protocol")
-human, metric = state.raters(dataset)
+human, metrics = state.raters(dataset)
 st.caption(
-    f"Human rater **{escape_markdown(human)}**, metric **{escape_markdown(metric or 'none (human only)')}** (change them on the Data page)."
+    f"Human rater **{escape_markdown(human)}**, metrics **{escape_markdown(', '.join(metrics) or 'none (human only)')}** "
+    "(change them on the Data page)."
 )
 with st.expander("Settings", expanded=st.session_state[state.PROTOCOL] is None), user_errors("Preparing the protocol"):
-    pw.settings_form(choice, human, metric)
+    pw.settings_form(choice, dataset, human, metrics)
 protocol = st.session_state[state.PROTOCOL]
 if protocol is None:
     st.info("Choose the settings and press **Start protocol**.")
@@ -21,11 +23,11 @@ if protocol is None:
 pw.step_buttons(choice, protocol)
 pw.status(protocol)
 with user_errors("Comparing with the human evaluation", stop=False):
-    result = pw.replay_result(choice, protocol)
+    result = pw.replay_result(protocol)
 tabs = st.tabs(["Pairs", "θ across rounds", "Win rates", "Decided so far"], key="pe.w.protocol_tab", on_change="rerun")
 render = [
     lambda: pw.pairs_view(protocol, result),
-    lambda: st.plotly_chart(pw.theta_history_figure(protocol), key="pe.fig.theta"),
+    lambda: st.plotly_chart(views.theta_history_figure(protocol), key="pe.fig.theta"),
     lambda: pw.win_rates(protocol),
     lambda: pw.decided_dag(protocol, result),
 ]

@@ -4,15 +4,14 @@ import streamlit as st
 
 from prefeval_core.annotations import to_safe_csv
 from prefeval_core.session import session_to_json
+from prefeval_core.workflow import views
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems, user_errors
-from ui.metric_widgets import gamma_and_seed, metric_pairs_frame
+from ui.metric_widgets import metric_pairs_frame
 from ui.page import begin
-from ui.protocol_widgets import pairs_frame
 from ui.session_io import RESTORE_KEY, on_restore, report_html, snapshot
 
 choice, dataset = begin("Report & session")
-human, metric = state.raters(dataset)
 st.subheader("Session")
 st.caption("The session file holds the data choice (uploaded files included), raters, settings, protocol state and annotations.")
 st.download_button(
@@ -31,13 +30,16 @@ if protocol is None:
     st.info("No protocol has run yet (Protocol page).")
 else:
     st.markdown("**Protocol decisions per pair**")
-    results = pairs_frame(protocol)
+    results = views.pairs_frame(protocol)
     st.dataframe(results, hide_index=True, width="stretch", height=300)
     st.download_button("Results as CSV", to_safe_csv(results), "prefeval-results.csv", "text/csv", key="pe_results_csv")
-if metric is not None:
-    st.markdown(f"**{escape_markdown(metric)} against {escape_markdown(human)} per pair** (tie threshold 0; see Metric check)")
-    gamma, seed = gamma_and_seed()
-    with user_errors(f"Checking {metric}"):
-        diagnostics = metric_pairs_frame(cache.metric_report(choice, human, metric, 0.0, gamma, seed))
+check = state.metric_check(dataset)
+if check is not None:
+    st.markdown(
+        f"**{escape_markdown(check.metric)} against {escape_markdown(check.human)} per pair** "
+        f"(tie threshold {check.eps:g}, γ = {check.gamma:g}; set on Metric check)"
+    )
+    with user_errors(f"Checking {check.metric}"):
+        diagnostics = metric_pairs_frame(cache.metric_report(choice, check))
     st.dataframe(diagnostics, hide_index=True, width="stretch", height=300)
     st.download_button("Metric diagnostics as CSV", to_safe_csv(diagnostics), "prefeval-diagnostics.csv", "text/csv", key="pe_diag_csv")

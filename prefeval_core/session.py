@@ -25,7 +25,8 @@ from prefeval_core.errors import DataError, Problem
 SAMPLES_DIR: Final = Path(__file__).resolve().parents[1] / "sample_data"
 """The bundled samples (``sample_data/<name>/``)."""
 DEFAULT_SAMPLE: Final = "summeval"
-SESSION_VERSION: Final = 1
+SESSION_VERSION: Final = 2
+"""Version 2: a study setup and the protocol state of round 2 (version 1 files are refused with a message)."""
 
 
 class SessionFileError(DataError):
@@ -129,18 +130,20 @@ class SessionSnapshot:
     Attributes:
         data: the data choice (uploads included).
         human: the human rater, e.g. ``"human:relevance"``.
-        metric: the metric rater, or ``None`` for human only.
-        settings: the protocol settings as JSON-ready values (budget, batch size, gamma,
-            tie threshold, seed, ...), as the protocol page keeps them.
-        protocol: the protocol's own JSON state (opaque here), or ``None`` before a run.
+        metrics: the metric raters (empty: human only).
+        setup: the study setup (:meth:`prefeval_core.workflow.StudySetup.as_dict`), or ``None``.
+        check: the metric check settings (human, metric, eps, gamma, seed), or ``None``.
+        protocol: the protocol's own JSON state (restored against the study table the setup
+            rebuilds), or ``None`` before a run.
         annotations: the dataset's stored annotations (those that count) at saving time.
         saved_at: UTC time stamp, ISO 8601.
     """
 
     data: DataChoice
     human: str | None
-    metric: str | None
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    metrics: tuple[str, ...] = ()
+    setup: Mapping[str, Any] | None = None
+    check: Mapping[str, Any] | None = None
     protocol: Any = None
     annotations: tuple[Annotation, ...] = ()
     saved_at: str = field(default_factory=utc_now)
@@ -153,8 +156,9 @@ def session_to_json(snapshot: SessionSnapshot) -> str:
         "saved_at": snapshot.saved_at,
         "data": snapshot.data.to_json(),
         "human": snapshot.human,
-        "metric": snapshot.metric,
-        "settings": dict(snapshot.settings),
+        "metrics": list(snapshot.metrics),
+        "setup": None if snapshot.setup is None else dict(snapshot.setup),
+        "check": None if snapshot.check is None else dict(snapshot.check),
         "protocol": snapshot.protocol,
         "annotations": [asdict(a) for a in snapshot.annotations],
     }
@@ -183,8 +187,9 @@ def session_from_json(text: str | bytes, file_name: str = "session.json") -> Ses
         return SessionSnapshot(
             data=DataChoice.from_json(value["data"]),
             human=value.get("human"),
-            metric=value.get("metric"),
-            settings=dict(value.get("settings") or {}),
+            metrics=tuple(value.get("metrics") or ()),
+            setup=value.get("setup"),
+            check=value.get("check"),
             protocol=value.get("protocol"),
             annotations=annotations,
             saved_at=str(value.get("saved_at", "")),

@@ -71,11 +71,16 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> Callable[[AppTest, str], bytes
     return read
 
 
-def start_protocol(budget: int, *, batch: int | None = None, mode: str | None = None) -> AppTest:
-    """The Protocol page after *Start protocol* with these settings (others: defaults)."""
+def start_protocol(budget: int, *, batch: int | None = None, mode: str | None = None, unit: str | None = None, **choices: str) -> AppTest:
+    """The Protocol page after *Start protocol* with these settings (others: defaults); ``choices``
+    sets select boxes by label (e.g. ``Question="top-k"``)."""
     at = run_ok(page("protocol.py"))
     if mode is not None:
         at.radio[0].set_value(mode)
+    if unit is not None:
+        choices["A paid judgment is"] = unit
+    for label, value in choices.items():
+        next(s for s in at.selectbox if s.label == label).set_value(value)
     next(n for n in at.number_input if n.label.startswith("Budget")).set_value(budget)
     if batch is not None:
         next(n for n in at.number_input if n.label.startswith("Batch")).set_value(batch)
@@ -86,6 +91,6 @@ def start_protocol(budget: int, *, batch: int | None = None, mode: str | None = 
 def page_with_protocol(name: str, source: AppTest) -> AppTest:
     """Another page (not yet run) whose session holds ``source``'s protocol and settings."""
     at = page(name)
-    for key in ("pe.protocol", "pe.settings"):
+    for key in ("pe.protocol", "pe.setup"):
         at.session_state[key] = source.session_state[key]
     return at

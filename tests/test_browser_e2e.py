@@ -59,14 +59,16 @@ def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
 
         # Protocol: start (full model) and one round.
         page.get_by_role("link", name="Protocol").click()
-        page.get_by_role("spinbutton", name="Budget (human outcomes)").fill("24")
-        page.get_by_role("spinbutton", name="Batch size per pair").fill("2")
+        page.get_by_role("spinbutton", name="Budget (judgments; 0 = all the data holds)").fill("24")
+        page.get_by_role("spinbutton", name="Batch N per round").fill("2")
+        page.get_by_role("combobox", name="A paid judgment is").click()  # the cost unit: A/B comparisons
+        page.get_by_role("option", name="comparisons of two outputs").click()
         page.get_by_role("button", name="Start protocol").click()
-        expect(main.get_by_text("Budget spent")).to_be_visible()
+        expect(main.get_by_text("Comparisons used")).to_be_visible()
         page.get_by_role("button", name="Next batch").click()
         round_metric = main.locator('[data-testid="stMetric"]').filter(has_text="Round")
         expect(round_metric).to_contain_text("1")
-        expect(main.locator('[data-testid="stMetric"]').filter(has_text="Budget left")).to_contain_text("18")
+        expect(main.locator('[data-testid="stMetric"]').filter(has_text="Comparisons used")).to_contain_text("6")
 
         # Annotate: the protocol's next request; one item with the "a" key (A better).
         page.get_by_role("link", name="Annotate").click()

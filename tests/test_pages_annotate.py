@@ -58,7 +58,7 @@ def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path
 
 
 def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> None:  # noqa: F811
-    at = start_protocol(500, batch=1, mode="live")
+    at = start_protocol(500, batch=1, mode="live", unit="comparisons")
     annotate = run_ok(page_with_protocol("annotate.py", at))
     assert "round 1: 120 items" in annotate.caption[0].value
     for _ in range(3):
@@ -67,8 +67,8 @@ def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> 
     annotate.button(key="pe_feed").click()
     run_ok(annotate)
     fed = annotate.session_state["pe.protocol"]
-    assert (fed.round, fed.human_used) == (1, 3)
-    assert fed.human_used == len(AnnotationStore.open(data_dir).annotations("sample:summeval"))
+    assert (fed.round, fed.cost_used) == (1, 3)
+    assert fed.cost_used == len(AnnotationStore.open(data_dir).annotations("sample:summeval"))
 
 
 def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F811

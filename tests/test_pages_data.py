@@ -34,7 +34,7 @@ def test_upload_shows_the_summary() -> None:
     run_ok(at)
     assert metric_values(at) == {"Systems": "3", "Items": "6", "Raters": "2", "Texts": "no"}
     assert at.session_state["pe.data"].kind == "upload"
-    assert (at.selectbox(key="pe.w.human").value, at.selectbox(key="pe.w.metric").value) == ("human", "bleu")
+    assert (at.selectbox(key="pe.w.human").value, at.multiselect(key="pe.w.metrics").value) == ("human", ["bleu"])
     coverage = at.dataframe[1].value  # raters, then per-pair coverage
     assert list(coverage["human_items"]) == [6, 6, 6]
     assert len(coverage) == 3
@@ -77,8 +77,8 @@ def test_compute_a_text_metric_and_use_it() -> None:
     next(b for b in at.button if b.label == "Compute and add as raters").click()
     run_ok(at)
     assert metric_values(at)["Raters"] == "18"
-    assert "chrf-ref" in at.selectbox(key="pe.w.metric").options
-    assert at.selectbox(key="pe.w.metric").value == "rougeL"  # the choices made so far are kept
+    assert "chrf-ref" in at.multiselect(key="pe.w.metrics").options
+    assert at.multiselect(key="pe.w.metrics").value == ["rougeL"]  # the choices made so far are kept
     assert at.session_state["pe.data"].key == "sample:summeval"  # annotations stay filed under the sample
 
 

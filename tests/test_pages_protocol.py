@@ -11,35 +11,47 @@ from streamlit.testing.v1 import AppTest
 
 from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol import ProtocolState
-from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, start_protocol  # noqa: F401 (fixtures)
+from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, shown, start_protocol  # noqa: F401
+from tests.protocol_fixtures import same_state
 
 pytestmark = [pytest.mark.page, pytest.mark.usefixtures("data_dir")]
 
 
 def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
-    at = start_protocol(2000)
-    assert (metric_values(at)["Budget spent"], metric_values(at)["Budget left"]) == ("0", "2,000")
-    assert metric_values(at)["Decided pairs"] == "0 / 120"
+    at = start_protocol(2000, unit="comparisons")
+    assert (metric_values(at)["Comparisons used"], metric_values(at)["Decided pairs"]) == ("0", "0 / 120")
     at.button(key="pe_next").click()
     run_ok(at)
     first: ProtocolState = at.session_state["pe.protocol"]
     values = metric_values(at)
-    assert (values["Round"], values["Budget spent"], values["Budget left"]) == ("1", "1,200", "800")  # 10 items x 120 pairs
+    assert (values["Round"], values["Comparisons used"]) == ("1", "1,200")  # 10 items x 120 pairs
     decided_after_one = int(values["Decided pairs"].split(" / ")[0])
     assert 0 < decided_after_one < 120
     at.button(key="pe_next").click()
     run_ok(at)
     values = metric_values(at)
-    assert (values["Round"], values["Budget spent"], values["Budget left"]) == ("2", "2,000", "0")  # never beyond the budget
+    assert (values["Round"], values["Comparisons used"]) == ("2", "2,000")  # never beyond the budget
     assert int(values["Decided pairs"].split(" / ")[0]) > decided_after_one
     assert at.button(key="pe_next").disabled  # the budget is spent
     at.button(key="pe_undo").click()
     run_ok(at)
-    assert at.session_state["pe.protocol"] == first
+    assert same_state(at.session_state["pe.protocol"], first)
     for tab, charts in [("θ across rounds", 1), ("Win rates", 2), ("Decided so far", 1)]:  # only the open tab is drawn
         at.session_state["pe.w.protocol_tab"] = tab
         run_ok(at)
         assert len(at.get("plotly_chart")) == charts
+
+
+def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
+    at = start_protocol(0, Question="top-k")
+    at.button(key="pe_run").click()
+    run_ok(at)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    values = metric_values(at)
+    assert protocol.table.unit == "ratings" and values["Ratings used"] == f"{protocol.cost_used:,}"
+    assert 0 < protocol.cost_used < 1600  # a top-1 question does not need every rating
+    assert any("The best system" in i.value or "is the best system" in i.value for i in at.info)
+    assert "Full evaluation's top-1 tier: M0, M17, M22, M23" in shown(" ".join(m.value for m in at.markdown))
 
 
 def test_save_and_restore_the_session(downloads) -> None:  # noqa: F811
@@ -55,18 +67,21 @@ def test_save_and_restore_the_session(downloads) -> None:  # noqa: F811
     assert fresh.session_state["pe.protocol"] is None
     fresh.file_uploader(key="pe.w.restore").set_value(("prefeval-session.json", saved, "application/json"))
     run_ok(fresh)
-    assert fresh.session_state["pe.protocol"] == protocol
-    assert fresh.session_state["pe.settings"] == at.session_state["pe.settings"]
-    assert (fresh.session_state["pe.human"], fresh.session_state["pe.metric"]) == ("human:relevance", "rougeL")
+    assert same_state(fresh.session_state["pe.protocol"], protocol)
+    assert fresh.session_state["pe.setup"] == at.session_state["pe.setup"]
+    assert (fresh.session_state["pe.human"], fresh.session_state["pe.metrics"]) == ("human:relevance", ("rougeL",))
     assert "Restored the session" in fresh.success[0].value
 
 
 def test_a_damaged_session_file_is_explained() -> None:
     at = run_ok(page("report.py"))
-    at.file_uploader(key="pe.w.restore").set_value(("s.json", b'{"prefeval_session": 1, "data": {"kind": "x"}}', "application/json"))
+    at.file_uploader(key="pe.w.restore").set_value(("s.json", b'{"prefeval_session": 2, "data": {"kind": "x"}}', "application/json"))
     at.run()
     assert not at.exception
     assert "incomplete or damaged" in at.error[0].value
+    at.file_uploader(key="pe.w.restore").set_value(("old.json", b'{"prefeval_session": 1, "data": {}}', "application/json"))
+    at.run()
+    assert "this prefeval reads version 2" in at.error[0].value
 
 
 def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa: F811
@@ -83,13 +98,12 @@ def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa
 
 
 def test_run_to_the_end_stops_at_the_budget() -> None:
-    at = start_protocol(2500)
+    at = start_protocol(2500, unit="comparisons")
     at.button(key="pe_run").click()
     run_ok(at)
     protocol: ProtocolState = at.session_state["pe.protocol"]
-    assert protocol.human_used == 2500 and protocol.round >= 3
-    assert metric_values(at)["Budget left"] == "0"
-    assert "The protocol has finished" in at.info[0].value
+    assert protocol.cost_used == 2500 and protocol.round >= 3
+    assert "The protocol has finished: the budget is spent" in " ".join(c.value for c in at.caption)
     assert at.button(key="pe_run").disabled
 
 
@@ -102,12 +116,12 @@ def _theta_and_title(at: AppTest) -> tuple[float, str]:
 
 
 def test_the_detailed_win_rates_are_the_full_model_posterior_that_decides() -> None:
-    at = start_protocol(2000)
+    at = start_protocol(2000, unit="comparisons")
     at.button(key="pe_next").click()
     run_ok(at)
     protocol: ProtocolState = at.session_state["pe.protocol"]
-    human_only = human_only_theta(np.array([p.human_counts() for p in protocol.pairs]))
-    full = np.array([p.theta for p in protocol.pairs])
+    human_only = human_only_theta(protocol.revealed_counts().n)
+    full = protocol.status.theta
     chosen = int(np.argmax(np.abs(full - human_only)))  # the pair where the metric moved θ most
     assert abs(full[chosen] - human_only[chosen]) > 0.1
     at.session_state["pe.w.protocol_tab"] = "Win rates"
@@ -119,4 +133,4 @@ def test_the_detailed_win_rates_are_the_full_model_posterior_that_decides() -> N
     assert plotted == pytest.approx(full[chosen], abs=0.032)
     assert abs(plotted - human_only[chosen]) > 0.1 - 0.032
     assert "(posterior samples)" in title
-    assert "The posterior the decisions use" in " ".join(c.value for c in at.caption)
+    assert "The posterior θ comes from" in " ".join(c.value for c in at.caption)

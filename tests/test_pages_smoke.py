@@ -25,7 +25,7 @@ def test_page_loads_on_the_default_sample(name: str) -> None:
     if name == "data.py":
         assert metric_values(at) == {"Systems": "16", "Items": "100", "Raters": "17", "Texts": "yes"}
         assert at.selectbox(key="pe.w.human").value == "human:relevance"
-        assert at.selectbox(key="pe.w.metric").value == "rougeL"
+        assert at.multiselect(key="pe.w.metrics").value == ["rougeL"]
 
 
 def test_app_navigates_to_every_page() -> None:

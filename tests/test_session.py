@@ -23,13 +23,14 @@ def test_round_trip_keeps_everything() -> None:
     snapshot = SessionSnapshot(
         data=upload,
         human="human",
-        metric="bleu",
-        settings={"budget": 40, "batch": 5, "gamma": 0.05, "seed": 3},
+        metrics=("bleu",),
+        setup={"human": "human", "metrics": ["bleu"], "budget": 40, "batch": 5, "gamma": 0.05, "seed": 3},
+        check={"human": "human", "metric": "bleu", "eps": 0.0, "gamma": 0.05, "seed": 0},
         protocol={"round": 2, "revealed": [1, 0, 1]},
         annotations=(make_annotation(upload.key, "i1", "A", "B", "left", "ann", left_system="B"),),
     )
     text = session_to_json(snapshot)
-    assert json.loads(text)["prefeval_session"] == 1
+    assert json.loads(text)["prefeval_session"] == 2
     assert session_from_json(text) == snapshot
     assert session_from_json(text.encode()).data.load().systems == ("A", "B")
 
@@ -56,8 +57,9 @@ def test_samples_load() -> None:
         ("{not json", "not a JSON file"),
         ('{"a": 1}', "not a prefeval session"),
         ('{"prefeval_session": 9}', "version 9"),
-        ('{"prefeval_session": 1, "data": {"kind": "folder", "name": "x"}}', "incomplete or damaged"),
-        ('{"prefeval_session": 1}', "incomplete or damaged"),
+        ('{"prefeval_session": 2, "data": {"kind": "folder", "name": "x"}}', "incomplete or damaged"),
+        ('{"prefeval_session": 2}', "incomplete or damaged"),
+        ('{"prefeval_session": 1}', "reads version 2"),
     ],
 )
 def test_bad_session_files_say_what_is_wrong(text: str, message: str) -> None:

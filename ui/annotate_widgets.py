@@ -22,7 +22,7 @@ from prefeval_core.annotations import (
 )
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
-from prefeval_core.protocol import ProtocolState, next_request
+from prefeval_core.protocol import ComparisonTask, ProtocolState, next_request
 from prefeval_core.session import DataChoice
 from ui import state
 from ui.errors import escape_markdown, show_problems
@@ -48,8 +48,8 @@ class Task:
 
 
 def tasks_from_protocol(protocol: ProtocolState) -> list[Task]:
-    """The protocol's next request (or, while a round is open, what it asked for that round)."""
-    return [Task(r.item_id, r.system_a, r.system_b) for r in next_request(protocol).items]
+    """The comparisons of the protocol's next request."""
+    return [Task(t.item_id, t.system_a, t.system_b) for t in next_request(protocol).tasks if isinstance(t, ComparisonTask)]
 
 
 def tasks_for_pair(dataset: Dataset, system_a: str, system_b: str) -> list[Task]:

@@ -9,30 +9,29 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from prefeval_core.counts import PairTable, align_outcomes
+from prefeval_core import workflow
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.data.summary import DatasetSummary, summarise_dataset
-from prefeval_core.decision import Model, SamplerSettings, posterior_draws
-from prefeval_core.decision.decide import fast_route
+from prefeval_core.decision import Model
 from prefeval_core.diagnostics.metric_report import MetricReport
-from prefeval_core.diagnostics.metric_report import metric_report as compute_metric_report
-from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
+from prefeval_core.diagnostics.win_rate import WinRateDensities
 from prefeval_core.figures.dag import dag_figure
-from prefeval_core.figures.favi import favi_box_plot
-from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
 from prefeval_core.figures.posterior import win_rate_ridge
 from prefeval_core.partial_order import partial_order
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.protocol import StudyTable
 from prefeval_core.session import DataChoice
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
+from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check_metric
+from prefeval_core.workflow.metric_check import metric_figure as figure_of
 
 MAX_UPLOAD_MB = 50
 """Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
@@ -63,53 +62,24 @@ def summary(choice: DataChoice, human: str | None, metric: str | None) -> Datase
     return summarise_dataset(dataset(choice), human, metric)
 
 
-@st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner=False)
-def pair_table(choice: DataChoice, human: str, metric: str | None, eps_human: float = 0.0, eps_metric: float = 0.0) -> PairTable:
-    """Human and metric outcomes aligned per pair and item (``eps_*`` = tie thresholds of scalar raters)."""
-    data = dataset(choice)
-    return align_outcomes(pair_outcomes(data, human, eps_human), pair_outcomes(data, metric, eps_metric) if metric else None)
-
-
-PairCounts = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""One pair's count triple as hashable tuples: ``n`` (3), ``K`` (9, row-major: rows = metric), ``m`` (3)."""
-WIN_RATE_DRAWS = 4000
-"""Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
+@st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Preparing the study ...")
+def study_table(choice: DataChoice, setup: StudySetup) -> StudyTable:
+    """The study table of ``setup`` on the chosen data (:func:`prefeval_core.workflow.study_table`)."""
+    return workflow.study_table(dataset(choice), setup)
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing from the posteriors ...")
 def win_rates(
-    pair_counts: tuple[PairCounts, ...], model: Model, mu: tuple[tuple[float, ...], ...] | None, gamma: float, seed: int
+    counts: tuple[views.PairCounts, ...], model: Model, mu: tuple[tuple[float, ...], ...] | None, gamma: float, seed: int
 ) -> list[WinRateDensities]:
-    """Each pair's posterior win-rate densities under the decision model, one per pair.
-
-    Pairs the engine decides in closed form (no metric-only item, or ``model="human_only"``)
-    get the exact ``Dirichlet(n + 1)`` densities; the others histograms of
-    :data:`WIN_RATE_DRAWS` draws of :func:`~prefeval_core.decision.posterior_draws` (the fast
-    sampler: the same posterior the decision uses, metric outcomes included).
-    """
-    densities = []
-    for n, K, m in pair_counts:
-        if model == "human_only" or fast_route(sum(m), SamplerSettings()) == "closed_form":
-            densities.append(win_rate_densities(alpha=np.asarray(n) + 1, seed=seed, draws=WIN_RATE_DRAWS, bins=80))
-            continue
-        draws = posterior_draws(
-            n,
-            np.reshape(K, (3, 3)),
-            m,
-            model=model,
-            mu=None if mu is None else np.asarray(mu),
-            gamma=gamma,
-            draws=WIN_RATE_DRAWS,
-            seed=seed,
-        )
-        densities.append(win_rate_densities(samples=draws, bins=60))  # coarser than exact curves: 4000 draws
-    return densities
+    """:func:`prefeval_core.workflow.views.win_rates`, cached per round's counts."""
+    return views.win_rates(counts, model, mu, gamma, seed)
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Computing the diagnostics ...")
-def metric_report(choice: DataChoice, human: str, metric: str, eps: float, gamma: float, seed: int) -> MetricReport:
-    """Every diagnostic of ``metric`` against ``human`` (method.md §6-§9)."""
-    return compute_metric_report(dataset(choice), human, metric, eps=eps, gamma=gamma, seed=seed)
+def metric_report(choice: DataChoice, check: MetricCheck) -> MetricReport:
+    """Every diagnostic of the metric check (method.md §6-§9)."""
+    return check_metric(dataset(choice), check)
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Scoring the texts ...")
@@ -133,22 +103,10 @@ def encoder() -> SentenceEncoder:
     return load_encoder()
 
 
-MetricFigure = Literal["sign", "kendall", "favi", "dag_human", "dag_metric"]
-
-
 @st.cache_data(max_entries=32, hash_funcs=_HASH, show_spinner=False)
-def metric_figure(choice: DataChoice, human: str, metric: str, eps: float, gamma: float, seed: int, name: MetricFigure) -> go.Figure | None:
+def metric_figure(choice: DataChoice, check: MetricCheck, name: MetricFigure) -> go.Figure | None:
     """One figure of :func:`metric_report` (built once: the DAG layouts take a fraction of a second)."""
-    report = metric_report(choice, human, metric, eps, gamma, seed)
-    if name == "sign":
-        return sign_accuracy_bars([report])
-    if name == "kendall":
-        return None if report.kendall is None else kendall_tau_bars([report.kendall])
-    if name == "favi":
-        return favi_box_plot(report.systems, metric=report.metric, human=report.human)
-    if name == "dag_human":
-        return dag_figure(report.dags.human, title=f"Human reference ({report.human}, γ = {gamma})")
-    return dag_figure(report.dags.metric, title=f"Naive metric ({report.metric}, sign test, γ = {gamma})")
+    return figure_of(metric_report(choice, check), name)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -164,7 +122,7 @@ def decisions_dag_figure(
 @st.cache_data(max_entries=8, show_spinner=False)
 def win_rate_ridge_figure(
     pairs: tuple[tuple[str, str], ...],
-    pair_counts: tuple[PairCounts, ...],
+    pair_counts: tuple[views.PairCounts, ...],
     model: Model,
     mu: tuple[tuple[float, ...], ...] | None,
     gamma: float,

@@ -101,27 +101,26 @@ def column_mapping(choice: DataChoice) -> None:
 
 
 def _on_raters() -> None:
-    metric = st.session_state["pe.w.metric"]
-    state.set_raters(st.session_state["pe.w.human"], None if metric == state.HUMAN_ONLY else metric)
+    state.set_raters(st.session_state["pe.w.human"], tuple(st.session_state["pe.w.metrics"]))
 
 
-def rater_picker(dataset: Dataset) -> tuple[str, str | None]:
-    """The human rater and the metric (or human only) the other pages work with."""
-    human, metric = state.raters(dataset)
+def rater_picker(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
+    """The human rater and the metrics (none: human only) the other pages work with."""
+    human, metrics = state.raters(dataset)
     humans = list(dataset.human_raters or dataset.raters)
     if human not in humans:
         humans.append(human)
-    metrics = [state.HUMAN_ONLY, *[r for r in dataset.raters if r != human and r not in dataset.human_raters]]
-    left, right = st.columns(2)
-    left.selectbox("Human rater", humans, index=humans.index(human), key="pe.w.human", on_change=_on_raters)
-    index = metrics.index(metric) if metric in metrics else 0
-    right.selectbox(
-        "Metric",
-        metrics,
-        index=index,
-        key="pe.w.metric",
+    # the widgets show the session's choice (also after the data changed under them)
+    st.session_state["pe.w.human"], st.session_state["pe.w.metrics"] = human, list(metrics)
+    left, right = st.columns([1, 2])
+    left.selectbox("Human rater", humans, key="pe.w.human", on_change=_on_raters)
+    right.multiselect(
+        "Metrics",
+        state.metric_candidates(dataset, human),
+        key="pe.w.metrics",
         on_change=_on_raters,
-        help="The automatic rater to check and to use in the protocol",
+        placeholder="none: human only",
+        help="The automatic raters the protocol uses together (several: one posterior); the first is checked on Metric check",
     )
     return state.raters(dataset)
 

@@ -13,21 +13,25 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.diagnostics.metric_report import MetricReport, report_json
 from prefeval_core.figures.confusion import confusion_heatmap
 from prefeval_core.session import DataChoice
+from prefeval_core.workflow.metric_check import MetricCheck
 from ui import cache, state
+from ui.errors import user_errors
 
 
-def metric_picker(dataset: Dataset, human: str, metric: str | None) -> tuple[str | None, float]:
-    """The metric to check (default: the one chosen on the Data page) and its tie threshold, in a form."""
-    metrics = [r for r in dataset.raters if r != human and r not in dataset.human_raters]
-    if not metrics:
-        return None, 0.0
+def metric_picker(dataset: Dataset, check: MetricCheck) -> MetricCheck:
+    """The metric to check and how (tie threshold, γ, seed), in a form; the choice is kept for
+    the Report page and the HTML report."""
+    metrics = state.metric_candidates(dataset, check.human)
     with st.form("pe.w.check"):
-        left, right = st.columns([3, 1])
-        index = metrics.index(metric) if metric in metrics else 0
-        chosen = left.selectbox("Metric to check", metrics, index=index, key="pe.w.check_metric")
-        eps = right.number_input("Metric tie threshold", 0.0, 1e6, 0.0, format="%.4f", key="pe.w.check_eps")
-        st.form_submit_button("Check")
-    return chosen, float(eps)
+        columns = st.columns([3, 1, 1, 1])
+        chosen = columns[0].selectbox("Metric to check", metrics, index=metrics.index(check.metric), key="pe.w.check_metric")
+        eps = columns[1].number_input("Metric tie threshold", 0.0, 1e6, check.eps, format="%.4f", key="pe.w.check_eps")
+        gamma = columns[2].number_input("Significance level γ", 0.001, 0.5, check.gamma, step=0.01, format="%.3f", key="pe.w.check_gamma")
+        seed = columns[3].number_input("Seed", 0, 2**31 - 1, check.seed, key="pe.w.check_seed")
+        if st.form_submit_button("Check"):
+            with user_errors("Checking the settings"):
+                st.session_state[state.CHECK] = MetricCheck(check.human, chosen, float(eps), float(gamma), int(seed))
+    return st.session_state[state.CHECK] or check
 
 
 def reading(report: MetricReport) -> list[str]:
@@ -58,14 +62,13 @@ def reading(report: MetricReport) -> list[str]:
     return lines
 
 
-def summary_figures(choice: DataChoice, report: MetricReport, eps: float, seed: int) -> None:
-    key = (choice, report.human, report.metric, eps, report.dags.gamma, seed)
+def summary_figures(choice: DataChoice, check: MetricCheck) -> None:
     left, right = st.columns(2)
-    left.plotly_chart(cache.metric_figure(*key, "sign"), key="pe.fig.sign")
-    kendall = cache.metric_figure(*key, "kendall")
+    left.plotly_chart(cache.metric_figure(choice, check, "sign"), key="pe.fig.sign")
+    kendall = cache.metric_figure(choice, check, "kendall")
     if kendall is not None:
         right.plotly_chart(kendall, key="pe.fig.kendall")
-    st.plotly_chart(cache.metric_figure(*key, "favi"), key="pe.fig.favi")
+    st.plotly_chart(cache.metric_figure(choice, check, "favi"), key="pe.fig.favi")
 
 
 def confusion_of_pair(report: MetricReport) -> None:
@@ -78,21 +81,14 @@ def confusion_of_pair(report: MetricReport) -> None:
     )
 
 
-def dags_side_by_side(choice: DataChoice, report: MetricReport, eps: float, seed: int) -> None:
-    key = (choice, report.human, report.metric, eps, report.dags.gamma, seed)
+def dags_side_by_side(choice: DataChoice, check: MetricCheck) -> None:
     left, right = st.columns(2)
-    left.plotly_chart(cache.metric_figure(*key, "dag_human"), key="pe.fig.dag_human")
-    right.plotly_chart(cache.metric_figure(*key, "dag_metric"), key="pe.fig.dag_metric")
+    left.plotly_chart(cache.metric_figure(choice, check, "dag_human"), key="pe.fig.dag_human")
+    right.plotly_chart(cache.metric_figure(choice, check, "dag_metric"), key="pe.fig.dag_metric")
     st.caption(
         "Arrows point from the significantly better system to the worse (transitive edges left out); "
         "colours: error type against the human reference."
     )
-
-
-def gamma_and_seed() -> tuple[float, int]:
-    """The significance level and seed of the protocol settings (defaults 0.05 and 0)."""
-    values = st.session_state[state.SETTINGS] or {}
-    return float(values.get("gamma", 0.05)), int(values.get("seed", 0))
 
 
 def metric_pairs_frame(report: MetricReport) -> pd.DataFrame:

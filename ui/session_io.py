@@ -3,46 +3,61 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 import streamlit as st
 
 from prefeval_core.annotations import AnnotationStore
-from prefeval_core.errors import DataError, Problem
-from prefeval_core.protocol import ProtocolState, state_from_dict, state_to_dict
+from prefeval_core.errors import PrefevalError, Problem, SettingsError
+from prefeval_core.protocol import ProtocolState, protocol_result, state_from_dict, state_to_dict
 from prefeval_core.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.session import SessionFileError, SessionSnapshot, session_from_json
+from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow.metric_check import MetricCheck
 from ui import cache, state
 from ui.page import flash
-from ui.protocol_widgets import pairs_frame, theta_history_figure
 
 RESTORE_KEY = "pe.w.restore"
 
 
 def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
-    """The session as data: data choice, raters, settings, protocol state, stored annotations."""
+    """The session as data: data choice, raters, study setup, metric check, protocol state, stored annotations."""
     choice = session[state.DATA]
     protocol: ProtocolState | None = session[state.PROTOCOL]
+    setup: StudySetup | None = session[state.SETUP]
+    check: MetricCheck | None = session[state.CHECK]
     return SessionSnapshot(
         data=choice,
         human=session[state.HUMAN],
-        metric=session[state.METRIC],
-        settings=dict(session[state.SETTINGS] or {}),
+        metrics=tuple(session[state.METRICS] or ()),
+        setup=None if setup is None else setup.as_dict(),
+        check=None if check is None else asdict(check),
         protocol=None if protocol is None else state_to_dict(protocol),
         annotations=tuple(AnnotationStore.open().annotations(choice.key)),
     )
 
 
 def restore(snap: SessionSnapshot) -> int:
-    """Put a snapshot into the session; its annotations go to the store. Returns how many were new."""
+    """Put a snapshot into the session; its annotations go to the store. Returns how many were new.
+
+    Everything is checked before anything changes: the setup, the check, and the protocol state
+    against the study table its setup rebuilds from the session's data."""
     try:
-        protocol = None if snap.protocol is None else state_from_dict(snap.protocol)
+        setup = None if snap.setup is None else StudySetup.from_dict(dict(snap.setup))
+        check = None if snap.check is None else MetricCheck(**snap.check)
+        protocol = None
+        if snap.protocol is not None:
+            if setup is None:
+                raise SettingsError.single("bad_state", "the session has a protocol state but no study setup")
+            protocol = state_from_dict(snap.protocol, cache.study_table(snap.data, setup))
     except (KeyError, TypeError, ValueError) as error:
-        raise SessionFileError([Problem("error", "malformed", f"the protocol state in the session file is damaged: {error}")]) from None
+        raise SessionFileError([Problem("error", "malformed", f"the session file is damaged: {error}")]) from None
     st.session_state[state.DATA] = snap.data
     st.session_state[state.HUMAN] = snap.human
-    st.session_state[state.METRIC] = snap.metric
-    st.session_state[state.SETTINGS] = dict(snap.settings) or None
+    st.session_state[state.METRICS] = snap.metrics
+    st.session_state[state.SETUP] = setup
+    st.session_state[state.CHECK] = check
     st.session_state[state.PROTOCOL] = protocol
     return AnnotationStore.open().add_many(snap.annotations)
 
@@ -55,30 +70,22 @@ def on_restore() -> None:
     try:
         snap = session_from_json(upload.getvalue(), upload.name)
         added = restore(snap)
-    except DataError as error:
+    except PrefevalError as error:
         st.session_state["pe.restore_problems"] = error.problems
         return
     flash(f"Restored the session saved at {snap.saved_at} ({added} annotations added to the store).")
 
 
-def protocol_section(protocol: ProtocolState) -> ReportSection:
-    table = pairs_frame(protocol).to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}")
-    text = (
-        f"Round {protocol.round}; {protocol.human_used:,} of {protocol.settings.budget:,} human outcomes spent; "
-        f"{int((protocol.decisions != 1).sum())} of {len(protocol.pairs)} pairs decided (model {protocol.settings.model}, "
-        f"gamma {protocol.settings.gamma}, batch {protocol.settings.batch}, seed {protocol.settings.seed})."
-    )
-    return ReportSection("Protocol", text, (theta_history_figure(protocol),), html_body=table)
-
-
 def report_html(session: Mapping[str, Any]) -> str:
-    """The offline HTML report: the metric's diagnostics (if a metric is chosen) and the protocol (if started)."""
-    choice, human, metric = session[state.DATA], session[state.HUMAN], session[state.METRIC]
-    settings = session[state.SETTINGS] or {}
+    """The offline HTML report: the metric check's diagnostics (if there is a metric) and the protocol (if started)."""
+    choice = session[state.DATA]
     sections: list[ReportSection] = []
-    if metric:
-        report = cache.metric_report(choice, human, metric, float(settings.get("eps_metric", 0.0)), float(settings.get("gamma", 0.05)), 0)
-        sections += diagnostics_sections(report)
-    if session[state.PROTOCOL] is not None:
-        sections.append(protocol_section(session[state.PROTOCOL]))
+    check = state.metric_check(cache.dataset(choice))
+    if check is not None:
+        sections += diagnostics_sections(cache.metric_report(choice, check), seed=check.seed)
+    protocol: ProtocolState | None = session[state.PROTOCOL]
+    if protocol is not None:
+        setup: StudySetup | None = session[state.SETUP]
+        result = protocol_result(protocol) if setup is None or setup.mode == "replay" else None
+        sections.append(views.protocol_section(protocol, result))
     return html_report(f"prefeval report: {choice.name}", sections)

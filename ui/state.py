@@ -1,9 +1,9 @@
 """Session state: small, namespaced (``pe.*``), initialised in one place.
 
 Every page calls :func:`ensure_state` first, so each page also runs alone (``AppTest``).
-Only domain values live here (the data choice, rater names, settings, the protocol's
-state); everything derived is recomputed through :mod:`ui.cache`. Annotations live on disk
-(:mod:`prefeval_core.annotations`), not here.
+Only domain values live here (the data choice, the raters, the study setup, the metric check,
+the protocol's state); everything derived is recomputed through :mod:`ui.cache`. Annotations
+live on disk (the store), not here.
 """
 
 from __future__ import annotations
@@ -14,18 +14,20 @@ import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.session import DataChoice
+from prefeval_core.workflow import StudySetup
+from prefeval_core.workflow.metric_check import MetricCheck
 
 DATA = "pe.data"
 HUMAN = "pe.human"
-METRIC = "pe.metric"
-SETTINGS = "pe.settings"
+METRICS = "pe.metrics"
+SETUP = "pe.setup"
+CHECK = "pe.check"
 PROTOCOL = "pe.protocol"
 ANNOTATOR = "pe.annotator"
 ANNOTATION_SEED = "pe.annotation_seed"
 
-DEFAULT_RATERS = {"summeval": ("human:relevance", "rougeL")}
+DEFAULT_RATERS = {"summeval": ("human:relevance", ("rougeL",))}
 """Raters the dashboard opens with per bundled sample; other data: the first human and metric rater."""
-HUMAN_ONLY = "(none: human only)"
 
 
 def ensure_state() -> None:
@@ -33,8 +35,9 @@ def ensure_state() -> None:
     defaults: dict[str, Any] = {
         DATA: DataChoice.sample(),
         HUMAN: None,
-        METRIC: None,
-        SETTINGS: None,
+        METRICS: None,
+        SETUP: None,
+        CHECK: None,
         PROTOCOL: None,
         ANNOTATOR: "",
         ANNOTATION_SEED: 0,
@@ -48,8 +51,14 @@ def data_choice() -> DataChoice:
     return st.session_state[DATA]
 
 
+def _reset_study() -> None:
+    st.session_state[SETUP] = None
+    st.session_state[CHECK] = None
+    st.session_state[PROTOCOL] = None
+
+
 def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:
-    """Switch to other data; rater choices and the protocol start afresh if the data changed
+    """Switch to other data; raters, study and protocol start afresh if the data changed
     (unless ``keep_choices``: e.g. only computed metrics were added)."""
     if choice == st.session_state.get(DATA):
         return
@@ -57,27 +66,53 @@ def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:
     if keep_choices:
         return
     st.session_state[HUMAN] = None
-    st.session_state[METRIC] = None
-    st.session_state[PROTOCOL] = None
+    st.session_state[METRICS] = None
+    _reset_study()
 
 
-def raters(dataset: Dataset) -> tuple[str, str | None]:
-    """The chosen (human, metric) raters, defaulting to sensible ones for ``dataset``."""
-    human, metric = st.session_state[HUMAN], st.session_state[METRIC]
+def metric_candidates(dataset: Dataset, human: str) -> list[str]:
+    """Raters that can serve as metrics for ``human``: every non-human rater."""
+    return [r for r in dataset.raters if r != human and r not in dataset.human_raters]
+
+
+def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
+    """The chosen human rater and metrics (empty: human only), defaulting to sensible ones for ``dataset``."""
+    human, metrics = st.session_state[HUMAN], st.session_state[METRICS]
     if human not in dataset.raters:
         preset = DEFAULT_RATERS.get(dataset.name)
         humans = dataset.human_raters or dataset.raters
         human = preset[0] if preset and preset[0] in dataset.raters else humans[0]
-        metrics = [r for r in dataset.metric_raters if r != human]
-        metric = preset[1] if preset and preset[1] in metrics else (metrics[0] if metrics else None)
-        st.session_state[HUMAN], st.session_state[METRIC] = human, metric
-    if metric is not None and metric not in dataset.raters:
-        metric = st.session_state[METRIC] = None
-    return human, metric
+        candidates = metric_candidates(dataset, human)
+        if preset and all(m in candidates for m in preset[1]):
+            metrics = preset[1]
+        else:
+            metrics = tuple(candidates[:1])
+        st.session_state[HUMAN], st.session_state[METRICS] = human, metrics
+    metrics = tuple(m for m in (metrics or ()) if m in dataset.raters and m != human)
+    st.session_state[METRICS] = metrics
+    return human, metrics
 
 
-def set_raters(human: str, metric: str | None) -> None:
-    """Choose other raters; the protocol starts afresh if they changed."""
-    if (human, metric) != (st.session_state[HUMAN], st.session_state[METRIC]):
-        st.session_state[HUMAN], st.session_state[METRIC] = human, metric
-        st.session_state[PROTOCOL] = None
+def set_raters(human: str, metrics: tuple[str, ...]) -> None:
+    """Choose other raters; the study starts afresh if they changed."""
+    if (human, metrics) != (st.session_state[HUMAN], st.session_state[METRICS]):
+        st.session_state[HUMAN], st.session_state[METRICS] = human, metrics
+        _reset_study()
+
+
+def setup() -> StudySetup | None:
+    """The study setup of the running (or last started) protocol."""
+    return st.session_state[SETUP]
+
+
+def metric_check(dataset: Dataset) -> MetricCheck | None:
+    """The metric check in effect: as set on the Metric check page, else the first metric against
+    the human rater with default settings; ``None`` when there is no metric."""
+    human, metrics = raters(dataset)
+    check: MetricCheck | None = st.session_state[CHECK]
+    if check is not None and check.human == human and check.metric in dataset.raters:
+        return check
+    candidates = metric_candidates(dataset, human)
+    if not candidates:
+        return None
+    return MetricCheck(human, metrics[0] if metrics else candidates[0])

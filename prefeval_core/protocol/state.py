@@ -221,6 +221,7 @@ def state_to_dict(state: ProtocolState) -> dict[str, Any]:
         "format": FORMAT_VERSION,
         "table": state.table.fingerprint,
         "settings": state.settings.as_dict(),
+        "round": state.round,
         "reveals": [[int(s), float(state.reveals.value[s]), int(state.reveals.round[s]), int(state.reveals.cost[s])] for s in revealed],
         "records": [_record_to_dict(r) for r in state.records],
     }

@@ -1,0 +1,62 @@
+"""One configuration of the metric check (method.md §6-§9), used by the Metric check page, the
+Report page, the HTML report and ``diagnose``: the same numbers everywhere."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import plotly.graph_objects as go
+
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.diagnostics.metric_report import MetricReport, metric_report
+from prefeval_core.errors import settings_error
+from prefeval_core.figures.dag import dag_figure
+from prefeval_core.figures.favi import favi_box_plot
+from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
+
+MetricFigure = Literal["sign", "kendall", "favi", "dag_human", "dag_metric"]
+"""The figures of a metric check."""
+
+
+@dataclass(frozen=True)
+class MetricCheck:
+    """Which metric is checked against which human rater, and how.
+
+    Attributes:
+        human, metric: the raters.
+        eps: tie threshold of the metric's score differences (the human's ties are kept as rated).
+        gamma: significance level of the human reference and the naive sign test.
+        seed: seeds the Favi-Score posterior draws.
+    """
+
+    human: str
+    metric: str
+    eps: float = 0.0
+    gamma: float = 0.05
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.eps >= 0:
+            raise settings_error(f"the tie threshold must be >= 0, got {self.eps}", field="eps")
+        if not 0.0 < self.gamma < 1.0:
+            raise settings_error(f"gamma must be in (0, 1), got {self.gamma}", field="gamma")
+
+
+def check_metric(dataset: Dataset, check: MetricCheck) -> MetricReport:
+    """Every diagnostic of the check (see :func:`prefeval_core.diagnostics.metric_report.metric_report`)."""
+    return metric_report(dataset, check.human, check.metric, eps=check.eps, gamma=check.gamma, seed=check.seed)
+
+
+def metric_figure(report: MetricReport, name: MetricFigure) -> go.Figure | None:
+    """One figure of a metric check (``None``: Kendall tau needs two scalar raters)."""
+    gamma = report.dags.gamma
+    if name == "sign":
+        return sign_accuracy_bars([report])
+    if name == "kendall":
+        return None if report.kendall is None else kendall_tau_bars([report.kendall])
+    if name == "favi":
+        return favi_box_plot(report.systems, metric=report.metric, human=report.human)
+    if name == "dag_human":
+        return dag_figure(report.dags.human, title=f"Human reference ({report.human}, γ = {gamma})")
+    return dag_figure(report.dags.metric, title=f"Naive metric ({report.metric}, sign test, γ = {gamma})")

@@ -1,0 +1,206 @@
+"""What a protocol run shows: its status in words and numbers, the table of pairs, theta across
+rounds, the decided DAG's inputs, the posterior win rates and the report section — the same for
+the dashboard, the HTML report and the command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from prefeval_core.decision import Model, SamplerSettings, posterior_draws
+from prefeval_core.decision.decide import fast_route
+from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
+from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason
+from prefeval_core.protocol.questions import question_pairs, top_k_answer
+from prefeval_core.report import ReportSection
+
+DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
+UNIT_WORDS = {"ratings": "ratings", "comparisons": "comparisons"}
+STOP_WORDS = {
+    "running": "running",
+    "answered": "the question is answered",
+    "exhausted": "no judgment left can change the answer",
+    "budget": "the budget is spent",
+    "max_rounds": "the round limit is reached",
+}
+WIN_RATE_DRAWS = 4000
+"""Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
+
+
+@dataclass(frozen=True)
+class StudyStatus:
+    """A run at a glance.
+
+    Attributes:
+        round: completed rounds.
+        unit: what one judgment is; cost_used / budget in that unit.
+        decided, pairs: pairs with a significant decision / pairs of the question.
+        matter: pairs whose judgments can still change the answer.
+        finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
+        answer: the answer in words (top-k), else a sentence on the decided pairs.
+    """
+
+    round: int
+    unit: str
+    cost_used: int
+    budget: int
+    decided: int
+    pairs: int
+    matter: int
+    finished: bool
+    stop_reason: str
+    answer: str
+
+
+def study_status(state: ProtocolState) -> StudyStatus:
+    """The run's :class:`StudyStatus`."""
+    table, settings = state.table, state.settings
+    asked = question_pairs(settings.question, table.systems, table.pair_systems)
+    decided = int(np.sum(state.decisions[asked] != TIE))
+    finished = is_finished(state)
+    if settings.question.kind == "top-k":
+        top = top_k_answer(table.systems, state.members, state.decisions, table.pair_systems, settings.question.k)
+        answer = top.words(finished=finished)
+    else:
+        answer = f"{decided} of {int(asked.sum())} pairs have a significant winner."
+    return StudyStatus(
+        round=state.round,
+        unit=table.unit,
+        cost_used=state.cost_used,
+        budget=settings.budget,
+        decided=decided,
+        pairs=int(asked.sum()),
+        matter=int(pairs_that_matter(state).sum()),
+        finished=finished,
+        stop_reason=stop_reason(state),
+        answer=answer,
+    )
+
+
+def pairs_frame(state: ProtocolState) -> pd.DataFrame:
+    """One row per pair: human pair outcomes used, latest theta, decision, evidence, posterior mean rates."""
+    status = state.status
+    used = state.pair_outcomes_used()
+    frame = pd.DataFrame(
+        {
+            "system A": [a for a, _ in state.table.pairs],
+            "system B": [b for _, b in state.table.pairs],
+            "human outcomes": used,
+            "θ = P(p> > p<)": status.theta,
+            "decision": [DECISION_WORDS[int(d)] for d in status.decision],
+            "p>": status.p_mean[:, 0],
+            "p=": status.p_mean[:, 1],
+            "p<": status.p_mean[:, 2],
+        }
+    )
+    if state.settings.error_control != "none":
+        frame["log e (A better)"] = status.log_evidence[:, 0]
+        frame["log e (B better)"] = status.log_evidence[:, 1]
+        frame["futile"] = status.futile
+    return frame
+
+
+def theta_history_figure(state: ProtocolState) -> go.Figure:
+    """``theta`` of every pair after each round in which it was decided on (one line per pair)."""
+    figure = go.Figure()
+    colours = {BETTER: "#0072B2", TIE: "#999999", WORSE: "#D55E00"}
+    rounds: dict[int, list[tuple[int, float]]] = {}
+    for record in state.records:
+        for pair, theta in zip(record.pairs.tolist(), record.theta.tolist(), strict=True):
+            rounds.setdefault(pair, []).append((record.round, theta))
+    for pair, points in sorted(rounds.items()):
+        a, b = state.table.pairs[pair]
+        figure.add_trace(
+            go.Scatter(
+                x=[r for r, _ in points], y=[t for _, t in points], mode="lines+markers", name=f"{a} vs {b}",
+                line={"color": colours[int(state.decisions[pair])], "width": 1}, marker={"size": 4}, showlegend=False,
+                hovertemplate=f"{a} vs {b}<br>round %{{x}}: θ = %{{y:.3f}}<extra></extra>",
+            )
+        )  # fmt: skip
+    gamma = state.settings.gamma
+    for level in (gamma / 2, 1 - gamma / 2):
+        figure.add_hline(y=level, line_dash="dash", line_color="#555555")
+    note = "" if state.settings.error_control == "none" else " (decisions: anytime-valid e-values, not these thresholds)"
+    figure.update_layout(
+        title={"text": f"θ = P(p> > p<) per pair across rounds{note}<br><sup>dashed: per-look thresholds γ/2, 1 − γ/2; "
+               "blue A better, vermillion B better, grey undecided</sup>"},
+        xaxis_title="round", yaxis_title="θ", yaxis_range=[-0.02, 1.02], height=380, margin={"t": 70, "b": 40},
+    )  # fmt: skip
+    return figure
+
+
+PairCounts = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""One pair's count triple as hashable tuples: ``n`` (3), ``K`` (9, row-major: rows = metric), ``m`` (3)."""
+
+
+def pair_counts(state: ProtocolState) -> tuple[PairCounts, ...]:
+    """Every pair's counts of its first metric (hashable, for caches)."""
+    counts = state.revealed_counts().triples(0)
+    return tuple(
+        (tuple(map(int, counts.n[i])), tuple(map(int, counts.K[i].ravel())), tuple(map(int, counts.m[i]))) for i in range(len(counts.n))
+    )
+
+
+def win_rates(
+    counts: tuple[PairCounts, ...], model: Model, mu: tuple[tuple[float, ...], ...] | None, gamma: float, seed: int
+) -> list[WinRateDensities]:
+    """Each pair's posterior win-rate densities under the decision model, one per pair.
+
+    Pairs the engine decides in closed form (no metric-only item, or ``model="human_only"``)
+    get the exact ``Dirichlet(n + 1)`` densities; the others histograms of
+    :data:`WIN_RATE_DRAWS` draws of :func:`~prefeval_core.decision.posterior_draws` (the fast
+    sampler: the same posterior the decision uses, metric outcomes included).
+    """
+    densities = []
+    for n, K, m in counts:
+        if model == "human_only" or fast_route(sum(m), SamplerSettings()) == "closed_form":
+            densities.append(win_rate_densities(alpha=np.asarray(n) + 1, seed=seed, draws=WIN_RATE_DRAWS, bins=80))
+            continue
+        mu_array = None if mu is None else np.asarray(mu)
+        draws = posterior_draws(n, np.reshape(K, (3, 3)), m, model=model, mu=mu_array, gamma=gamma, draws=WIN_RATE_DRAWS, seed=seed)
+        densities.append(win_rate_densities(samples=draws, bins=60))  # coarser than exact curves: 4000 draws
+    return densities
+
+
+def win_rates_caption(state: ProtocolState) -> str:
+    """What the win-rate plots show, in plain words."""
+    settings = state.settings
+    if settings.model == "human_only":
+        return "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior θ comes from."
+    nuts = " (drawn with the fast sampler; θ used NUTS on the same model)" if settings.sampler == "nuts" else ""
+    model = "the full model, μ uncertain" if settings.model == "full" else "the model with a known μ"
+    return (
+        f"The posterior θ comes from, under {model}: human outcomes revealed so far and the metric's outcomes on the other "
+        f"items. Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without metric-only items are exact "
+        "Dirichlet(n + 1). θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by "
+        "Monte-Carlo error (about ±0.01)."
+    )
+
+
+def cost_sentence(state: ProtocolState, result: ProtocolResult | None = None) -> str:
+    """What the run has cost, in the study's unit (and, in a replay, against the full evaluation)."""
+    unit = UNIT_WORDS[state.table.unit]
+    text = f"{state.cost_used:,} of a budget of {state.settings.budget:,} {unit} used"
+    if result is not None:
+        text += (
+            f"; {result.cost_fraction:.1%} of the {result.cost_available:,} {unit} of the full evaluation "
+            f"({result.annotation_fraction:.1%} of its human pair outcomes)"
+        )
+    return text + "."
+
+
+def protocol_section(state: ProtocolState, result: ProtocolResult | None = None) -> ReportSection:
+    """The protocol's section of the HTML report: status, cost, answer, the pairs, theta across rounds."""
+    table = pairs_frame(state).to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="")
+    status = study_status(state)
+    settings = state.settings
+    text = (
+        f"Question: {settings.question.describe()}. {status.answer} Round {status.round}; {cost_sentence(state, result)} "
+        f"{status.decided} of {status.pairs} pairs decided; {STOP_WORDS[status.stop_reason]}. Settings: model {settings.model}, "
+        f"error control {settings.error_control}, gamma {settings.gamma}, batch {settings.batch}, seed {settings.seed}."
+    )
+    return ReportSection("Protocol", text, (theta_history_figure(state),), html_body=table)
