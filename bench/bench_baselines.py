@@ -73,7 +73,9 @@ def study_table(dataset: Any, human: str, metrics: Sequence[str]) -> tuple[Any, 
     return table, codes[keep_rows]
 
 
-def run_study(table: Any, codes: npt.NDArray[np.int8], metrics: Sequence[str], fraction: float, seeds: int, resamples: int) -> dict[str, Any]:
+def run_study(
+    table: Any, codes: npt.NDArray[np.int8], metrics: Sequence[str], fraction: float, seeds: int, resamples: int
+) -> dict[str, Any]:
     """Counts per method and seed, the cost, and the wall time of the study at one fraction."""
     from prefeval_core.baselines import compare_methods, withhold_human
 

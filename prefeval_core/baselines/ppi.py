@@ -39,7 +39,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from ppi_py import classical_mean_ci, ppi_mean_ci
 
 from prefeval_core.baselines.inputs import revealed_rows, rows_by_pair
 from prefeval_core.baselines.intervals import IntervalDecisions, check_gamma, decision_from_interval
@@ -138,6 +137,9 @@ def ppi_decisions(
 
 def _pair_interval(y: FloatArray, y_hat: FloatArray, y_hat_unlabelled: FloatArray, gamma: float) -> tuple[float, float]:
     """``(low, high)`` of the PPI++ interval of one pair (edge cases in the module docstring)."""
+    # ppi_py imports numba, statsmodels and scikit-learn (seconds): only when PPI++ runs
+    from ppi_py import classical_mean_ci, ppi_mean_ci
+
     if y_hat_unlabelled.size == 0:
         low, high = classical_mean_ci(y, alpha=gamma)
         return float(low), float(high)
