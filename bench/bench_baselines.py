@@ -5,7 +5,8 @@ over seeds: human outcomes are kept on a share F of each pair's items (one seede
 shared by all pairs, ``withhold_human``) and withheld on the rest, which stay metric-only. Every
 method then decides every pair from those same revealed judgments (``compare_methods``): prefeval's
 engine human only and with each metric (full model), PPI++ with each metric and with their mean,
-Bradley–Terry with an item bootstrap. Each is scored against the full human evaluation
+the classical normal (CLT) interval on the revealed human outcomes, Bradley–Terry with an item
+bootstrap. Each is scored against the full human evaluation
 (method.md §6). Counts are pairs (mean ± sample s.d. over seeds).
 
 Studies on SummEval relevance:
@@ -14,10 +15,18 @@ Studies on SummEval relevance:
   GPT-3.5 reason-then-score judges;
 * ``all``: all 16 systems (120 pairs), rougeL.
 
+``null`` mode: the error rate of each rule on true ties, simulated. Each run is a pair whose
+items have i.i.d. human outcomes with ``p> = p<`` (``p=`` in {0, 0.3, 0.6}) and a metric drawn
+from the ideal metric's mixture matrix (method.md §10); ``n`` of ``pool`` items are revealed.
+The share of runs that end decided should be at most gamma = 0.05 (± 2 Monte-Carlo s.e.).
+Bradley–Terry is run on 4 equally good systems (6 pairs, i.i.d. as above), fewer runs (each
+needs a bootstrap).
+
 Usage (from the repository root)::
 
     PYTHONPATH=. .venv/bin/python bench/bench_baselines.py [--data ../shared/data/summeval] [--seeds 10] \
         [--fractions 0.1,0.3] [--studies abstractive,all] [--resamples 1000] [--json out.json]
+    PYTHONPATH=. .venv/bin/python bench/bench_baselines.py null [--runs 4000] [--bt-runs 300] [--resamples 300]
 """
 
 from __future__ import annotations
@@ -122,8 +131,79 @@ def markdown(study: str, result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+NULL_SETTINGS = ((100, 10), (100, 30), (1000, 100))
+"""(pool, revealed) items per pair in the null simulation."""
+
+
+def tie_table(runs: int, systems: int, pool: int, p_tie: float, rng: np.random.Generator) -> Any:
+    """``runs`` independent groups of ``systems`` equally good systems; every pair of a group has
+    ``pool`` items with i.i.d. human outcomes ``(p>, p=, p<) = ((1 - p_tie)/2, p_tie, (1 - p_tie)/2)``
+    and metric outcomes from the ideal metric's mixture matrix."""
+    from prefeval_core.counts import PairTable
+    from prefeval_core.ideal_metric import IDEAL_MU
+
+    names = [[f"r{r:05d}s{s}" for s in range(systems)] for r in range(runs)]
+    pairs = [(group[a], group[b]) for group in names for a in range(systems) for b in range(a + 1, systems)]
+    P = len(pairs)
+    human = rng.choice(3, size=(P, pool), p=[(1 - p_tie) / 2, p_tie, (1 - p_tie) / 2])
+    cumulative = np.cumsum(IDEAL_MU, axis=0)[:, human]  # (3, P, pool): P(metric <= c | human)
+    metric = (rng.random((P, pool))[None] > cumulative).sum(axis=0)
+    return PairTable(
+        human_rater="human",
+        metric_rater="ideal",
+        pairs=tuple(pairs),
+        pair_index=np.repeat(np.arange(P, dtype=np.int32), pool),
+        item_id=np.tile(np.array([f"i{k:04d}" for k in range(pool)], dtype=object), P),
+        human=human.reshape(-1).astype(np.int8),
+        metric=metric.reshape(-1).astype(np.int8),
+    )
+
+
+def null_rates(runs: int, bt_runs: int, resamples: int) -> list[dict[str, Any]]:
+    """Share of true-tie pairs decided by each rule, per (pool, revealed, p=)."""
+    from prefeval_core.baselines import bradley_terry_decisions, ppi_decisions
+    from prefeval_core.counts import count_triples
+    from prefeval_core.decision import decide_counts
+
+    rows = []
+    for pool, revealed_items in NULL_SETTINGS:
+        for p_tie in (0.0, 0.3, 0.6):
+            rng = np.random.default_rng([pool, revealed_items, int(p_tie * 10)])
+            table = tie_table(runs, 2, pool, p_tie, rng)
+            revealed = np.tile(np.arange(pool) < revealed_items, table.n_pairs)
+            start = time.perf_counter()
+            rates = {
+                "prefeval human only": decide_counts(count_triples(table, revealed), model="human_only").decision,
+                "prefeval full (ideal metric)": decide_counts(count_triples(table, revealed), model="full", seed=0).decision,
+                "PPI++ (ideal metric)": ppi_decisions(table, revealed).decision,
+                "CLT (human only)": ppi_decisions(table, revealed, metric_codes=np.full(table.human.shape, -1)).decision,
+            }
+            bt_table = tie_table(bt_runs, 4, pool, p_tie, rng)
+            bt_revealed = np.tile(np.arange(pool) < revealed_items, bt_table.n_pairs)
+            bt = [
+                bradley_terry_decisions(
+                    bt_table.with_pairs(np.arange(bt_table.n_pairs) // 6 == r), bt_revealed[: 6 * pool], seed=r, n_resamples=resamples
+                )
+                for r in range(bt_runs)
+            ]
+            rates["Bradley–Terry"] = np.concatenate([result.decision for result in bt])
+            row = {"pool": pool, "revealed": revealed_items, "p_tie": p_tie, "wall_s": time.perf_counter() - start}
+            row |= {name: (float(np.mean(decision != 1)), int(decision.size)) for name, decision in rates.items()}
+            rows.append(row)
+            print(
+                f"| {pool} | {revealed_items} | {p_tie} | "
+                + " | ".join(f"{share:.3f} ({np.sqrt(share * (1 - share) / size):.3f})" for share, size in (row[n] for n in rates))
+                + " |",
+                flush=True,
+            )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("mode", nargs="?", choices=("compare", "null"), default="compare")
+    parser.add_argument("--runs", type=int, default=4000, help="null mode: runs (pairs) per setting")
+    parser.add_argument("--bt-runs", type=int, default=300, help="null mode: Bradley–Terry runs (4 systems each) per setting")
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"))
     parser.add_argument("--human", default="human:relevance")
     parser.add_argument("--seeds", type=int, default=10)
@@ -136,6 +216,15 @@ def main() -> None:
     from prefeval_core.data.dataset import load_dataset
 
     print("command: PYTHONPATH=. .venv/bin/python " + " ".join(sys.argv))
+    if args.mode == "null":
+        print("\nshare of true-tie pairs decided (Monte-Carlo s.e.); gamma = 0.05\n")
+        methods = ("prefeval human only", "prefeval full (ideal metric)", "PPI++ (ideal metric)", "CLT (human only)", "Bradley–Terry")
+        print("| pool | revealed | p= | " + " | ".join(methods) + " |")
+        print("|---:|---:|---:|---|---|---|---|---|")
+        rows = null_rates(args.runs, args.bt_runs, args.resamples)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+        return
     dataset = load_dataset(args.data)
     results: dict[str, list[dict[str, Any]]] = {}
     for study in args.studies.split(","):

@@ -45,7 +45,14 @@ def test_tiny_table_decisions_are_the_hand_computed_ones() -> None:
     assert result.method("PPI++ (metric)").kind == "ppi++"
     bt = bradley_terry_decisions(table, revealed, seed=7, n_resamples=200)
     assert result.method("Bradley–Terry").decision.tolist() == bt.decision.tolist()
-    assert [m.name for m in result.methods] == ["prefeval human only", "prefeval full (metric)", "PPI++ (metric)", "Bradley–Terry"]
+    assert result.method("CLT (human only)").decision.tolist() == [GT, EQ, EQ]  # as PPI++: constant or symmetric
+    assert [m.name for m in result.methods] == [
+        "prefeval human only",
+        "prefeval full (metric)",
+        "PPI++ (metric)",
+        "CLT (human only)",
+        "Bradley–Terry",
+    ]
     assert (result.pair_outcomes_used, result.pair_outcomes_available) == (18, 30)
     assert (result.ratings_used, result.ratings_available) == (18, 30)  # 6 items x 3 systems of 10 x 3
 
@@ -71,6 +78,7 @@ def test_several_metrics_add_one_full_model_and_one_ppi_per_metric_and_a_mean_pr
         "PPI++ (m1)",
         "PPI++ (m2)",
         "PPI++ (mean(m1, m2))",
+        "CLT (human only)",
         "Bradley–Terry",
     ]
     mean = ppi_decisions(table, first_six_items(table), metric_codes=codes, metric_names=("m1", "m2"))
@@ -82,7 +90,7 @@ def test_several_metrics_add_one_full_model_and_one_ppi_per_metric_and_a_mean_pr
 def test_without_a_metric_only_human_methods_run() -> None:
     table = pair_table(PAIRS, [A_BEATS_B, A_EVEN_C, B_TIES_C])
     result = compare_methods(table, first_six_items(table), n_resamples=20)
-    assert [m.kind for m in result.methods] == ["prefeval_human_only", "bradley_terry"]
+    assert [m.kind for m in result.methods] == ["prefeval_human_only", "clt", "bradley_terry"]
 
 
 def test_withholding_keeps_the_same_share_of_each_pair_on_shared_items_and_reproduces() -> None:

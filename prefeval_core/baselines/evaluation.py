@@ -8,6 +8,9 @@
   this branch takes one metric at a time);
 * ``PPI++ (<metric>)``, one per metric, and ``PPI++ (mean(<metrics>))`` when there are several
   (:mod:`prefeval_core.baselines.ppi`);
+* ``CLT (human only)``: the classical normal interval on the revealed human outcomes
+  (``ppi_py.classical_mean_ci``; PPI++ without a predictor), which separates what PPI++ gains from
+  the metric from what it gains by being a normal approximation;
 * ``Bradley–Terry`` on the human judgments (:mod:`prefeval_core.baselines.bradley_terry`).
 
 Each is scored against the full human evaluation (method.md §6: the exact human-only decision on
@@ -36,8 +39,8 @@ from prefeval_core.decision import SamplerSettings, decide_counts
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import TIE
 
-MethodKind = Literal["prefeval_human_only", "prefeval_full", "ppi++", "bradley_terry"]
-METHOD_KINDS: Final[tuple[MethodKind, ...]] = ("prefeval_human_only", "prefeval_full", "ppi++", "bradley_terry")
+MethodKind = Literal["prefeval_human_only", "prefeval_full", "ppi++", "clt", "bradley_terry"]
+METHOD_KINDS: Final[tuple[MethodKind, ...]] = ("prefeval_human_only", "prefeval_full", "ppi++", "clt", "bradley_terry")
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,9 @@ def compare_methods(
     for predictor_names, predictor_codes in predictors:
         ppi = ppi_decisions(table, is_revealed, metric_codes=predictor_codes, metric_names=predictor_names, gamma=gamma)
         methods.append(summary(f"PPI++ ({ppi.predictor})", "ppi++", ppi.predictor, ppi.decision))
+    no_predictor = np.full(table.human.shape, -1, dtype=np.int8)  # a constant predictor: lambda = 0, the classical interval
+    clt = ppi_decisions(table, is_revealed, metric_codes=no_predictor, metric_names=("none",), gamma=gamma)
+    methods.append(summary("CLT (human only)", "clt", None, clt.decision))
     bt = bradley_terry_decisions(table, is_revealed, gamma=gamma, seed=seed, n_resamples=n_resamples, resample=resample)
     methods.append(summary("Bradley–Terry", "bradley_terry", None, bt.decision))
     used, available = human_ratings(table, is_revealed), human_ratings(table, table.human >= 0)
