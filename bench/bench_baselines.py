@@ -131,7 +131,7 @@ def markdown(study: str, result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-NULL_SETTINGS = ((100, 10), (100, 30), (1000, 100))
+NULL_SETTINGS = ((100, 10), (100, 30))
 """(pool, revealed) items per pair in the null simulation."""
 
 
