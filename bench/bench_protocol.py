@@ -32,15 +32,16 @@ def main() -> None:
     configure_jax(x64=True)
 
     from prefeval_core.data.dataset import load_dataset
-    from prefeval_core.protocol import ProtocolSettings
-    from prefeval_core.protocol.experiment import budget_for, replay_table, run_replay
+    from prefeval_core.workflow import StudySetup, run_replay, study_table
 
     dataset = load_dataset(args.data)
-    human_table = replay_table(dataset, args.human, None)
-    metric_table = replay_table(dataset, args.human, args.metric)
+    # the paper's pair-by-pair protocol without error control: the protocol's own overhead and the engine's cost
+    human_setup = StudySetup(args.human, unit="comparisons")
+    metric_setup = human_setup.with_(metrics=(args.metric,))
+    human_table, metric_table = study_table(dataset, human_setup), study_table(dataset, metric_setup)
 
-    def settings(table, model: str, seed: int) -> ProtocolSettings:  # type: ignore[no-untyped-def]
-        return ProtocolSettings(budget=budget_for(table), batch=10, model=model, seed=seed)  # type: ignore[arg-type]
+    def settings(table, model: str, seed: int) -> StudySetup:  # type: ignore[no-untyped-def]
+        return (human_setup if model == "human_only" else metric_setup).with_(seed=seed)
 
     human = [run_replay(human_table, settings(human_table, "human_only", 0)) for _ in range(args.repeats)]
     human_s = statistics.mean(r.wall_s for r in human)

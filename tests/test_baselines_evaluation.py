@@ -114,9 +114,9 @@ def test_withholding_keeps_the_same_share_of_each_pair_on_shared_items_and_repro
 
 @pytest.mark.golden
 def test_summeval_relevance_at_human_fraction_0_3(summeval) -> None:  # type: ignore[no-untyped-def]
-    from prefeval_core.protocol.experiment import replay_table
+    from prefeval_core.protocol import build_study_table
 
-    table = replay_table(summeval, "human:relevance", "rougeL")
+    table = build_study_table(summeval, "human:relevance", ("rougeL",), unit="comparisons").pair_table(0)
     revealed = withhold_human(table, 0.3, seed=0)
     result = compare_methods(table, revealed, 0.05, 0, n_resamples=100)
     assert (result.ratings_used, result.ratings_available) == (480, 1600)  # 30 of 100 documents x 16 systems
