@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,7 @@ from prefeval_core.protocol.decide import decide_pairs_of_round
 from prefeval_core.protocol.policies import POLICIES
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
+from prefeval_core.protocol.table import StudyTable
 
 
 class ProtocolError(PrefevalError, ValueError):
@@ -190,21 +192,33 @@ def _share_budget(wanted: list[list[int]], cost: npt.NDArray[np.int64], budget: 
 def item_order(state: ProtocolState) -> npt.NDArray[np.int64]:
     """The seeded item order shared by all systems of a ratings study: a permutation of the
     item indices by ``np.random.default_rng(seed)``."""
-    return np.random.default_rng(state.settings.seed).permutation(len(state.table.items)).astype(np.int64)
+    return _item_order(len(state.table.items), state.settings.seed)
+
+
+@lru_cache(maxsize=16)
+def _item_order(n_items: int, seed: int) -> npt.NDArray[np.int64]:
+    order = np.random.default_rng(seed).permutation(n_items).astype(np.int64)
+    order.flags.writeable = False
+    return order
 
 
 def row_order(state: ProtocolState) -> npt.NDArray[np.int64]:
     """(R,) each requestable row's position in its pair's seeded order (comparisons studies;
     -1 elsewhere): pairs in table order, each pair's requestable rows (sorted by item) shuffled
     by one ``np.random.default_rng(seed)`` — the replay order of Deriu et al. and of round 1."""
-    table = state.table
-    rng = np.random.default_rng(state.settings.seed)
+    return _row_order(state.table, state.settings.seed)
+
+
+@lru_cache(maxsize=16)  # tables hash by identity: one order per table and seed, computed once
+def _row_order(table: StudyTable, seed: int) -> npt.NDArray[np.int64]:
+    rng = np.random.default_rng(seed)
     rank = np.full(len(table.row_pair), -1, dtype=np.int64)
     starts = table.pair_starts
     for pair in range(table.n_pairs):
         rows = np.arange(starts[pair], starts[pair + 1])
         rows = rows[table.requestable[rows]]
         rank[rows[rng.permutation(len(rows))]] = np.arange(len(rows))
+    rank.flags.writeable = False
     return rank
 
 
@@ -294,7 +308,12 @@ def _row_of(state: ProtocolState, system_a: str, system_b: str, item: int, syste
 
 
 def _pair_lookup(state: ProtocolState) -> dict[tuple[int, int], int]:
-    return {(int(a), int(b)): p for p, (a, b) in enumerate(state.table.pair_systems)}
+    return _pairs_by_systems(state.table)
+
+
+@lru_cache(maxsize=16)
+def _pairs_by_systems(table: StudyTable) -> dict[tuple[int, int], int]:
+    return {(int(a), int(b)): p for p, (a, b) in enumerate(table.pair_systems)}
 
 
 def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | None = None) -> ProtocolState:

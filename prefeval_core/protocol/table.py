@@ -43,7 +43,7 @@ Pool = Literal["human", "all"]
 covers (live: people judge what was never judged)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RatingGrid:
     """The human scores of a ratings study, one cell per (system, item).
 
@@ -59,9 +59,10 @@ class RatingGrid:
     requestable: npt.NDArray[np.bool_]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StudyTable:
-    """The static data of a study (module docstring).
+    """The static data of a study (module docstring). Compared and hashed by identity (two tables
+    with the same content have the same :attr:`fingerprint`).
 
     Attributes:
         human_rater: the human rater's name.

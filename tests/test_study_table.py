@@ -1,0 +1,69 @@
+"""The study table (method.md §12): unit from the human rater, pairs, costs, withheld judgments, live pools."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from prefeval_core.data.dataset import load_dataset
+from prefeval_core.errors import SettingsError
+from prefeval_core.protocol import build_study_table
+from tests.protocol_fixtures import ratings_csv, ratings_table
+
+GT, EQ, LT = 0, 1, 2
+
+
+def test_a_scalar_rater_makes_a_ratings_study_whose_rows_come_from_its_scores() -> None:
+    table = ratings_table(
+        {"a": [3, 1, 2], "b": [1, 1, 3], "c": [2, None, 2]}, {"a": [0.9, 0.1, 0.5], "b": [0.2, 0.2, 0.8], "c": [0.5, 0.4, 0.5]}
+    )
+    assert table.unit == "ratings" and table.pairs == (("a", "b"), ("a", "c"), ("b", "c"))
+    assert table.grid is not None and table.grid.requestable.sum() == 8  # c has no score on item 1
+    first = table.row_pair == 0
+    assert table.human[first].tolist() == [GT, EQ, LT]  # a vs b on items 0, 1, 2
+    assert table.metrics[first, 0].tolist() == [GT, LT, LT]
+    ac = table.row_pair == 1
+    assert table.human[ac].tolist() == [GT, -1, EQ] and table.metrics[ac, 0].tolist() == [GT, LT, EQ]
+    assert table.cost_available() == 8 and table.human_available().tolist() == [3, 2, 2]
+    comparisons = ratings_table({"a": [3, 1, 2], "b": [1, 1, 3]}, unit="comparisons")
+    assert comparisons.unit == "comparisons" and comparisons.grid is None and comparisons.cost_available() == 3
+
+
+def test_a_pairwise_rater_cannot_make_ratings() -> None:
+    prefs = b"item_id,system_a,system_b,rater,label\ni1,a,b,human,>\ni2,a,b,human,<\n"
+    dataset = load_dataset([("p.csv", prefs)])
+    assert build_study_table(dataset, "human").unit == "comparisons"
+    with pytest.raises(SettingsError, match="pairwise rater"):
+        build_study_table(dataset, "human", unit="ratings")
+
+
+def test_the_human_fraction_withholds_whole_items_of_a_ratings_study() -> None:
+    scores = {s: list(np.arange(40) % 5 + k) for k, s in enumerate("abc")}
+    table = ratings_table(scores, human_fraction=0.25, seed=3)
+    grid = table.grid
+    assert grid is not None
+    kept_items = grid.requestable.all(axis=0)
+    assert kept_items.sum() == 10 and np.array_equal(grid.requestable.any(axis=0), kept_items)  # whole items
+    assert (table.human >= 0).sum() == 3 * 40  # the full evaluation stays as the reference
+    again = ratings_table(scores, human_fraction=0.25, seed=3)
+    assert again.fingerprint == table.fingerprint != ratings_table(scores, human_fraction=0.25, seed=4).fingerprint
+    with pytest.raises(SettingsError, match="fraction"):
+        ratings_table(scores, human_fraction=0.0)
+
+
+def test_a_live_study_can_ask_for_outputs_no_one_rated() -> None:
+    texts = b"item_id,system,output\n" + b"".join(f"i{i:03d},{s},{s}{i}\n".encode() for i in range(4) for s in "abc")
+    dataset = load_dataset([("r.csv", ratings_csv({"a": [1, 2], "b": [2, 1]})), ("t.csv", texts)])
+    replay = build_study_table(dataset, "human", pool="human")
+    live = build_study_table(dataset, "human", pool="all")
+    assert replay.systems == ("a", "b") and live.systems == ("a", "b", "c")
+    assert live.grid is not None and live.grid.requestable.all() and live.n_pairs == 3
+    assert replay.cost_available() == 4
+
+
+def test_the_ideal_metric_adds_metric_only_items() -> None:
+    table = ratings_table({"a": [3, 1, 2, 2], "b": [1, 1, 3, 2]}, unit="comparisons")
+    dataset = load_dataset([("r.csv", ratings_csv({"a": [3, 1, 2, 2], "b": [1, 1, 3, 2]}))])
+    ideal = build_study_table(dataset, "human", ("ideal",), unit="comparisons", ideal_items=50, seed=1)
+    assert len(ideal.row_pair) == len(table.row_pair) + 50
+    assert (ideal.metrics[:, 0] >= 0).sum() == 54 and ideal.requestable.sum() == 4
