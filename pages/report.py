@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from prefeval_core.annotations import to_safe_csv
+from prefeval_core.safe_csv import to_safe_csv
 from prefeval_core.session import session_to_json
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems, user_errors

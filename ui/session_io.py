@@ -7,11 +7,11 @@ from typing import Any
 
 import streamlit as st
 
-from prefeval_core.annotations import AnnotationStore
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.protocol import ProtocolState, state_from_dict, state_to_dict
 from prefeval_core.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.session import SessionFileError, SessionSnapshot, session_from_json
+from prefeval_core.store import open_store
 from ui import cache, state
 from ui.page import flash
 from ui.protocol_widgets import pairs_frame, theta_history_figure
@@ -29,7 +29,7 @@ def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
         metric=session[state.METRIC],
         settings=dict(session[state.SETTINGS] or {}),
         protocol=None if protocol is None else state_to_dict(protocol),
-        annotations=tuple(AnnotationStore.open().annotations(choice.key)),
+        annotations=tuple(open_store().comparisons(choice.key)),
     )
 
 
@@ -44,7 +44,7 @@ def restore(snap: SessionSnapshot) -> int:
     st.session_state[state.METRIC] = snap.metric
     st.session_state[state.SETTINGS] = dict(snap.settings) or None
     st.session_state[state.PROTOCOL] = protocol
-    return AnnotationStore.open().add_many(snap.annotations)
+    return open_store().add_many(snap.annotations).added
 
 
 def on_restore() -> None:
