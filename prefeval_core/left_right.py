@@ -63,4 +63,4 @@ def make_comparison(
     outcome = outcome_from_choice(choice, left_system, a, b)
     label: ComparisonLabel | None = "both_bad" if choice == "both_bad" else None
     who = annotator.strip() or "anonymous"
-    return Comparison(dataset, item_id, a, b, outcome, who, left_system, utc_now(), label, study_id, request_id, "app")
+    return Comparison(dataset, item_id, a, b, outcome, who, left_system, utc_now(), label, study_id=study_id, request_id=request_id)

@@ -64,6 +64,7 @@ def test_add_many_says_how_many_were_already_there(store: Store) -> None:
     again = store.add_many([*batch, *batch[:2], rating("i9", "A", 1, "ann")])
     assert (again.added, again.already_there) == (1, 10)
     assert len(store.comparisons("d")) == 5 and len(store.ratings("d")) == 4
+    assert [c.item_id for c in store.comparisons("d")] == [f"i{k}" for k in range(5)]  # in the order given (a file's rows)
 
 
 def test_imported_judgments_are_identified_by_content(store: Store) -> None:

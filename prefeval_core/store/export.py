@@ -10,13 +10,12 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Final, Literal
 
 import pandas as pd
 
 from prefeval_core.safe_csv import to_safe_csv
-from prefeval_core.store.records import Judgment
+from prefeval_core.store.records import Judgment, judgment_values
 
 ExportFormat = Literal["csv", "jsonl", "parquet"]
 """The export's file format."""
@@ -30,7 +29,7 @@ _TYPES: Final = {"id": "Int64", "study_id": "Int64", "outcome": "Int8", "score":
 
 def export_frame(judgments: Sequence[Judgment]) -> pd.DataFrame:
     """The judgments as one frame with :data:`EXPORT_COLUMNS` (whole-number columns nullable)."""
-    frame = pd.DataFrame([asdict(j) | {"kind": j.kind} for j in judgments], columns=list(EXPORT_COLUMNS))
+    frame = pd.DataFrame([judgment_values(j) | {"kind": j.kind} for j in judgments], columns=list(EXPORT_COLUMNS))
     return frame.astype(_TYPES)
 
 
@@ -38,7 +37,7 @@ def export_judgments(judgments: Sequence[Judgment], fmt: ExportFormat) -> bytes:
     """The judgments as a file: CSV (UTF-8, formula-neutralised), JSON lines (each judgment's
     own fields and ``kind``, text as it is) or Parquet."""
     if fmt == "jsonl":
-        return "".join(json.dumps(asdict(j) | {"kind": j.kind}, ensure_ascii=False) + "\n" for j in judgments).encode()
+        return "".join(json.dumps(judgment_values(j) | {"kind": j.kind}, ensure_ascii=False) + "\n" for j in judgments).encode()
     frame = export_frame(judgments)
     if fmt == "csv":
         return to_safe_csv(frame)

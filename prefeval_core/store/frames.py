@@ -10,14 +10,13 @@ answered (the protocol is fed only those).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Final
 
 import numpy as np
 import pandas as pd
 
 from prefeval_core.combine import majority_outcomes, mean_scores
-from prefeval_core.store.records import Comparison, Judgment, JudgmentKind, Rating, judgment_fields
+from prefeval_core.store.records import Comparison, Judgment, JudgmentKind, Rating, judgment_fields, judgment_values
 
 COMPARISON_TASK: Final = ("system_a", "system_b", "item_id")
 """Columns naming a comparison's task (canonical pair, item)."""
@@ -29,7 +28,7 @@ _DTYPES: Final[dict[str, type]] = {"outcome": np.int8, "score": np.float64}
 def judgments_frame(judgments: Sequence[Judgment], kind: JudgmentKind) -> pd.DataFrame:
     """Judgments of ``kind`` as a frame, one column per field (:func:`judgment_fields`)."""
     columns = judgment_fields(kind)
-    frame = pd.DataFrame([asdict(j) for j in judgments if j.kind == kind], columns=list(columns))
+    frame = pd.DataFrame([judgment_values(j) for j in judgments if j.kind == kind], columns=list(columns))
     return frame.astype({c: t for c, t in _DTYPES.items() if c in frame.columns})
 
 

@@ -10,17 +10,19 @@ same time from two.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, replace
-from typing import Any, overload
+from dataclasses import replace
+from typing import Any, Final, overload
 
-from sqlalchemy import Connection, Insert, Table, select, update
+from sqlalchemy import Connection, Insert, Table, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from prefeval_core.store.engine import Database
-from prefeval_core.store.records import Comparison, ImportResult, Judgment, JudgmentKind, Rating, utc_now
+from prefeval_core.store.records import Comparison, ImportResult, Judgment, JudgmentKind, Rating, judgment_values, utc_now
 from prefeval_core.store.schema import comparisons, ratings
 
 _TABLES: dict[JudgmentKind, Table] = {"comparison": comparisons, "rating": ratings}
+_BATCH_LOCK: Final = 7_042_013_002
+"""PostgreSQL advisory lock key held by a transaction storing a batch of judgments."""
 
 
 def _table(judgment: Judgment) -> Table:
@@ -28,7 +30,7 @@ def _table(judgment: Judgment) -> Table:
 
 
 def _row(judgment: Judgment) -> dict[str, Any]:
-    row = asdict(judgment)
+    row = judgment_values(judgment)
     row.pop("id")
     return row
 
@@ -65,17 +67,23 @@ def add_judgment(db: Database, judgment: Judgment) -> Judgment:
 
 
 def add_judgments(db: Database, judgments: Sequence[Judgment]) -> ImportResult:
-    """Store several judgments in one transaction (all or none), each identity once.
+    """Store several judgments in one transaction (all or none), each identity once, in the
+    order given (the first of repeated identities).
 
-    Rows are written in identity order, so that two processes importing overlapping files at
-    the same time take PostgreSQL's row locks in the same order (no deadlock).
+    Batches are serialised: SQLite's write lock does it; on PostgreSQL an advisory lock, since
+    two batches holding some of each other's new identities would otherwise deadlock.
     """
     added = 0
     with db.writing() as conn:
+        if db.dialect == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(_BATCH_LOCK)))
         for kind, table in _TABLES.items():
-            rows = {j.identity: _row(j) for j in judgments if j.kind == kind}
+            rows: dict[str, dict[str, Any]] = {}
+            for judgment in judgments:
+                if judgment.kind == kind:
+                    rows.setdefault(judgment.identity, _row(judgment))
             if rows:
-                stored = conn.execute(_insert_new(db, table).returning(table.c.identity), [rows[k] for k in sorted(rows)])
+                stored = conn.execute(_insert_new(db, table).returning(table.c.identity), list(rows.values()))
                 added += len(stored.all())
     return ImportResult(added=added, already_there=len(judgments) - added)
 

@@ -118,9 +118,44 @@ class RatingTask:
 Task = ComparisonTask | RatingTask
 
 
+@dataclass(frozen=True, kw_only=True)
+class Attribution:
+    """Where a judgment belongs and how the store knows it (the keyword fields of both kinds).
+
+    Attributes:
+        study_id: the study it was made for, or ``None``.
+        request_id: the task it answers (default :func:`request_id_for` of the task).
+        origin: ``app``, ``import`` or ``legacy`` (decides the identity, see the module docstring).
+        identity: what makes it unique among the judgments that count (computed when empty).
+        id: row id in the store (``None`` before storing).
+        undone_at: when it was undone, or ``None`` while it counts.
+    """
+
+    study_id: int | None = None
+    request_id: str = ""
+    origin: Origin = "app"
+    identity: str = ""
+    id: int | None = None
+    undone_at: str | None = None
+
+    def _attribute(self, kind: JudgmentKind, dataset: str, task: Task, annotator: str, answer: list[object]) -> None:
+        """Fill in the request id and the identity where empty (called once the values are checked)."""
+        if not self.request_id:
+            object.__setattr__(self, "request_id", request_id_for(dataset, self.study_id, task.item_id, task.systems))
+        if self.identity:
+            return
+        if self.origin == "legacy":
+            if self.id is None:
+                raise _bad("id", "a judgment migrated from the round-1 store needs its old row id")
+            object.__setattr__(self, "identity", f"legacy:{self.id}")
+            return
+        parts: list[object] = [kind, self.origin, self.request_id, annotator]
+        object.__setattr__(self, "identity", _digest(parts + answer if self.origin == "import" else parts))
+
+
 @dataclass(frozen=True)
-class Comparison:
-    """One human judgment of a pair of outputs on one item.
+class Comparison(Attribution):
+    """One human judgment of a pair of outputs on one item (keyword fields: :class:`Attribution`).
 
     Attributes:
         dataset: key of the dataset the item belongs to.
@@ -131,12 +166,6 @@ class Comparison:
         left_system: the system whose output was shown on the left (``system_a`` or ``system_b``).
         created_at: UTC time stamp, ISO 8601.
         label: ``"both_bad"`` for a tie whose outputs were both bad, else ``None``.
-        study_id: the study it was made for, or ``None``.
-        request_id: the task it answers (default :func:`request_id_for` of the task).
-        origin: ``app``, ``import`` or ``legacy`` (decides the identity, see the module docstring).
-        identity: what makes it unique among the judgments that count (computed when empty).
-        id: row id in the store (``None`` before storing).
-        undone_at: when it was undone, or ``None`` while it counts.
 
     Raises:
         BadValueError: a value of the wrong kind (the problem names the column).
@@ -151,12 +180,6 @@ class Comparison:
     left_system: str
     created_at: str
     label: ComparisonLabel | None = None
-    study_id: int | None = None
-    request_id: str = ""
-    origin: Origin = "app"
-    identity: str = ""
-    id: int | None = None
-    undone_at: str | None = None
 
     kind: ClassVar[Literal["comparison"]] = "comparison"
 
@@ -171,10 +194,7 @@ class Comparison:
             raise _bad("outcome", f"outcome must be 0 (>), 1 (=) or 2 (<), got {self.outcome!r}")
         if self.label is not None and (self.label not in COMPARISON_LABELS or self.outcome != TIE):
             raise _bad("label", f"label must be empty or 'both_bad' on a tie (outcome 1), got {self.label!r} on outcome {self.outcome}")
-        if not self.request_id:
-            object.__setattr__(self, "request_id", request_id_for(self.dataset, self.study_id, self.item_id, self.task.systems))
-        if not self.identity:
-            object.__setattr__(self, "identity", _identity(self, [self.outcome, self.label]))
+        self._attribute(self.kind, self.dataset, self.task, self.annotator, [self.outcome, self.label])
 
     @property
     def task(self) -> ComparisonTask:
@@ -182,8 +202,8 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class Rating:
-    """One human score of one output.
+class Rating(Attribution):
+    """One human score of one output (keyword fields: :class:`Attribution`).
 
     Attributes:
         dataset: key of the dataset the item belongs to.
@@ -192,7 +212,6 @@ class Rating:
         score: the score on the study's scale (higher is better), finite.
         annotator: who rated.
         created_at: UTC time stamp, ISO 8601.
-        study_id, request_id, origin, identity, id, undone_at: as for :class:`Comparison`.
 
     Raises:
         BadValueError: a value of the wrong kind (the problem names the column).
@@ -204,12 +223,6 @@ class Rating:
     score: float
     annotator: str
     created_at: str
-    study_id: int | None = None
-    request_id: str = ""
-    origin: Origin = "app"
-    identity: str = ""
-    id: int | None = None
-    undone_at: str | None = None
 
     kind: ClassVar[Literal["rating"]] = "rating"
 
@@ -219,10 +232,7 @@ class Rating:
         if isinstance(self.score, bool) or not isinstance(self.score, int | float) or not math.isfinite(self.score):
             raise _bad("score", f"score must be a finite number, got {self.score!r}")
         object.__setattr__(self, "score", float(self.score))
-        if not self.request_id:
-            object.__setattr__(self, "request_id", request_id_for(self.dataset, self.study_id, self.item_id, self.task.systems))
-        if not self.identity:
-            object.__setattr__(self, "identity", _identity(self, [self.score]))
+        self._attribute(self.kind, self.dataset, self.task, self.annotator, [self.score])
 
     @property
     def task(self) -> RatingTask:
@@ -230,20 +240,20 @@ class Rating:
 
 
 Judgment = Comparison | Rating
-
-
-def _identity(judgment: Judgment, answer: list[object]) -> str:
-    if judgment.origin == "legacy":
-        if judgment.id is None:
-            raise _bad("id", "a judgment migrated from the round-1 store needs its old row id")
-        return f"legacy:{judgment.id}"
-    parts: list[object] = [judgment.kind, judgment.origin, judgment.request_id, judgment.annotator]
-    return _digest(parts + answer if judgment.origin == "import" else parts)
+_FIELDS: Final[dict[JudgmentKind, tuple[str, ...]]] = {
+    "comparison": tuple(f.name for f in fields(Comparison)),
+    "rating": tuple(f.name for f in fields(Rating)),
+}
 
 
 def judgment_fields(kind: JudgmentKind) -> tuple[str, ...]:
-    """The fields of a judgment of ``kind``, in declaration order (the export's columns)."""
-    return tuple(f.name for f in fields(Comparison if kind == "comparison" else Rating))
+    """The fields of a judgment of ``kind``, in declaration order."""
+    return _FIELDS[kind]
+
+
+def judgment_values(judgment: Judgment) -> dict[str, object]:
+    """The judgment's fields as a dict (every value is a scalar: no deep copy as in ``asdict``)."""
+    return {name: getattr(judgment, name) for name in _FIELDS[judgment.kind]}
 
 
 @dataclass(frozen=True)

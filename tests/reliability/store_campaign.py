@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 from sqlalchemy import text
@@ -54,7 +55,7 @@ def _released() -> None:
     sys.stdin.readline()
 
 
-def _judgment(writer: int, k: int) -> Judgment:
+def campaign_judgment(writer: int, k: int) -> Judgment:
     """Judgment ``k`` of writer ``writer``: a comparison for even ``k``, a rating for odd."""
     item, annotator = f"w{writer}-i{k}", f"writer{writer}"
     if k % 2 == 0:
@@ -68,7 +69,7 @@ def write(url: str, writer: int, count: int) -> None:
     store = Store.at(url)
     _released()
     for k in range(count):
-        judgment = _judgment(writer, k)
+        judgment = campaign_judgment(writer, k)
         store.add(judgment)
         if k % 5 == 0:
             store.add(judgment)  # a double click: must not be stored twice
@@ -145,15 +146,15 @@ def _key(writer: int, k: int) -> str:
     return f"{'c' if k % 2 == 0 else 'r'}:w{writer}-i{k}:writer{writer}"
 
 
-def _sqlite_integrity(url: str) -> bool:
-
+def _integrity(url: str) -> Literal["ok", "failed", "n/a"]:
+    """SQLite's ``PRAGMA integrity_check`` of the file (PostgreSQL: not applicable, the server's own)."""
     store = Store.at(url)
     if store.dialect != "sqlite":
-        return True
+        return "n/a"
     with store.db.reading() as conn:
         ok = conn.execute(text("PRAGMA integrity_check")).scalar_one() == "ok"
     store.dispose()
-    return ok
+    return "ok" if ok else "failed"
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ class KillFigures:
     reported: int
     lost: int
     duplicated: int
-    integrity_ok: bool
+    integrity: Literal["ok", "failed", "n/a"]
     seconds: float
 
 
@@ -220,7 +221,7 @@ def kill_writers(url: str, kills: int = 10, seed: int = 0, max_delay_s: float = 
     stored = _stored_counts(url)
     lost = len(reported - set(stored))
     duplicated = sum(n - 1 for n in stored.values() if n > 1)
-    return KillFigures(kills, len(reported), lost, duplicated, _sqlite_integrity(url), time.perf_counter() - started)
+    return KillFigures(kills, len(reported), lost, duplicated, _integrity(url), time.perf_counter() - started)
 
 
 @dataclass(frozen=True)
@@ -235,11 +236,11 @@ class ImportFigures:
     already_there: int
 
 
-def filled_request_file(path: Path, rows: int) -> Path:
-    """A filled-in comparison request file of ``rows`` judgments by three annotators."""
-
+def filled_request_file(path: Path, rows: int, tag: str = "") -> Path:
+    """A filled-in comparison request file of ``rows`` judgments by three annotators (named with ``tag``)."""
     tasks = pd.DataFrame({"item_id": [f"item{k // 3}" for k in range(rows)], "system_a": SYSTEMS[0], "system_b": SYSTEMS[1]})
-    frame = request_frame(tasks).assign(label=[">=<"[k % 3] for k in range(rows)], annotator=[f"ann{k % 3}" for k in range(rows)])
+    annotators = [f"ann{k % 3}{tag}" for k in range(rows)]
+    frame = request_frame(tasks).assign(label=[">=<"[k % 3] for k in range(rows)], annotator=annotators)
     path.write_bytes(export_requests_csv(frame))
     return path
 
@@ -259,6 +260,36 @@ def concurrent_imports(url: str, folder: Path, rows: int = 300, processes: int =
         reports.append(json.loads(out.strip().splitlines()[-1]))
     stored = sum(_stored_counts(url, IMPORT_DATASET).values())
     return ImportFigures(processes, rows, stored, sum(r["added"] for r in reports), sum(r["already_there"] for r in reports))
+
+
+@dataclass(frozen=True)
+class KilledImportFigures:
+    """Imports of ``rows`` judgments killed with SIGKILL at a random moment: how many left the
+    file stored ``complete``, not at all (``empty``), or in part (``partial``: must be 0)."""
+
+    kills: int
+    rows: int
+    complete: int
+    empty: int
+    partial: int
+
+
+def kill_imports(url: str, folder: Path, kills: int = 3, rows: int = 20_000, seed: int = 0) -> KilledImportFigures:
+    """Import a new file of ``rows`` judgments and SIGKILL the process 0.01-0.8 s (seeded) after
+    releasing it, ``kills`` times; an import is one transaction, so all or nothing is stored."""
+    rng = random.Random(seed)
+    outcomes: Counter[str] = Counter()
+    for kill in range(kills):
+        before = sum(_stored_counts(url, IMPORT_DATASET).values())
+        process = _spawn("import", url, str(filled_request_file(folder / f"killed{kill}.csv", rows, tag=f"-kill{kill}")))
+        _wait_ready(process)
+        _go(process)
+        time.sleep(rng.uniform(0.01, 0.8))
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=60)
+        added = sum(_stored_counts(url, IMPORT_DATASET).values()) - before
+        outcomes["complete" if added == rows else "empty" if added == 0 else "partial"] += 1
+    return KilledImportFigures(kills, rows, outcomes["complete"], outcomes["empty"], outcomes["partial"])
 
 
 def _run_role(*args: str) -> str:
