@@ -124,9 +124,7 @@ def _pivot(answers: pd.DataFrame, task: tuple[str, ...]) -> pd.DataFrame:
     return answers.pivot(index="annotator", columns=list(task), values=_VALUE).sort_index().astype(np.float64)
 
 
-def _agreement(
-    kind: JudgmentKind, answers: pd.DataFrame, metric: pd.DataFrame | None, task: tuple[str, ...]
-) -> Agreement:
+def _agreement(kind: JudgmentKind, answers: pd.DataFrame, metric: pd.DataFrame | None, task: tuple[str, ...]) -> Agreement:
     level: AlphaLevel = "ordinal" if kind == "comparison" else "interval"
     matrix = _pivot(answers, task)
     values = matrix.to_numpy()
