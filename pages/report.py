@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from prefeval_core.annotations import to_safe_csv
+from prefeval_core.safe_csv import to_safe_csv
 from prefeval_core.session import session_to_json
 from prefeval_core.workflow import views
 from ui import cache, state

@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from prefeval_core.annotations import Annotation, utc_now
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import TableKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import DataError, Problem
+from prefeval_core.store import Comparison, utc_now
 
 SAMPLES_DIR: Final = Path(__file__).resolve().parents[1] / "sample_data"
 """The bundled samples (``sample_data/<name>/``)."""
@@ -145,7 +145,7 @@ class SessionSnapshot:
     setup: Mapping[str, Any] | None = None
     check: Mapping[str, Any] | None = None
     protocol: Any = None
-    annotations: tuple[Annotation, ...] = ()
+    annotations: tuple[Comparison, ...] = ()
     saved_at: str = field(default_factory=utc_now)
 
 
@@ -183,7 +183,7 @@ def session_from_json(text: str | bytes, file_name: str = "session.json") -> Ses
         message = f"session format version {value['prefeval_session']!r}; this prefeval reads version {SESSION_VERSION}"
         raise SessionFileError.single("unsupported", message, file=file_name)
     try:
-        annotations = tuple(Annotation(**a) for a in value.get("annotations", []))
+        annotations = tuple(Comparison(**a) for a in value.get("annotations", []))
         return SessionSnapshot(
             data=DataChoice.from_json(value["data"]),
             human=value.get("human"),

@@ -8,5 +8,13 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
     || echo "warning: could not install chromium; the browser test will be skipped" >&2
 fi
+# --- PostgreSQL for the store tests (owner: store): the server binaries, from Debian when missing.
+if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing postgresql (Debian package) for the store tests ..." >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
+    || echo "warning: could not install postgresql; the store tests on PostgreSQL will fail under CI" >&2
+fi
+# --- end of PostgreSQL
 scripts/setup-env.sh test
 exec .venv/bin/python -m pytest "$@"

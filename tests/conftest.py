@@ -32,3 +32,33 @@ def summeval(shared_data: Path):
     from prefeval_core.data.dataset import load_dataset
 
     return load_dataset(shared_data / "summeval")
+
+
+# --- PostgreSQL for the store tests (owner: store) -----------------------------------------
+# A throwaway cluster for the whole session (tests/postgres_cluster.py); the store tests run
+# on both engines through `store_url`. Under CI a cluster that cannot start fails the run.
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    from tests.postgres_cluster import PostgresCluster, PostgresUnavailable
+
+    try:
+        cluster = PostgresCluster.start()
+    except PostgresUnavailable as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is needed for the store tests: {error}")
+        pytest.skip(f"PostgreSQL unavailable: {error}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty store: a SQLite file in ``tmp_path``, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'annotations.sqlite'}"
+    return request.getfixturevalue("postgres_cluster").fresh_database()
+
+
+# --- end of PostgreSQL for the store tests -------------------------------------------------

@@ -1,39 +1,27 @@
-"""The annotation store, left/right order, request files and their re-import."""
+"""Left/right order and what a click means; request files of both kinds and their re-import."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import sqlite3
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.annotations import (
-    AnnotationStore,
-    export_annotations_csv,
-    export_annotations_jsonl,
+from prefeval_core.errors import BadValueError, DataError, MissingColumnError
+from prefeval_core.left_right import left_right, make_comparison, outcome_from_choice
+from prefeval_core.requests import (
     export_requests_csv,
     export_requests_jsonl,
-    human_outcomes,
-    left_right,
-    make_annotation,
-    neutralise_cell,
-    outcome_from_choice,
+    rating_request_frame,
     read_annotated_requests,
+    read_rated_requests,
     request_frame,
-    restore_cell,
 )
-from prefeval_core.errors import BadValueError, DataError, MissingColumnError
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> AnnotationStore:
-    return AnnotationStore.open(tmp_path)
+from prefeval_core.safe_csv import neutralise_cell, restore_cell
 
 
 def test_outcome_from_choice_undoes_the_shuffle() -> None:
@@ -41,6 +29,7 @@ def test_outcome_from_choice_undoes_the_shuffle() -> None:
     assert outcome_from_choice("left", "m2", "m1", "m2") == 2  # m2 better: '<'
     assert outcome_from_choice("right", "m2", "m1", "m2") == 0  # m1 better: '>'
     assert outcome_from_choice("equal", "m2", "m1", "m2") == 1
+    assert outcome_from_choice("both_bad", "m2", "m1", "m2") == 1
     # Shown m1 on the left, pair given in reverse order (still canonical m1 < m2):
     assert outcome_from_choice("left", "m1", "m2", "m1") == 0
     assert outcome_from_choice("right", "m1", "m2", "m1") == 2
@@ -58,55 +47,14 @@ def test_left_right_is_seeded_per_item_and_balanced() -> None:
     assert other_seed != sides
 
 
-def test_each_annotation_is_on_disk_immediately(store: AnnotationStore, tmp_path: Path) -> None:
-    stored = store.add(make_annotation("sample:x", "i1", "M1", "M0", "left", " ann ", left_system="M1"))
-    assert stored.id == 1
-    # A fresh connection (as after an app restart) sees it, canonical and with the side recorded.
-    with sqlite3.connect(tmp_path / "annotations.sqlite") as conn:
-        rows = conn.execute("SELECT item_id, system_a, system_b, outcome, annotator, left_system FROM annotations").fetchall()
-    assert rows == [("i1", "M0", "M1", 2, "ann", "M1")]
-    assert AnnotationStore.open(tmp_path).annotations("sample:x")[0].outcome == 2
-
-
-def test_undo_marks_the_newest_of_the_annotator(store: AnnotationStore) -> None:
-    for item, who in [("i1", "ann"), ("i2", "bob"), ("i3", "ann")]:
-        store.add(make_annotation("d", item, "A", "B", "equal", who, left_system="A"))
-    store.add(make_annotation("other", "i9", "A", "B", "equal", "ann", left_system="A"))
-    undone = store.undo_last("d", "ann")
-    assert undone is not None and undone.item_id == "i3" and undone.undone_at is not None
-    assert [a.item_id for a in store.annotations("d")] == ["i1", "i2"]
-    assert len(store.annotations("d", include_undone=True)) == 3
-    assert store.undo_last("d").item_id == "i2"
-    assert store.undo_last("d").item_id == "i1"
-    assert store.undo_last("d") is None
-    assert [a.item_id for a in store.annotations("other")] == ["i9"]
-
-
-def test_add_many_skips_copies(store: AnnotationStore) -> None:
-    first = make_annotation("d", "i1", "A", "B", "left", "ann", left_system="B")
-    assert store.add_many([first]) == 1
-    assert store.add_many([first, make_annotation("d", "i2", "A", "B", "left", "ann", left_system="B")]) == 1
-    assert len(store.annotations("d")) == 2
-
-
-def test_human_outcomes_latest_per_annotator_then_majority(store: AnnotationStore) -> None:
-    def add(item: str, who: str, choice: str) -> None:
-        store.add(make_annotation("d", item, "A", "B", choice, who, left_system="A"))  # type: ignore[arg-type]
-
-    add("i1", "ann", "right")  # replaced by ann's later judgement
-    add("i1", "ann", "left")
-    add("i1", "bob", "left")
-    add("i1", "eve", "right")  # 2 x '>' vs 1 x '<': '>'
-    add("i2", "ann", "left")
-    add("i2", "bob", "right")  # +1 - 1 = 0: '='
-    add("i3", "ann", "right")
-    outcomes = human_outcomes(store.annotations("d"))
-    assert outcomes.to_dict("records") == [
-        {"system_a": "A", "system_b": "B", "item_id": "i1", "outcome": 0},
-        {"system_a": "A", "system_b": "B", "item_id": "i2", "outcome": 1},
-        {"system_a": "A", "system_b": "B", "item_id": "i3", "outcome": 2},
-    ]
-    assert human_outcomes([]).empty
+def test_a_click_becomes_a_canonical_comparison() -> None:
+    judged = make_comparison("d", "i1", "M1", "M0", "left", "  ", left_system="M1", study_id=4)
+    assert (judged.system_a, judged.system_b, judged.outcome, judged.annotator) == ("M0", "M1", 2, "anonymous")
+    assert (judged.label, judged.study_id, judged.origin) == (None, 4, "app")
+    both_bad = make_comparison("d", "i1", "M1", "M0", "both_bad", "ann", left_system="M0")
+    assert (both_bad.outcome, both_bad.label) == (1, "both_bad")
+    assert both_bad.request_id == make_comparison("d", "i1", "M0", "M1", "left", "bob", left_system="M0").request_id  # one task
+    assert both_bad.request_id != make_comparison("d", "i1", "M0", "M1", "left", "ann", "M0", study_id=4).request_id  # another study
 
 
 @pytest.mark.property
@@ -165,9 +113,46 @@ def test_reimport_flips_reversed_pairs_and_names_bad_rows() -> None:
         read_annotated_requests("r.csv", b"item_id,system_a,system_b\ni1,M0,M1\n", "d")
 
 
-def test_store_exports(store: AnnotationStore) -> None:
-    store.add(make_annotation("d", "=1+1", "A", "B", "left", "ann", left_system="B"))
-    rows = list(csv.DictReader(io.StringIO(export_annotations_csv(store.annotations("d")).decode())))
-    assert rows[0]["item_id"] == "'=1+1" and rows[0]["outcome"] == "2" and rows[0]["left_system"] == "B"
-    record = json.loads(export_annotations_jsonl(store.annotations("d")))
-    assert record["item_id"] == "=1+1" and record["outcome"] == 2
+def test_reimporting_a_file_gives_the_same_identities() -> None:
+    data = b"item_id,system_a,system_b,label,annotator\ni1,M0,M1,>,ann\ni1,M0,M1,<,bob\n"
+    first, again = read_annotated_requests("r.csv", data, "d"), read_annotated_requests("r.csv", data, "d")
+    assert [c.identity for c in first] == [c.identity for c in again]
+    assert len({c.identity for c in first}) == 2 and {c.origin for c in first} == {"import"}
+    changed = read_annotated_requests("r.csv", data.replace(b">,ann", b"=,ann"), "d")
+    assert changed[0].identity != first[0].identity  # a corrected label is a new judgment
+
+
+def test_rating_request_files_round_trip() -> None:
+    tasks = pd.DataFrame({"item_id": ["i1", "i1", "=i2"], "system": ["S", "T", "S"]})
+    texts = pd.DataFrame({"item_id": ["i1", "i1"], "system": ["S", "T"], "output": ["-minus", "plain"]})
+    requests = rating_request_frame(tasks, texts, pd.DataFrame({"item_id": ["i1"], "source": ["src"]}), annotator="ann")
+    assert list(requests.columns) == ["item_id", "system", "source", "output", "score", "annotator"]
+    rows = list(csv.DictReader(io.StringIO(export_requests_csv(requests).decode())))
+    assert (rows[0]["output"], rows[2]["item_id"], rows[0]["source"], rows[2]["output"]) == ("'-minus", "'=i2", "src", "")
+    rows[0]["score"], rows[2]["score"] = "4", "2.5"
+    rows[2]["annotator"] = ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    ratings = read_rated_requests("done.csv", buffer.getvalue().encode(), "d", annotator="lead", scale=(1, 5), study_id=3)
+    assert [(r.item_id, r.system, r.score, r.annotator, r.study_id, r.origin) for r in ratings] == [
+        ("i1", "S", 4.0, "ann", 3, "import"),
+        ("=i2", "S", 2.5, "lead", 3, "import"),
+    ]
+
+
+def test_rating_files_name_bad_rows() -> None:
+    with pytest.raises(BadValueError) as error:
+        read_rated_requests("r.csv", b"item_id,system,score\ni1,S,4\ni2,S,good\ni3,S,inf\ni4,S,9\n", "d", scale=(1, 5))
+    assert [(p.row, p.line, p.column, p.message.split(",")[0]) for p in error.value.problems] == [
+        (2, 3, "score", "expected a score (a finite number)"),
+        (3, 4, "score", "expected a score (a finite number)"),
+        (4, 5, "score", "expected a score from 1 to 5"),
+    ]
+    with pytest.raises(DataError, match=r"r\.csv, row 1, column 'system': unknown system 'X'"):
+        read_rated_requests("r.csv", b"item_id,system,score\ni1,X,4\n", "d", systems=("S", "T"))
+    with pytest.raises(MissingColumnError, match="score"):
+        read_rated_requests("r.csv", b"item_id,system\ni1,S\n", "d")
+    with pytest.raises(BadValueError, match=r"r\.csv, row 1 \(line 2\), column 'item_id': item_id must be a non-empty text"):
+        read_rated_requests("r.csv", b"item_id,system,score\n,S,4\n", "d")

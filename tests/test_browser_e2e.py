@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prefeval_core.annotations import AnnotationStore
+from prefeval_core.store import open_store
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 TIMEOUT_MS = 90_000
@@ -83,7 +83,7 @@ def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
         page.screenshot(path=str(tmp_path / "annotate.png"), full_page=True)
         browser.close()
 
-    stored = AnnotationStore.open(tmp_path / "store").annotations()
+    stored = open_store(tmp_path / "store").comparisons()
     assert len(stored) == 1
     assert stored[0].annotator == "anonymous"
     assert (tmp_path / "annotate.png").stat().st_size > 10_000

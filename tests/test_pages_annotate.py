@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from prefeval_core.annotations import AnnotationStore, left_right, outcome_from_choice
+from prefeval_core.left_right import left_right, outcome_from_choice
+from prefeval_core.store import open_store
 from tests.page_fixtures import (
     data_dir,  # noqa: F401 (a fixture)
     downloads,  # noqa: F401 (a fixture)
@@ -46,14 +47,14 @@ def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path
     fresh.text_input(key="pe.w.annotator").input("tester")
     run_ok(fresh)
     assert fresh.get("progress")[0].proto.text.startswith("3 of 100 annotated by tester")
-    stored = AnnotationStore.open(data_dir).annotations("sample:summeval")
+    stored = open_store(data_dir).comparisons("sample:summeval")
     assert [(s.item_id, s.system_a, s.system_b, s.outcome, s.left_system) for s in stored] == expected
     assert {s.annotator for s in stored} == {"tester"}
     assert shown_task(fresh)[0] not in {e[0] for e in expected}
 
     fresh.button(key="pe_ann_undo").click()
     run_ok(fresh)
-    assert [s.item_id for s in AnnotationStore.open(data_dir).annotations("sample:summeval")] == [e[0] for e in expected[:2]]
+    assert [s.item_id for s in open_store(data_dir).comparisons("sample:summeval")] == [e[0] for e in expected[:2]]
     assert shown_task(fresh)[0] == expected[2][0]  # the undone item is asked again
 
 
@@ -68,7 +69,7 @@ def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> 
     run_ok(annotate)
     fed = annotate.session_state["pe.protocol"]
     assert (fed.round, fed.cost_used) == (1, 3)
-    assert fed.cost_used == len(AnnotationStore.open(data_dir).annotations("sample:summeval"))
+    assert fed.cost_used == len(open_store(data_dir).comparisons("sample:summeval"))
 
 
 def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F811
@@ -84,7 +85,7 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     at.file_uploader(key="pe.w.annotated").set_value(("done.csv", buffer.getvalue().encode(), "text/csv"))
     run_ok(at)
     assert "Imported 3 annotations from done.csv" in shown(at.success[0].value)
-    stored = AnnotationStore.open(data_dir).annotations("sample:summeval")
+    stored = open_store(data_dir).comparisons("sample:summeval")
     assert [(s.item_id, s.outcome) for s in stored] == [(rows[0]["item_id"], 0), (rows[1]["item_id"], 1), (rows[2]["item_id"], 2)]
 
     rows[3]["label"] = "maybe"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from prefeval_core.annotations import make_annotation
+from prefeval_core.left_right import make_comparison
 from prefeval_core.session import DataChoice, SessionFileError, SessionSnapshot, sample_names, session_from_json, session_to_json
 
 WIDE = b"item_id,system,human,bleu\ni1,A,1,0.5\ni1,B,2,0.1\ni2,A,3,0.3\ni2,B,1,0.2\n"
@@ -27,7 +27,7 @@ def test_round_trip_keeps_everything() -> None:
         setup={"human": "human", "metrics": ["bleu"], "budget": 40, "batch": 5, "gamma": 0.05, "seed": 3},
         check={"human": "human", "metric": "bleu", "eps": 0.0, "gamma": 0.05, "seed": 0},
         protocol={"round": 2, "revealed": [1, 0, 1]},
-        annotations=(make_annotation(upload.key, "i1", "A", "B", "left", "ann", left_system="B"),),
+        annotations=(make_comparison(upload.key, "i1", "A", "B", "left", "ann", left_system="B"),),
     )
     text = session_to_json(snapshot)
     assert json.loads(text)["prefeval_session"] == 2

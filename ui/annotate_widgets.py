@@ -8,22 +8,13 @@ from itertools import combinations
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.annotations import (
-    AnnotationStore,
-    Choice,
-    export_annotations_csv,
-    export_annotations_jsonl,
-    export_requests_csv,
-    export_requests_jsonl,
-    left_right,
-    make_annotation,
-    read_annotated_requests,
-    request_frame,
-)
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
+from prefeval_core.left_right import Choice, left_right, make_comparison
 from prefeval_core.protocol import ComparisonTask, ProtocolState, next_request
+from prefeval_core.requests import export_requests_csv, export_requests_jsonl, read_annotated_requests, request_frame
 from prefeval_core.session import DataChoice
+from prefeval_core.store import export_judgments, open_store
 from ui import state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash
@@ -78,17 +69,17 @@ def annotator_input() -> str:
 
 
 def _record(dataset_key: str, task: Task, choice: Choice, left: str, annotator: str) -> None:
-    AnnotationStore.open().add(make_annotation(dataset_key, task.item_id, task.system_a, task.system_b, choice, annotator, left))
+    open_store().add(make_comparison(dataset_key, task.item_id, task.system_a, task.system_b, choice, annotator, left))
 
 
 def _undo(dataset_key: str, annotator: str) -> None:
-    undone = AnnotationStore.open().undo_last(dataset_key, annotator)
+    undone = open_store().undo_last(dataset_key, annotator)
     flash(f"Undid {annotator}'s annotation of item {undone.item_id}." if undone else "Nothing to undo.")
 
 
 def pending_tasks(tasks: list[Task], dataset_key: str, annotator: str) -> list[Task]:
     """Tasks the annotator has not judged yet (judgements in the store that count)."""
-    done = {(a.item_id, a.system_a, a.system_b) for a in AnnotationStore.open().annotations(dataset_key) if a.annotator == annotator}
+    done = {(a.item_id, a.system_a, a.system_b) for a in open_store().comparisons(dataset_key) if a.annotator == annotator}
     return [t for t in tasks if (t.item_id, t.system_a, t.system_b) not in done]
 
 
@@ -127,7 +118,7 @@ def _on_import(dataset_key: str, annotator: str, systems: tuple[str, ...]) -> No
     except DataError as error:
         st.session_state["pe.import_problems"] = error.problems
         return
-    added = AnnotationStore.open().add_many(annotations)
+    added = open_store().add_many(annotations).added
     flash(f"Imported {added} annotations from {upload.name}.")
 
 
@@ -152,16 +143,16 @@ def request_files(dataset: Dataset, choice: DataChoice, tasks: list[Task], annot
 
 def store_view(choice: DataChoice) -> None:
     """What the store holds for this data, and its export."""
-    annotations = AnnotationStore.open().annotations(choice.key)
-    st.caption(f"{len(annotations)} annotations stored for this data in {escape_markdown(AnnotationStore.open().path)}.")
+    annotations = open_store().comparisons(choice.key)
+    st.caption(f"{len(annotations)} annotations stored for this data in {escape_markdown(open_store().where)}.")
     if annotations:
         left, right = st.columns(2)
         left.download_button(
-            "Annotations as CSV", export_annotations_csv(annotations), "prefeval-annotations.csv", "text/csv", key="pe.w.ann_csv"
+            "Annotations as CSV", export_judgments(annotations, "csv"), "prefeval-annotations.csv", "text/csv", key="pe.w.ann_csv"
         )
         right.download_button(
             "Annotations as JSONL",
-            export_annotations_jsonl(annotations),
+            export_judgments(annotations, "jsonl"),
             "prefeval-annotations.jsonl",
             "application/jsonl",
             key="pe.w.ann_jsonl",

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.annotations import AnnotationStore, protocol_annotations
 from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.figures.posterior import win_rate_figure
@@ -28,7 +27,9 @@ from prefeval_core.protocol import (
     undo_round,
 )
 from prefeval_core.session import DataChoice
+from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, start_study, views
+from prefeval_core.workflow.feed import stored_judgments
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
 from ui.page import flash
@@ -129,7 +130,7 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
     setup = state.setup()
     replay = setup is None or setup.mode == "replay"
     finished = is_finished(protocol)
-    fed = [] if replay else protocol_annotations(AnnotationStore.open().annotations(choice.key), protocol)
+    fed = [] if replay else stored_judgments(open_store(), choice.key, protocol)
     c = st.columns(3)
     next_label = "Next batch" if replay else f"Decide with {len(fed)} new stored annotations"
     if c[0].button(next_label, key="pe_next", type="primary", disabled=finished if replay else not fed, width="stretch"):
@@ -157,7 +158,7 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
 
 def feed_store_button(choice: DataChoice, protocol: ProtocolState) -> None:
     """One click: the stored annotations into the protocol, then a round of decisions."""
-    fed = protocol_annotations(AnnotationStore.open().annotations(choice.key), protocol)
+    fed = stored_judgments(open_store(), choice.key, protocol)
     if st.button(f"Feed {len(fed)} new annotations into the protocol and decide", key="pe_feed", disabled=not fed):
         with user_errors("Feeding the annotations"):
             st.session_state[state.PROTOCOL] = decide_round(apply_judgments(protocol, fed))

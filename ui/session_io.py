@@ -8,11 +8,11 @@ from typing import Any
 
 import streamlit as st
 
-from prefeval_core.annotations import AnnotationStore
 from prefeval_core.errors import PrefevalError, Problem, SettingsError
 from prefeval_core.protocol import ProtocolState, protocol_result, state_from_dict, state_to_dict
 from prefeval_core.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.session import SessionFileError, SessionSnapshot, session_from_json
+from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.metric_check import MetricCheck
 from ui import cache, state
@@ -34,7 +34,7 @@ def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
         setup=None if setup is None else setup.as_dict(),
         check=None if check is None else asdict(check),
         protocol=None if protocol is None else state_to_dict(protocol),
-        annotations=tuple(AnnotationStore.open().annotations(choice.key)),
+        annotations=tuple(open_store().comparisons(choice.key)),
     )
 
 
@@ -59,7 +59,7 @@ def restore(snap: SessionSnapshot) -> int:
     st.session_state[state.SETUP] = setup
     st.session_state[state.CHECK] = check
     st.session_state[state.PROTOCOL] = protocol
-    return AnnotationStore.open().add_many(snap.annotations)
+    return open_store().add_many(snap.annotations).added
 
 
 def on_restore() -> None:

@@ -1,0 +1,126 @@
+"""Judgments in the store: write one (committed before returning) or many (one transaction),
+undo (a mark, never a delete), read back oldest first.
+
+Writes are idempotent: a judgment whose identity is already among the judgments that count
+is not stored again (``INSERT ... ON CONFLICT DO NOTHING`` on the partial unique index, the
+same statement on SQLite and PostgreSQL), whether it comes twice from one process or at the
+same time from two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Final, overload
+
+from sqlalchemy import Connection, Insert, Table, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from prefeval_core.store.engine import Database
+from prefeval_core.store.records import Comparison, ImportResult, Judgment, JudgmentKind, Rating, judgment_values, utc_now
+from prefeval_core.store.schema import comparisons, ratings
+
+_TABLES: dict[JudgmentKind, Table] = {"comparison": comparisons, "rating": ratings}
+_BATCH_LOCK: Final = 7_042_013_002
+"""PostgreSQL advisory lock key held by a transaction storing a batch of judgments."""
+
+
+def _table(judgment: Judgment) -> Table:
+    return _TABLES[judgment.kind]
+
+
+def _row(judgment: Judgment) -> dict[str, Any]:
+    row = judgment_values(judgment)
+    row.pop("id")
+    return row
+
+
+def _judgment(kind: JudgmentKind, row: Any) -> Judgment:
+    values = dict(row)
+    return Comparison(**values) if kind == "comparison" else Rating(**values)
+
+
+def _insert_new(db: Database, table: Table) -> Insert:
+    """``INSERT`` that skips a row whose identity is already live (the partial unique index)."""
+    live = table.c.undone_at.is_(None)
+    dialect_insert = postgresql.insert if db.dialect == "postgresql" else sqlite.insert
+    return dialect_insert(table).on_conflict_do_nothing(index_elements=[table.c.identity], index_where=live)
+
+
+def _live_with_identity(conn: Connection, table: Table, identity: str) -> Any:
+    return conn.execute(select(table).where(table.c.identity == identity, table.c.undone_at.is_(None))).mappings().one()
+
+
+@overload
+def add_judgment(db: Database, judgment: Comparison) -> Comparison: ...
+@overload
+def add_judgment(db: Database, judgment: Rating) -> Rating: ...
+def add_judgment(db: Database, judgment: Judgment) -> Judgment:
+    """Store one judgment now (committed before returning). Returns it as stored, with its id;
+    if one with the same identity already counts, that one (nothing is written)."""
+    table = _table(judgment)
+    with db.writing() as conn:
+        new_id = conn.execute(_insert_new(db, table).returning(table.c.id), _row(judgment)).scalar_one_or_none()
+        if new_id is None:
+            return _judgment(judgment.kind, _live_with_identity(conn, table, judgment.identity))
+    return replace(judgment, id=new_id)
+
+
+def add_judgments(db: Database, judgments: Sequence[Judgment]) -> ImportResult:
+    """Store several judgments in one transaction (all or none), each identity once, in the
+    order given (the first of repeated identities).
+
+    Batches are serialised: SQLite's write lock does it; on PostgreSQL an advisory lock, since
+    two batches holding some of each other's new identities would otherwise deadlock.
+    """
+    added = 0
+    with db.writing() as conn:
+        if db.dialect == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(_BATCH_LOCK)))
+        for kind, table in _TABLES.items():
+            rows: dict[str, dict[str, Any]] = {}
+            for judgment in judgments:
+                if judgment.kind == kind:
+                    rows.setdefault(judgment.identity, _row(judgment))
+            if rows:
+                stored = conn.execute(_insert_new(db, table).returning(table.c.identity), list(rows.values()))
+                added += len(stored.all())
+    return ImportResult(added=added, already_there=len(judgments) - added)
+
+
+def undo_last(
+    db: Database, kind: JudgmentKind, dataset: str, annotator: str | None = None, *, study_id: int | None = None
+) -> Judgment | None:
+    """Mark the newest judgment of ``kind`` on ``dataset`` that counts (by ``annotator``, in
+    ``study_id``, where given) as undone; returns it, or ``None`` if there is none."""
+    table = _TABLES[kind]
+    query = select(table).where(table.c.dataset == dataset, table.c.undone_at.is_(None))
+    if annotator is not None:
+        query = query.where(table.c.annotator == annotator)
+    if study_id is not None:
+        query = query.where(table.c.study_id == study_id)
+    with db.writing() as conn:
+        row = conn.execute(query.order_by(table.c.id.desc()).limit(1).with_for_update()).mappings().first()
+        if row is None:
+            return None
+        now = utc_now()
+        conn.execute(update(table).where(table.c.id == row["id"]).values(undone_at=now))
+    return replace(_judgment(kind, row), undone_at=now)
+
+
+def read_judgments(
+    db: Database, kind: JudgmentKind, dataset: str | None = None, *, study_id: int | None = None, include_undone: bool = False
+) -> list[Judgment]:
+    """Stored judgments of ``kind``, oldest first; only those that count unless ``include_undone``;
+    of ``dataset`` and ``study_id`` where given."""
+    table = _TABLES[kind]
+    query = select(table)
+    if dataset is not None:
+        query = query.where(table.c.dataset == dataset)
+    if study_id is not None:
+        query = query.where(table.c.study_id == study_id)
+    if not include_undone:
+        query = query.where(table.c.undone_at.is_(None))
+    with db.reading() as conn:
+        rows = conn.execute(query.order_by(table.c.id)).mappings().all()
+    return [_judgment(kind, row) for row in rows]

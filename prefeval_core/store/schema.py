@@ -1,0 +1,205 @@
+"""The store's tables, their version, and the way from older versions to this one.
+
+Version history (``schema_version`` holds one row per version applied, with its time):
+
+* 0: the round-1 store, one table ``annotations`` (comparisons only; or nothing at all).
+* 1: ``comparisons`` and ``ratings`` (judgments with study, request, origin, identity; a unique
+  index over the identities of the judgments not undone), ``studies`` and ``study_states``.
+  Migrating from 0 copies every ``annotations`` row into ``comparisons`` (same id, identity
+  ``legacy:<id>``, undo marks kept), checks the count, and drops the old table, all in one
+  transaction.
+
+Schema work runs under a lock (SQLite's write lock, a PostgreSQL advisory lock), so processes
+opening a new store at the same time create it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from sqlalchemy import (
+    CheckConstraint,
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    Table,
+    Text,
+    func,
+    inspect,
+    select,
+    text,
+)
+
+from prefeval_core.store.engine import Database, StoreError
+from prefeval_core.store.records import request_id_for, utc_now
+
+SCHEMA_VERSION: Final = 1
+"""The version this prefeval writes."""
+_ADVISORY_LOCK: Final = 7_042_013_001
+"""PostgreSQL advisory lock key held while the schema is created or migrated."""
+
+metadata = MetaData()
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", Text, nullable=False),
+)
+
+studies = Table(
+    "studies",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("dataset", Text, nullable=False),
+    Column("dataset_fingerprint", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("setup_json", Text, nullable=False),
+    Column("judgments_per_item", Integer, nullable=False),
+    Column("created_at", Text, nullable=False),
+    CheckConstraint("judgments_per_item >= 1", name="studies_per_item"),
+    Index("studies_dataset", "dataset", "id"),
+    sqlite_autoincrement=True,
+)
+
+study_states = Table(
+    "study_states",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("study_id", Integer, ForeignKey("studies.id"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("state_json", Text, nullable=False),
+    Column("request_json", Text),
+    Column("cost", Float(53)),
+    Column("restores", Integer, ForeignKey("study_states.id")),
+    Column("created_at", Text, nullable=False),
+    CheckConstraint("round >= 0", name="study_states_round"),
+    Index("study_states_study", "study_id", "id"),
+    sqlite_autoincrement=True,
+)
+
+
+def _judgment_columns() -> list[Column]:
+    """Columns every judgment has (each table needs its own Column objects)."""
+    return [
+        Column("id", Integer, primary_key=True),
+        Column("identity", Text, nullable=False),
+        Column("dataset", Text, nullable=False),
+        Column("study_id", Integer, ForeignKey("studies.id")),
+        Column("request_id", Text, nullable=False),
+        Column("item_id", Text, nullable=False),
+        Column("annotator", Text, nullable=False),
+        Column("origin", Text, nullable=False),
+        Column("created_at", Text, nullable=False),
+        Column("undone_at", Text),
+    ]
+
+
+def _judgment_indexes(name: str) -> list[Index | CheckConstraint]:
+    live = text("undone_at IS NULL")
+    return [
+        # One live judgment per identity; an undone one no longer blocks a new one.
+        Index(f"{name}_identity", "identity", unique=True, sqlite_where=live, postgresql_where=live),
+        Index(f"{name}_dataset", "dataset", "study_id", "id"),
+        CheckConstraint("origin IN ('app', 'import', 'legacy')", name=f"{name}_origin"),
+    ]
+
+
+comparisons = Table(
+    "comparisons",
+    metadata,
+    *_judgment_columns(),
+    Column("system_a", Text, nullable=False),
+    Column("system_b", Text, nullable=False),
+    Column("outcome", SmallInteger, nullable=False),
+    Column("label", Text),
+    Column("left_system", Text, nullable=False),
+    *_judgment_indexes("comparisons"),
+    CheckConstraint("outcome IN (0, 1, 2)", name="comparisons_outcome"),
+    CheckConstraint("label IS NULL OR (label = 'both_bad' AND outcome = 1)", name="comparisons_label"),
+    CheckConstraint("left_system IN (system_a, system_b)", name="comparisons_left"),
+    # Canonical pairs in Python's (code point) order: SQLite compares bytes; PostgreSQL needs the C collation.
+    CheckConstraint("system_a < system_b", name="comparisons_canonical").ddl_if(dialect="sqlite"),
+    CheckConstraint('system_a < system_b COLLATE "C"', name="comparisons_canonical").ddl_if(dialect="postgresql"),
+    sqlite_autoincrement=True,
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    *_judgment_columns(),
+    Column("system", Text, nullable=False),
+    Column("score", Float(53), nullable=False),
+    *_judgment_indexes("ratings"),
+    sqlite_autoincrement=True,
+)
+
+_LEGACY_TABLE: Final = "annotations"
+
+
+def current_version(conn: Connection) -> int:
+    """The schema version of the store on ``conn`` (0 for an empty or a round-1 store)."""
+    if not inspect(conn).has_table(schema_version.name):
+        return 0
+    return int(conn.execute(select(func.max(schema_version.c.version))).scalar_one() or 0)
+
+
+def ensure_schema(db: Database) -> int:
+    """Create or migrate the store's tables up to :data:`SCHEMA_VERSION`; returns the version.
+
+    Raises:
+        StoreError: the store was written by a newer prefeval (a higher schema version).
+    """
+    with db.reading() as conn:
+        version = current_version(conn)
+    if version == SCHEMA_VERSION:
+        return version
+    with db.writing() as conn:
+        if db.dialect == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(_ADVISORY_LOCK)))
+        version = current_version(conn)  # another process may have migrated meanwhile
+        if version > SCHEMA_VERSION:
+            message = f"the store {db.where} has schema version {version}; this prefeval reads versions up to {SCHEMA_VERSION}"
+            raise StoreError.single("store_too_new", message)
+        for step in _MIGRATIONS[version:]:
+            step(conn)
+            version += 1
+            conn.execute(schema_version.insert().values(version=version, applied_at=utc_now()))
+    return version
+
+
+def _to_v1(conn: Connection) -> None:
+    """Version 0 -> 1: the new tables; the round-1 ``annotations`` rows become comparisons."""
+    metadata.create_all(conn, tables=[schema_version, studies, study_states, comparisons, ratings])
+    if not inspect(conn).has_table(_LEGACY_TABLE):
+        return
+    legacy = conn.execute(text(f"SELECT * FROM {_LEGACY_TABLE} ORDER BY id")).mappings().all()
+    kept = ("id", "dataset", "item_id", "system_a", "system_b", "outcome", "annotator", "left_system", "created_at", "undone_at")
+    rows = [
+        {
+            **{k: row[k] for k in kept},
+            "identity": f"legacy:{row['id']}",
+            "study_id": None,
+            "request_id": request_id_for(row["dataset"], None, row["item_id"], (row["system_a"], row["system_b"])),
+            "label": None,
+            "origin": "legacy",
+        }
+        for row in legacy
+    ]
+    if rows:
+        conn.execute(comparisons.insert(), rows)
+    copied = conn.execute(select(func.count()).select_from(comparisons).where(comparisons.c.origin == "legacy")).scalar_one()
+    if copied != len(legacy):  # never drop the old table unless every row arrived
+        raise StoreError.single("migration_failed", f"migrating the round-1 annotations copied {copied} of {len(legacy)} rows")
+    conn.execute(text(f"DROP TABLE {_LEGACY_TABLE}"))
+
+
+_MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1,)
+"""``_MIGRATIONS[v]`` takes a store from version ``v`` to ``v + 1``."""

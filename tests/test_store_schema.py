@@ -1,0 +1,117 @@
+"""The store's schema: created on first use, versioned, the round-1 SQLite file migrated without
+losing a row; where the store lives (data folder, database URL); opened once per process."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from prefeval_core.errors import SettingsError
+from prefeval_core.left_right import make_comparison
+from prefeval_core.store import DATABASE_URL_ENV, SCHEMA_VERSION, Store, StoreError, open_store
+from prefeval_core.store.engine import store_url
+
+ROUND_1_SCHEMA = """
+CREATE TABLE annotations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL, item_id TEXT NOT NULL, system_a TEXT NOT NULL, system_b TEXT NOT NULL,
+    outcome INTEGER NOT NULL CHECK (outcome IN (0, 1, 2)),
+    annotator TEXT NOT NULL, left_system TEXT NOT NULL, created_at TEXT NOT NULL, undone_at TEXT,
+    CHECK (system_a < system_b), CHECK (left_system IN (system_a, system_b))
+);
+CREATE INDEX annotations_dataset ON annotations (dataset, undone_at);
+"""
+"""The round-1 store's table, as round 1 created it."""
+
+ROUND_1_ROWS = [
+    ("sample:summeval", "i1", "M0", "M1", 0, "ann", "M1", "2026-11-20T10:00:00.000+00:00", None),
+    ("sample:summeval", "i1", "M0", "M1", 0, "ann", "M1", "2026-11-20T10:00:00.000+00:00", None),  # imported twice in round 1
+    ("sample:summeval", "i2", "M0", "M1", 2, "bob", "M0", "2026-11-20T10:01:00.000+00:00", "2026-11-20T10:02:00.000+00:00"),
+    ("upload:ab12", "naïve ✓", "Ä", "Ö", 1, "zoë", "Ö", "2026-11-20T10:03:00.000+00:00", None),
+]
+
+
+def round_1_store(folder: Path, schema: str = ROUND_1_SCHEMA) -> Path:
+    path = folder / "annotations.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(schema)
+        conn.executemany(
+            "INSERT INTO annotations (dataset, item_id, system_a, system_b, outcome, annotator, left_system, created_at, undone_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ROUND_1_ROWS,
+        )
+    conn.close()
+    return path
+
+
+def test_the_round_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None:
+    round_1_store(tmp_path)
+    store = Store.at(f"sqlite:///{tmp_path / 'annotations.sqlite'}")
+    assert store.schema_version == SCHEMA_VERSION == 1
+    migrated = store.comparisons(include_undone=True)
+    assert [(c.id, c.dataset, c.item_id, c.system_a, c.system_b, c.outcome, c.annotator, c.left_system, c.created_at, c.undone_at)
+            for c in migrated] == [(k + 1, *row) for k, row in enumerate(ROUND_1_ROWS)]  # fmt: skip
+    assert {c.origin for c in migrated} == {"legacy"} and len({c.identity for c in migrated}) == 4
+    with store.db.reading() as conn:
+        assert not inspect(conn).has_table("annotations")
+        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [1]
+    # The round-1 duplicate stays (no row is dropped) but counts once: the annotator's latest judgment.
+    assert store.complete_comparisons("sample:summeval")[["item_id", "judgments"]].values.tolist() == [["i1", 1]]
+    new = store.add(make_comparison("sample:summeval", "i3", "M0", "M1", "left", "ann", left_system="M0"))
+    assert new.id == 5  # ids continue after the old ones
+    store.dispose()
+    again = Store.at(f"sqlite:///{tmp_path / 'annotations.sqlite'}")  # opening again migrates nothing
+    assert len(again.comparisons(include_undone=True)) == 5
+    again.dispose()
+
+
+def test_a_failed_migration_leaves_the_round_1_store_as_it_was(tmp_path: Path) -> None:
+    # A round-1 file whose table lacked the checks and holds an outcome the new table refuses.
+    path = round_1_store(tmp_path, ROUND_1_SCHEMA.replace("CHECK (outcome IN (0, 1, 2))", ""))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE annotations SET outcome = 7 WHERE id = 4")
+    conn.close()
+    with pytest.raises(StoreError, match="could not write the annotation store"):
+        Store.at(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM annotations").fetchone() == (4,)
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name IN ('comparisons', 'schema_version')").fetchall() == []
+    conn.close()
+
+
+def test_a_store_from_a_newer_prefeval_is_refused(store_url: str) -> None:
+    store = Store.at(store_url)
+    with store.db.writing() as conn:
+        conn.execute(text("INSERT INTO schema_version (version, applied_at) VALUES (2, 'later')"))
+    store.dispose()
+    with pytest.raises(StoreError, match="schema version 2; this prefeval reads versions up to 1"):
+        Store.at(store_url)
+
+
+def test_where_the_store_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv(DATABASE_URL_ENV, raising=False)
+    assert store_url().database == str(tmp_path / "data" / "annotations.sqlite")
+    monkeypatch.setenv(DATABASE_URL_ENV, "postgresql://ann:secret@db.example:5432/prefeval")
+    url = store_url()
+    assert url.drivername == "postgresql+psycopg" and url.host == "db.example"
+    assert store_url(tmp_path / "here").database == str(tmp_path / "here" / "annotations.sqlite")  # a folder given wins
+    for bad, message in [("mysql://x@y/z", "runs on postgresql\\+psycopg or sqlite"), ("not a url", "not a database URL")]:
+        monkeypatch.setenv(DATABASE_URL_ENV, bad)
+        with pytest.raises(SettingsError, match=message):
+            store_url()
+
+
+def test_the_store_is_opened_once_per_process(tmp_path: Path) -> None:
+    first = open_store(tmp_path / "a")
+    assert open_store(tmp_path / "a") is first
+    assert open_store(tmp_path / "b") is not first
+    assert (tmp_path / "a" / "annotations.sqlite").exists()
+
+
+def test_an_unreachable_database_is_a_clear_error() -> None:
+    with pytest.raises(StoreError, match=r"could not read the annotation store postgresql\+psycopg://postgres@127.0.0.1:1/none"):
+        Store.at("postgresql+psycopg://postgres@127.0.0.1:1/none")
