@@ -1,7 +1,10 @@
-"""Annotate: what the protocol wants annotated next, in the app (stored on disk at once) or as files."""
+"""Annotate: what the study asks for next — a rating of one output or a comparison of two —
+judged in the app (stored at once) or in request files; the store's judgments and agreement."""
 
 import streamlit as st
 
+from prefeval_core.tasks import ComparisonTask
+from prefeval_core.workflow.rating_scale import rating_scale
 from ui import annotate_widgets as aw
 from ui import state
 from ui.page import begin
@@ -9,33 +12,43 @@ from ui.protocol_widgets import feed_store_button
 
 choice, dataset = begin("Annotate")
 protocol = st.session_state[state.PROTOCOL]
+study = st.session_state[state.STUDY]
 annotator = aw.annotator_input()
+study_id = None if study is None else study.id
+per_item = 1 if study is None else study.judgments_per_item
+scale = None
 if protocol is not None:
-    tasks = aw.tasks_from_protocol(protocol)
-    st.caption(f"The protocol's request for round {protocol.round + 1}: {len(tasks)} items.")
+    tasks = aw.requested_tasks(protocol)
+    unit = "ratings of single outputs" if protocol.table.unit == "ratings" else "comparisons of two outputs"
+    if protocol.table.unit == "ratings":
+        scale = rating_scale(dataset, protocol.settings.human or "")
+    st.caption(f"The study's request for round {protocol.round + 1}: {len(tasks)} {unit}.")
 elif dataset.has_texts:
-    st.caption("No protocol is running (start one on the Protocol page): annotate any pair.")
+    st.caption("No protocol is running (start one on the Protocol page): compare any pair.")
     tasks = aw.tasks_for_pair(dataset, *aw.pair_picker(dataset))
 else:
     tasks = []
-    st.info("Start a protocol on the Protocol page to get a list of items to annotate.")
-pending = aw.pending_tasks(tasks, choice.key, annotator)
+    st.info("Start a protocol on the Protocol page to get a list of items to judge.")
+judgments = aw.study_judgments(choice.key, study)
 if tasks:
-    done = len(tasks) - len(pending)
-    st.progress(done / len(tasks), text=f"{done} of {len(tasks)} annotated by {annotator}")
-tab_app, tab_files, tab_store = st.tabs(["In the app", "As files", "Stored annotations"])
+    aw.progress(tasks, judgments, annotator, per_item)
+tab_app, tab_files, tab_store = st.tabs(["In the app", "As files", "Stored judgments"])
 with tab_app:
+    task = aw.choose_task(tasks, judgments, annotator, per_item)
     if not dataset.has_texts:
-        st.info("These data have no texts: annotate with the request files instead.")
-    elif pending:
-        aw.annotate_one(dataset, choice, pending[0], annotator)
+        st.info("These data have no texts: judge with the request files instead.")
+    elif task is not None:
+        if isinstance(task, ComparisonTask):
+            aw.compare_one(dataset, choice, study_id, task, annotator)
+        elif scale is not None:
+            aw.rate_one(dataset, choice, study_id, task, annotator, scale)
     elif tasks:
-        st.success("All requested items are annotated.")
+        st.success("Nothing left for you in this request: every item is judged (by enough annotators).")
     elif protocol is not None:
-        st.info("The protocol asks for nothing more: it has finished, or its budget is spent.")
+        st.info("The study asks for nothing more: it has finished, or its budget is spent.")
     if protocol is not None:
         feed_store_button(choice, protocol)
 with tab_files:
-    aw.request_files(dataset, choice, pending, annotator)
+    aw.request_files(dataset, choice, study_id, tasks, annotator, scale)
 with tab_store:
-    aw.store_view(choice)
+    aw.store_view(choice, study)

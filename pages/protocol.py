@@ -7,8 +7,10 @@ from ui import protocol_widgets as pw
 from ui import state
 from ui.errors import escape_markdown, user_errors
 from ui.page import begin
+from ui.studies import studies_picker
 
 choice, dataset = begin("Protocol")
+studies_picker(choice.key)
 human, metrics = state.raters(dataset)
 st.caption(
     f"Human rater **{escape_markdown(human)}**, metrics **{escape_markdown(', '.join(metrics) or 'none (human only)')}** "

@@ -46,7 +46,7 @@ def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path
     fresh = run_ok(page("annotate.py"))  # a new browser session: nothing in session state
     fresh.text_input(key="pe.w.annotator").input("tester")
     run_ok(fresh)
-    assert fresh.get("progress")[0].proto.text.startswith("3 of 100 annotated by tester")
+    assert fresh.get("progress")[0].proto.text.startswith("3 of 100 judged by tester")
     stored = open_store(data_dir).comparisons("sample:summeval")
     assert [(s.item_id, s.system_a, s.system_b, s.outcome, s.left_system) for s in stored] == expected
     assert {s.annotator for s in stored} == {"tester"}
@@ -61,7 +61,7 @@ def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path
 def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> None:  # noqa: F811
     at = start_protocol(500, batch=1, mode="live", unit="comparisons")
     annotate = run_ok(page_with_protocol("annotate.py", at))
-    assert "round 1: 120 items" in annotate.caption[0].value
+    assert "round 1: 120 comparisons" in annotate.caption[0].value
     for _ in range(3):
         annotate.button(key="pe_ann_left").click()
         run_ok(annotate)
@@ -84,7 +84,7 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     writer.writerows(rows)
     at.file_uploader(key="pe.w.annotated").set_value(("done.csv", buffer.getvalue().encode(), "text/csv"))
     run_ok(at)
-    assert "Imported 3 annotations from done.csv" in shown(at.success[0].value)
+    assert "Imported 3 judgments from done.csv (0 were already stored)" in shown(at.success[0].value)
     stored = open_store(data_dir).comparisons("sample:summeval")
     assert [(s.item_id, s.outcome) for s in stored] == [(rows[0]["item_id"], 0), (rows[1]["item_id"], 1), (rows[2]["item_id"], 2)]
 

@@ -1,20 +1,30 @@
-"""Widgets of the Annotate page: what to annotate, one pair side by side, the store."""
+"""Widgets of the Annotate page: what to judge next (a rating of one output, or a comparison of
+two), request files, the store's judgments with attribution, and the annotators' agreement."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
 
 import pandas as pd
 import streamlit as st
 
+from prefeval_core.agreement import comparison_agreement, rating_agreement
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
 from prefeval_core.left_right import Choice, left_right, make_comparison
-from prefeval_core.protocol import ComparisonTask, ProtocolState, next_request
-from prefeval_core.requests import export_requests_csv, export_requests_jsonl, read_annotated_requests, request_frame
+from prefeval_core.protocol import ProtocolState, next_request
+from prefeval_core.requests import (
+    export_requests_csv,
+    export_requests_jsonl,
+    rating_request_frame,
+    read_annotated_requests,
+    read_rated_requests,
+    request_frame,
+)
 from prefeval_core.session import DataChoice
-from prefeval_core.store import export_judgments, open_store
+from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
+from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.workflow.rating_scale import RatingScale
 from ui import state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash
@@ -24,30 +34,17 @@ BUTTONS: dict[Choice, tuple[str, str]] = {
     "left": ("pe_ann_left", "A better  ·  a / ←"),
     "equal": ("pe_ann_equal", "Equal  ·  e / ↓"),
     "right": ("pe_ann_right", "B better  ·  b / →"),
+    "both_bad": ("pe_ann_bad", "Both bad  ·  x"),
 }
 SHORTCUTS = {"a": "pe_ann_left", "ArrowLeft": "pe_ann_left", "e": "pe_ann_equal", "=": "pe_ann_equal", "ArrowDown": "pe_ann_equal"}
-SHORTCUTS |= {"b": "pe_ann_right", "ArrowRight": "pe_ann_right"}
-
-
-@dataclass(frozen=True)
-class Task:
-    """One (item, pair) to annotate, pair canonical."""
-
-    item_id: str
-    system_a: str
-    system_b: str
-
-
-def tasks_from_protocol(protocol: ProtocolState) -> list[Task]:
-    """The comparisons of the protocol's next request."""
-    return [Task(t.item_id, t.system_a, t.system_b) for t in next_request(protocol).tasks if isinstance(t, ComparisonTask)]
+SHORTCUTS |= {"b": "pe_ann_right", "ArrowRight": "pe_ann_right", "x": "pe_ann_bad"}
 
 
 def tasks_for_pair(dataset: Dataset, system_a: str, system_b: str) -> list[Task]:
-    """Every item on which both systems have an output, sorted by item."""
+    """Every item on which both systems have an output, sorted by item (free annotation)."""
     texts = dataset.texts
     items = set(texts.loc[texts["system"] == system_a, "item_id"]) & set(texts.loc[texts["system"] == system_b, "item_id"])
-    return [Task(str(i), system_a, system_b) for i in sorted(items)]
+    return [ComparisonTask(str(i), system_a, system_b) for i in sorted(items)]
 
 
 def pair_picker(dataset: Dataset) -> tuple[str, str]:
@@ -63,24 +60,40 @@ def _on_annotator() -> None:
 def annotator_input() -> str:
     st.text_input(
         "Annotator name", value=st.session_state[state.ANNOTATOR], key="pe.w.annotator", on_change=_on_annotator,
-        placeholder="your name", help="Stored with each annotation; progress counts this name's annotations.",
+        placeholder="your name", help="Stored with each judgment; progress counts this name's judgments.",
     )  # fmt: skip
     return st.session_state[state.ANNOTATOR] or "anonymous"
 
 
-def _record(dataset_key: str, task: Task, choice: Choice, left: str, annotator: str) -> None:
-    open_store().add(make_comparison(dataset_key, task.item_id, task.system_a, task.system_b, choice, annotator, left))
+def study_judgments(dataset_key: str, study: StudyRecord | None) -> list[Judgment]:
+    """The judgments that count for the study (or, without one, for the data), both kinds."""
+    store = open_store()
+    study_id = None if study is None else study.id
+    return [*store.comparisons(dataset_key, study_id=study_id), *store.ratings(dataset_key, study_id=study_id)]
 
 
-def _undo(dataset_key: str, annotator: str) -> None:
-    undone = open_store().undo_last(dataset_key, annotator)
-    flash(f"Undid {annotator}'s annotation of item {undone.item_id}." if undone else "Nothing to undo.")
+def requested_tasks(protocol: ProtocolState) -> list[Task]:
+    """The tasks of the protocol's next request."""
+    return list(next_request(protocol).tasks)
 
 
-def pending_tasks(tasks: list[Task], dataset_key: str, annotator: str) -> list[Task]:
-    """Tasks the annotator has not judged yet (judgements in the store that count)."""
-    done = {(a.item_id, a.system_a, a.system_b) for a in open_store().comparisons(dataset_key) if a.annotator == annotator}
-    return [t for t in tasks if (t.item_id, t.system_a, t.system_b) not in done]
+def progress(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int) -> None:
+    """How far the request is: this annotator's judgments and the complete tasks."""
+    mine = {j.task for j in judgments if j.annotator == annotator and j.undone_at is None}
+    judged_by: dict[Task, set[str]] = {}
+    for judgment in judgments:
+        judged_by.setdefault(judgment.task, set()).add(judgment.annotator)
+    done = sum(task in mine for task in tasks)
+    complete = sum(len(judged_by.get(task, ())) >= per_item for task in tasks)
+    text = f"{done} of {len(tasks)} judged by {escape_markdown(annotator)}"
+    if per_item > 1:
+        text += f"; {complete} of {len(tasks)} complete ({per_item} annotators each)"
+    st.progress(done / len(tasks), text=text)
+
+
+def choose_task(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int) -> Task | None:
+    """The next task for this annotator (never one they judged; each task to ``per_item`` annotators)."""
+    return next_task(tasks, judgments, annotator, per_item)
 
 
 def _text(frame: pd.DataFrame, item_id: str, system: str | None = None) -> str:
@@ -89,73 +102,158 @@ def _text(frame: pd.DataFrame, item_id: str, system: str | None = None) -> str:
     return str(rows[column].iloc[0]) if len(rows) else ""
 
 
-def annotate_one(dataset: Dataset, choice: DataChoice, task: Task, annotator: str) -> None:
-    """The source, the two outputs in seeded random left/right order, the buttons and shortcuts."""
-    left, right = left_right(st.session_state[state.ANNOTATION_SEED], choice.key, task.item_id, task.system_a, task.system_b)
-    st.markdown(f"**Item:** {escape_markdown(task.item_id)}")
-    source = _text(dataset.sources, task.item_id) if not dataset.sources.empty else ""
+def _source(dataset: Dataset, item_id: str) -> None:
+    st.markdown(f"**Item:** {escape_markdown(item_id)}")
+    source = _text(dataset.sources, item_id) if not dataset.sources.empty else ""
     if source:
         with st.expander("Source / context", expanded=True), st.container(height=240 if len(source) > 800 else "content"):
             st.markdown(escape_markdown(source))
+
+
+def _record_comparison(dataset_key: str, study_id: int | None, task: ComparisonTask, choice: Choice, left: str, annotator: str) -> None:
+    comparison = make_comparison(dataset_key, task.item_id, task.system_a, task.system_b, choice, annotator, left, study_id=study_id)
+    open_store().add(comparison)
+
+
+def _record_rating(dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str) -> None:
+    open_store().add(Rating(dataset_key, task.item_id, task.system, score, annotator, utc_now(), study_id=study_id))
+
+
+def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: str) -> None:
+    undone = open_store().undo_last(dataset_key, annotator, study_id=study_id, kind=kind)  # type: ignore[arg-type]
+    flash(f"Undid {annotator}'s judgment of item {undone.item_id}." if undone else "Nothing to undo.")
+
+
+def compare_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task: ComparisonTask, annotator: str) -> None:
+    """The source, the two outputs in seeded random left/right order, the buttons and shortcuts."""
+    left, right = left_right(st.session_state[state.ANNOTATION_SEED], choice.key, task.item_id, task.system_a, task.system_b)
+    _source(dataset, task.item_id)
     columns = st.columns(2)
     for column, label, system in ((columns[0], "Output A", left), (columns[1], "Output B", right)):
         with column.container(border=True):
             st.markdown(f"**{label}**")
             st.markdown(escape_markdown(_text(dataset.texts, task.item_id, system)) or "*(no output)*")
-    buttons = st.columns(4)
+    buttons = st.columns(5)
     for column, (option, (key, label)) in zip(buttons, BUTTONS.items(), strict=False):
-        column.button(label, key=key, on_click=_record, args=(choice.key, task, option, left, annotator), width="stretch")
-    buttons[3].button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, annotator), width="stretch")
+        args = (choice.key, study_id, task, option, left, annotator)
+        column.button(label, key=key, on_click=_record_comparison, args=args, width="stretch")
+    buttons[4].button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "comparison"), width="stretch")
     keyboard_shortcuts(SHORTCUTS)
 
 
-def _on_import(dataset_key: str, annotator: str, systems: tuple[str, ...]) -> None:
+def rate_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task: RatingTask, annotator: str, scale: RatingScale) -> None:
+    """The source, one output, and the study's scale: a button per level (keyboard digits) or a number."""
+    _source(dataset, task.item_id)
+    with st.container(border=True):
+        st.markdown("**Output**")
+        st.markdown(escape_markdown(_text(dataset.texts, task.item_id, task.system)) or "*(no output)*")
+    st.caption(f"Rate this output from {escape_markdown(scale.describe())}.")
+    if scale.levels is not None:
+        buttons = st.columns(len(scale.levels) + 1)
+        for digit, (column, level) in enumerate(zip(buttons, scale.levels, strict=False), start=1):
+            shortcut = str(digit % 10) if len(scale.levels) <= 10 else None
+            column.button(
+                f"{level:g}", key=f"pe_rate_{digit}", on_click=_record_rating, args=(choice.key, study_id, task, level, annotator),
+                width="stretch", shortcut=shortcut, help=f"key {shortcut}" if shortcut else None,
+            )  # fmt: skip
+        buttons[-1].button(
+            "Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"), width="stretch"
+        )
+        return
+    with st.form("pe.w.rate"):
+        score = st.number_input("Score", scale.low, scale.high, (scale.low + scale.high) / 2, key="pe.w.score")
+        if st.form_submit_button("Store the rating"):
+            _record_rating(choice.key, study_id, task, float(score), annotator)
+            st.rerun()
+    st.button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"))
+
+
+def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: tuple[str, ...], scale: RatingScale | None) -> None:
     upload = st.session_state.get("pe.w.annotated")
     if upload is None:
         return
     try:
-        annotations = read_annotated_requests(upload.name, upload.getvalue(), dataset_key, annotator=annotator, systems=systems)
+        if scale is None:
+            judgments: list[Judgment] = list(
+                read_annotated_requests(
+                    upload.name, upload.getvalue(), dataset_key, annotator=annotator, systems=systems, study_id=study_id
+                )
+            )
+        else:
+            judgments = list(
+                read_rated_requests(
+                    upload.name,
+                    upload.getvalue(),
+                    dataset_key,
+                    annotator=annotator,
+                    systems=systems,
+                    study_id=study_id,
+                    scale=(scale.low, scale.high),
+                )
+            )
     except DataError as error:
         st.session_state["pe.import_problems"] = error.problems
         return
-    added = open_store().add_many(annotations).added
-    flash(f"Imported {added} annotations from {upload.name}.")
+    result = open_store().add_many(judgments)
+    flash(f"Imported {result.added} judgments from {upload.name} ({result.already_there} were already stored).")
 
 
-def request_files(dataset: Dataset, choice: DataChoice, tasks: list[Task], annotator: str) -> None:
-    """Download what is left to annotate; upload it back once annotated."""
-    frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system_a", "system_b"])
-    requests = request_frame(frame, dataset.texts, dataset.sources, annotator="")
+def request_files(
+    dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], annotator: str, scale: RatingScale | None
+) -> None:
+    """Download what is left to judge; upload it back once judged."""
+    if scale is None:
+        frame = pd.DataFrame([vars(t) for t in tasks if isinstance(t, ComparisonTask)], columns=["item_id", "system_a", "system_b"])
+        requests = request_frame(frame, dataset.texts, dataset.sources, annotator="")
+        how = "Fill the `label` column with > (A better), = or < (or A / tie / B), then upload the file here."
+    else:
+        frame = pd.DataFrame([vars(t) for t in tasks if isinstance(t, RatingTask)], columns=["item_id", "system"])
+        requests = rating_request_frame(frame, dataset.texts, dataset.sources, annotator="")
+        how = f"Fill the `score` column ({scale.describe()}), then upload the file here."
     left, right = st.columns(2)
     left.download_button("Requests as CSV", export_requests_csv(requests), "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
     right.download_button(
         "Requests as JSONL", export_requests_jsonl(requests), "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl"
     )
-    st.caption("Fill the `label` column with > (A better), = or < (or A / tie / B), then upload the file here.")
+    st.caption(escape_markdown(how).replace("\\`", "`"))
     st.file_uploader(
-        "Annotated request file", type=["csv", "tsv", "jsonl", "json", "gz"], key="pe.w.annotated",
-        on_change=_on_import, args=(choice.key, annotator, dataset.systems),
+        "Judged request file", type=["csv", "tsv", "jsonl", "json", "gz"], key="pe.w.annotated",
+        on_change=_on_import, args=(choice.key, study_id, annotator, dataset.systems, scale),
     )  # fmt: skip
     problems = st.session_state.pop("pe.import_problems", None)
     if problems:
-        show_problems(problems, "The annotated file could not be imported")
+        show_problems(problems, "The judged file could not be imported")
 
 
-def store_view(choice: DataChoice) -> None:
-    """What the store holds for this data, and its export."""
-    annotations = open_store().comparisons(choice.key)
-    st.caption(f"{len(annotations)} annotations stored for this data in {escape_markdown(open_store().where)}.")
-    if annotations:
-        left, right = st.columns(2)
-        left.download_button(
-            "Annotations as CSV", export_judgments(annotations, "csv"), "prefeval-annotations.csv", "text/csv", key="pe.w.ann_csv"
-        )
-        right.download_button(
-            "Annotations as JSONL",
-            export_judgments(annotations, "jsonl"),
-            "prefeval-annotations.jsonl",
-            "application/jsonl",
-            key="pe.w.ann_jsonl",
-        )
-        frame = pd.DataFrame([vars(a) for a in annotations[-200:]])
-        st.dataframe(frame.drop(columns=["dataset", "undone_at"]).iloc[::-1], hide_index=True, width="stretch", height=240)
+def store_view(choice: DataChoice, study: StudyRecord | None) -> None:
+    """What the store holds for this data (and study), its export with attribution, and agreement."""
+    judgments = study_judgments(choice.key, study)
+    where = f"study #{study.id}" if study is not None else "this data"
+    st.caption(f"{len(judgments)} judgments stored for {where} in {escape_markdown(open_store().where)}.")
+    if not judgments:
+        return
+    study_id = None if study is None else study.id
+    columns = st.columns(3)
+    for column, fmt, mime in zip(
+        columns, ("csv", "jsonl", "parquet"), ("text/csv", "application/jsonl", "application/octet-stream"), strict=True
+    ):
+        column.download_button(
+            f"All judgments as {fmt.upper()}", open_store().export(fmt, choice.key, study_id=study_id),  # type: ignore[arg-type]
+            f"prefeval-judgments.{fmt}", mime, key=f"pe.w.export_{fmt}",
+        )  # fmt: skip
+    agreement_view(judgments)
+    frame = pd.DataFrame([{k: getattr(j, k, None) for k in ("created_at", "annotator", "item_id", "kind")} for j in judgments[-200:]])
+    st.dataframe(frame.iloc[::-1], hide_index=True, width="stretch", height=240)
+
+
+def agreement_view(judgments: list[Judgment]) -> None:
+    """Krippendorff's alpha (and Cohen's kappa for two annotators) per study and per annotator."""
+    comparisons = [j for j in judgments if j.kind == "comparison"]
+    ratings = [j for j in judgments if j.kind == "rating"]
+    for name, kind_judgments, measure in (("comparisons", comparisons, comparison_agreement), ("ratings", ratings, rating_agreement)):
+        if len({j.annotator for j in kind_judgments}) < 2:
+            continue
+        agreement = measure(kind_judgments)  # type: ignore[arg-type]
+        kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
+        st.markdown(f"**Agreement on {name}:** Krippendorff's alpha {agreement.alpha:.3f}{kappa}")
+        st.dataframe(pd.DataFrame([vars(a) for a in agreement.per_annotator]), hide_index=True, width="stretch")

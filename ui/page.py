@@ -10,6 +10,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
+from ui.studies import resume_from_url
 
 FLASH = "pe.flash"
 
@@ -24,6 +25,7 @@ def begin(title: str, before_loading: Callable[[], object] | None = None) -> tup
     (widgets that choose the data), load the chosen data (a data problem is shown and stops the page)."""
     state.ensure_state()
     st.title(title)
+    resume_from_url()
     message = st.session_state.pop(FLASH, None)
     if message:
         st.success(escape_markdown(message))

@@ -15,6 +15,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.protocol import (
     POLICIES,
+    Judgment,
     ProtocolResult,
     ProtocolState,
     Question,
@@ -28,9 +29,10 @@ from prefeval_core.protocol import (
 )
 from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
-from prefeval_core.workflow import StudySetup, start_study, views
+from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.feed import stored_judgments
-from ui import cache, state
+from prefeval_core.workflow.studies import begin_study, undo_study
+from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
 from ui.page import flash
 
@@ -93,6 +95,9 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         eps = c[3].number_input(
             "Metric tie threshold", 0.0, 1e6, values.eps_metric, format="%.4f", help="score differences up to this are ties"
         )
+        per_item = st.number_input(
+            "Judgments per item (live)", 1, 20, values.judgments_per_item, help="each requested item goes to this many different annotators"
+        )
         fraction = st.slider(
             "Share of the human judgments that may be revealed (replay)", 0.05, 1.0, values.human_fraction, step=0.05,
             help="the rest stay metric-only: the paper's regime of many metric-only items, on real data",
@@ -104,6 +109,7 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
                     mode="replay", question=question, unit=None if unit == "auto" else unit, budget=int(budget) or None, batch=int(batch),
                     seed=int(seed), error_control=control, gamma=float(gamma), futility=float(beta) if futility_on else None,
                     model=model, sampler=sampler, policy=policy, eps_metric=float(eps), human_fraction=float(fraction),
+                    judgments_per_item=int(per_item),
                 )  # fmt: skip
                 if mode == "live":
                     setup = live_setup(choice, setup)
@@ -119,10 +125,8 @@ def live_setup(choice: DataChoice, setup: StudySetup) -> StudySetup:
 
 
 def start(choice: DataChoice, setup: StudySetup) -> None:
-    """A fresh protocol for ``setup``."""
-    table = cache.study_table(choice, setup)
-    st.session_state[state.SETUP] = setup
-    st.session_state[state.PROTOCOL] = start_study(table, setup)
+    """A fresh protocol for ``setup``, recorded as a new study in the store."""
+    studies.adopt(begin_study(open_store(), choice, cache.dataset(choice), setup))
 
 
 def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
@@ -130,15 +134,15 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
     setup = state.setup()
     replay = setup is None or setup.mode == "replay"
     finished = is_finished(protocol)
-    fed = [] if replay else stored_judgments(open_store(), choice.key, protocol)
+    fed = [] if replay else fresh_judgments(choice, protocol)
     c = st.columns(3)
     next_label = "Next batch" if replay else f"Decide with {len(fed)} new stored annotations"
     if c[0].button(next_label, key="pe_next", type="primary", disabled=finished if replay else not fed, width="stretch"):
         with user_errors("The protocol round"), st.spinner("Deciding ..."):
             if replay:
-                st.session_state[state.PROTOCOL] = run_protocol(protocol, replay_source(protocol.table), max_rounds=1)
+                studies.commit(run_protocol(protocol, replay_source(protocol.table), max_rounds=1))
             else:
-                st.session_state[state.PROTOCOL] = decide_round(apply_judgments(protocol, fed))
+                studies.commit(decide_round(apply_judgments(protocol, fed)), "feed")
         st.rerun()
     if not replay and not fed:
         st.caption("Live mode: annotate the requested items on the Annotate page (or upload annotated request files there), then decide.")
@@ -149,19 +153,33 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
             bar.progress(min(1.0, s.cost_used / max(1, s.settings.budget)), text=f"Round {s.round}: {views.cost_sentence(s)}")
 
         with user_errors("Running the protocol"):
-            st.session_state[state.PROTOCOL] = run_protocol(protocol, replay_source(protocol.table), progress=progress)
+            studies.commit(run_protocol(protocol, replay_source(protocol.table), progress=progress))
         st.rerun()
     if c[2].button("Undo last round", key="pe_undo", disabled=protocol.round == 0 and not protocol.open_reveals, width="stretch"):
-        st.session_state[state.PROTOCOL] = undo_round(protocol)
+        undo(protocol)
         st.rerun()
+
+
+def undo(protocol: ProtocolState) -> None:
+    """Undo the last round: the study's trail goes back one state (and keeps the undone one)."""
+    record = st.session_state[state.STUDY]
+    back = None if record is None else undo_study(open_store(), record.id, protocol.table)
+    st.session_state[state.PROTOCOL] = undo_round(protocol) if back is None else back
+
+
+def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgment]:
+    """The study's complete, combined stored judgments the protocol has not seen."""
+    record = st.session_state[state.STUDY]
+    per_item = 1 if record is None else record.judgments_per_item
+    return stored_judgments(open_store(), choice.key, protocol, study_id=None if record is None else record.id, per_item=per_item)
 
 
 def feed_store_button(choice: DataChoice, protocol: ProtocolState) -> None:
     """One click: the stored annotations into the protocol, then a round of decisions."""
-    fed = stored_judgments(open_store(), choice.key, protocol)
-    if st.button(f"Feed {len(fed)} new annotations into the protocol and decide", key="pe_feed", disabled=not fed):
-        with user_errors("Feeding the annotations"):
-            st.session_state[state.PROTOCOL] = decide_round(apply_judgments(protocol, fed))
+    fed = fresh_judgments(choice, protocol)
+    if st.button(f"Feed {len(fed)} new judgments into the protocol and decide", key="pe_feed", disabled=not fed):
+        with user_errors("Feeding the judgments"):
+            studies.commit(decide_round(apply_judgments(protocol, fed)), "feed")
         flash(f"Fed {len(fed)} annotations into the protocol; round {protocol.round + 1} decided.")
         st.rerun()
 

@@ -15,7 +15,8 @@ from prefeval_core.session import SessionFileError, SessionSnapshot, session_fro
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.metric_check import MetricCheck
-from ui import cache, state
+from prefeval_core.workflow.studies import begin_study
+from ui import cache, state, studies
 from ui.page import flash
 
 RESTORE_KEY = "pe.w.restore"
@@ -59,6 +60,9 @@ def restore(snap: SessionSnapshot) -> int:
     st.session_state[state.SETUP] = setup
     st.session_state[state.CHECK] = check
     st.session_state[state.PROTOCOL] = protocol
+    st.session_state[state.STUDY] = None
+    if protocol is not None and setup is not None:  # a restored run continues as a new study
+        studies.adopt(begin_study(open_store(), snap.data, cache.dataset(snap.data), setup, "restored from a session file", state=protocol))
     return open_store().add_many(snap.annotations).added
 
 

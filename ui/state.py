@@ -23,6 +23,9 @@ METRICS = "pe.metrics"
 SETUP = "pe.setup"
 CHECK = "pe.check"
 PROTOCOL = "pe.protocol"
+STUDY = "pe.study"
+STUDY_PARAM = "study"
+"""The query parameter naming the session's study in the address (see :mod:`ui.studies`)."""
 ANNOTATOR = "pe.annotator"
 ANNOTATION_SEED = "pe.annotation_seed"
 
@@ -39,6 +42,7 @@ def ensure_state() -> None:
         SETUP: None,
         CHECK: None,
         PROTOCOL: None,
+        STUDY: None,
         ANNOTATOR: "",
         ANNOTATION_SEED: 0,
     }
@@ -55,6 +59,9 @@ def _reset_study() -> None:
     st.session_state[SETUP] = None
     st.session_state[CHECK] = None
     st.session_state[PROTOCOL] = None
+    st.session_state[STUDY] = None
+    if STUDY_PARAM in st.query_params:
+        del st.query_params[STUDY_PARAM]
 
 
 def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:

@@ -35,6 +35,7 @@ from prefeval_core.protocol.policies import POLICIES
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
 from prefeval_core.protocol.table import StudyTable
+from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 
 
 class ProtocolError(PrefevalError, ValueError):
@@ -43,26 +44,6 @@ class ProtocolError(PrefevalError, ValueError):
 
 def _refused(message: str) -> ProtocolError:
     return ProtocolError.single("refused", message)
-
-
-@dataclass(frozen=True)
-class RatingTask:
-    """Rate the output of ``system`` for ``item_id`` (ratings studies)."""
-
-    item_id: str
-    system: str
-
-
-@dataclass(frozen=True)
-class ComparisonTask:
-    """Compare the outputs of the canonical pair ``(system_a, system_b)`` for ``item_id``."""
-
-    item_id: str
-    system_a: str
-    system_b: str
-
-
-Task = RatingTask | ComparisonTask
 
 
 @dataclass(frozen=True)

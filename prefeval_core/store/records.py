@@ -34,6 +34,7 @@ from typing import ClassVar, Final, Literal
 
 from prefeval_core.errors import BadValueError
 from prefeval_core.outcomes import TIE
+from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 
 JudgmentKind = Literal["comparison", "rating"]
 """What a judgment is: a comparison of two outputs, or a rating of one output."""
@@ -88,34 +89,6 @@ def _check_common(judgment: Comparison | Rating) -> None:
         raise _bad("origin", f"origin must be one of {', '.join(ORIGINS)}, got {judgment.origin!r}")
     if judgment.undone_at is not None:
         _check_text(judgment, ("undone_at",))
-
-
-@dataclass(frozen=True)
-class ComparisonTask:
-    """Judge the canonical pair ``(system_a, system_b)`` on ``item_id``."""
-
-    item_id: str
-    system_a: str
-    system_b: str
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        return (self.system_a, self.system_b)
-
-
-@dataclass(frozen=True)
-class RatingTask:
-    """Rate the output of ``system`` on ``item_id``."""
-
-    item_id: str
-    system: str
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        return (self.system,)
-
-
-Task = ComparisonTask | RatingTask
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,122 @@
+"""Studies as records (issue 13): a protocol run written to the store as it happens, listed and
+resumed by the dashboard (after a reload, in another browser, after a server restart) and the CLI.
+
+A study record holds the data choice (uploaded files included, so a team member on another
+machine, or the same server after a restart, loads the same data), the study setup and the
+judgments per item; its trail holds every state the protocol went through, with the request
+open at that state. The protocol state is restored against the study table the setup rebuilds
+from the data, so a state can never be applied to other data (the table's fingerprint is
+checked).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.errors import SettingsError
+from prefeval_core.protocol import ProtocolState, StudyTable, next_request, state_from_json, state_to_json
+from prefeval_core.session import DataChoice
+from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
+from prefeval_core.tasks import ComparisonTask
+from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.study import start_study, study_table
+
+RECORD_VERSION = 1
+"""Version of the JSON a study record's setup holds (``{"version", "data", "setup"}``)."""
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study being worked on: its record, the data choice and setup it was made with, its
+    table and current protocol state."""
+
+    record: StudyRecord
+    data: DataChoice
+    setup: StudySetup
+    table: StudyTable
+    state: ProtocolState
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+
+def _setup_json(data: DataChoice, setup: StudySetup) -> str:
+    return json.dumps({"version": RECORD_VERSION, "data": data.to_json(), "setup": setup.as_dict()}, allow_nan=False)
+
+
+def _request_json(state: ProtocolState) -> str:
+    tasks = [
+        {"item_id": t.item_id, "system_a": t.system_a, "system_b": t.system_b}
+        if isinstance(t, ComparisonTask)
+        else {"item_id": t.item_id, "system": t.system}
+        for t in next_request(state).tasks
+    ]
+    return json.dumps({"round": state.round + 1, "unit": state.table.unit, "tasks": tasks})
+
+
+def begin_study(
+    store: Store, data: DataChoice, dataset: Dataset, setup: StudySetup, name: str = "", *, state: ProtocolState | None = None
+) -> Study:
+    """Create a study for ``setup`` on ``data`` and write its first state: round 0 and the first
+    request, or ``state`` (a run restored from a session file continues as a new study)."""
+    table = study_table(dataset, setup) if state is None else state.table
+    state = start_study(table, setup) if state is None else state
+    label = name.strip() or f"{setup.question.describe()} ({setup.human}{', ' + ', '.join(setup.metrics) if setup.metrics else ''})"
+    record = store.create_study(data.key, table.fingerprint, label, _setup_json(data, setup), judgments_per_item=setup.judgments_per_item)
+    store.append_state(record.id, state.round, state_to_json(state), _request_json(state), "start", cost=state.cost_used)
+    return Study(record, data, setup, table, state)
+
+
+def record_state(store: Store, study_id: int, state: ProtocolState, kind: StateKind = "round") -> None:
+    """Write ``state`` to the study's trail (after a round, or after feeding judgments)."""
+    store.append_state(study_id, state.round, state_to_json(state), _request_json(state), kind, cost=state.cost_used)
+
+
+def undo_study(store: Store, study_id: int, table: StudyTable) -> ProtocolState | None:
+    """Go back one state (the trail keeps the undone one); ``None`` when nothing is left to undo."""
+    back = store.undo_state(study_id)
+    return None if back is None else state_from_json(back.state_json, table)
+
+
+def study_parts(record: StudyRecord) -> tuple[DataChoice, StudySetup]:
+    """The data choice and the setup a study was made with.
+
+    Raises:
+        SettingsError: a record written by another version of prefeval, or damaged.
+    """
+    try:
+        value: dict[str, Any] = json.loads(record.setup_json)
+        if value.get("version") != RECORD_VERSION:
+            raise SettingsError.single("bad_study", f"study {record.id} was written by another version of prefeval")
+        return DataChoice.from_json(value["data"]), StudySetup.from_dict(value["setup"])
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, SettingsError):
+            raise
+        raise SettingsError.single("bad_study", f"study {record.id} cannot be read: {error}") from None
+
+
+def resume_study(store: Store, study_id: int, dataset: Dataset) -> Study:
+    """The study with this id, at its latest state, on ``dataset`` (loaded from :func:`study_parts`'
+    data choice by the caller, who may cache it).
+
+    Raises:
+        SettingsError: no such study, or the data or setup no longer give the table the study was
+            made on.
+    """
+    record = store.study(study_id)
+    data, setup = study_parts(record)
+    table = study_table(dataset, setup)
+    if table.fingerprint != record.dataset_fingerprint:
+        raise SettingsError.single("bad_study", f"study {study_id} was made on other data than these (the data changed)")
+    latest = store.latest_state(study_id)
+    state = start_study(table, setup) if latest is None else state_from_json(latest.state_json, table)
+    return Study(record, data, setup, table, state)
+
+
+def list_studies(store: Store, dataset_key: str | None = None) -> list[StudySummary]:
+    """The studies (of this data where given), newest first."""
+    return store.list_studies(dataset_key)
