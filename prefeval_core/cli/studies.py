@@ -1,0 +1,98 @@
+"""``studies [list|show ID|step ID] [--json]``: the studies in the store, as the dashboard records them.
+
+``list`` prints every study (of a data key with ``--data-key``), newest first; ``show ID`` where a
+study stands (round, cost, decided pairs, the answer, the open request); ``step ID`` moves it on
+by one step and records it: a replay study runs its next round, a live study takes the stored
+judgments that are complete (judged by enough annotators) and decides. The store is the one the
+dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import Any
+
+from prefeval_core.cli._common import positive_int, print_json, progress
+from prefeval_core.protocol import apply_judgments, decide_round, next_request, replay_source, run_protocol
+from prefeval_core.store import open_store
+from prefeval_core.workflow.feed import stored_judgments
+from prefeval_core.workflow.studies import Study, list_studies, record_state, resume_study, study_parts
+from prefeval_core.workflow.views import STOP_WORDS, study_status
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "studies",
+        help="list, show and step the studies recorded in the store",
+        description="The studies the dashboard records in the store (a replay or live protocol run each): list them, show "
+        "where one stands, or move one on by a step (the next replay round, or the stored judgments of a live study).",
+    )
+    parser.add_argument("action", nargs="?", choices=("list", "show", "step"), default="list", help="what to do (default list)")
+    parser.add_argument("study", nargs="?", type=positive_int, help="the study's id (show, step)")
+    parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = open_store()
+    if args.action == "list":
+        rows = [
+            {"id": s.study.id, "name": s.study.name, "dataset": s.study.dataset, "rounds": s.rounds, "cost": s.cost,
+             "judgments_per_item": s.study.judgments_per_item, "created_at": s.study.created_at, "updated_at": s.updated_at}
+            for s in list_studies(store, args.data_key)
+        ]  # fmt: skip
+        if args.json:
+            print_json(rows)
+        for row in [] if args.json else rows:
+            print(f"#{row['id']}  {row['name']}  [{row['dataset']}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
+        return 0
+    if args.study is None:
+        raise SystemExit(f"studies {args.action}: give the study's id")
+    study = _resume(args.study)
+    if args.action == "step":
+        study = _step(study)
+    output = _shown(study)
+    if args.json:
+        print_json(output)
+    else:
+        print(
+            f"study #{study.id} {study.record.name}: round {output['round']}, {output['cost_used']} of {output['budget']} {output['unit']}"
+        )
+        print(output["answer"])
+        print(f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks")
+    return 0
+
+
+def _resume(study_id: int) -> Study:
+    store = open_store()
+    data, _ = study_parts(store.study(study_id))
+    return resume_study(store, study_id, data.load())
+
+
+def _step(study: Study) -> Study:
+    store = open_store()
+    if study.setup.mode == "replay":
+        state = run_protocol(study.state, replay_source(study.table), max_rounds=1)
+        kind = "round"
+    else:
+        fed = stored_judgments(store, study.data.key, study.state, study_id=study.id, per_item=study.record.judgments_per_item)
+        progress(f"study #{study.id}: {len(fed)} new complete judgments")
+        state = decide_round(apply_judgments(study.state, fed)) if fed else study.state
+        kind = "feed"
+    if state is not study.state:
+        record_state(store, study.id, state, kind)  # type: ignore[arg-type]
+    return Study(study.record, study.data, study.setup, study.table, state)
+
+
+def _shown(study: Study) -> dict[str, Any]:
+    status = study_status(study.state)
+    return asdict(status) | {
+        "id": study.id,
+        "name": study.record.name,
+        "dataset": study.record.dataset,
+        "stop_words": STOP_WORDS[status.stop_reason],
+        "requested": len(next_request(study.state)),
+        "setup": study.setup.as_dict(),
+    }
