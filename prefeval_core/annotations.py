@@ -11,16 +11,15 @@
 * **Left/right order** is a seeded coin flip per (dataset, item, pair): random to the
   annotator, reproducible for the project (:func:`left_right`).
 * **Request files**: the items and pairs to annotate, as CSV or JSONL with an empty
-  ``label`` column for annotators; CSV cells starting with ``= + - @`` (or a tab / carriage
-  return) get a leading ``'`` so that spreadsheets do not run them as formulas (OWASP "CSV
-  injection"). Re-import (:func:`read_annotated_requests`) strips that quote again and reads
-  labels with the data layer's :func:`~prefeval_core.data.formats.parse_labels`.
+  ``label`` column for annotators; CSV goes through :mod:`prefeval_core.safe_csv` so that
+  spreadsheets do not run cells as formulas (OWASP "CSV injection"). Re-import
+  (:func:`read_annotated_requests`) strips that quote again and reads labels with the data
+  layer's :func:`~prefeval_core.data.formats.parse_labels`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import sqlite3
@@ -41,12 +40,11 @@ from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
 from prefeval_core.preferences import unknown_system_problems
 from prefeval_core.protocol import Annotation as ProtocolAnnotation
 from prefeval_core.protocol import ProtocolState, next_request
+from prefeval_core.safe_csv import neutralise_cell, restore_cell, to_safe_csv  # noqa: F401  (pages and tests import them from here)
 
 DATA_DIR_ENV: Final = "PREFEVAL_DATA_DIR"
 """Environment variable naming the local data folder (tests point it at a temporary folder)."""
 STORE_FILE: Final = "annotations.sqlite"
-FORMULA_PREFIXES: Final = ("=", "+", "-", "@", "\t", "\r")
-"""Leading characters that make a spreadsheet treat a cell as a formula."""
 
 Choice = Literal["left", "equal", "right"]
 """What the annotator clicked: the output shown on the left is better, no preference, the right one."""
@@ -263,32 +261,6 @@ def export_annotations_jsonl(annotations: Sequence[Annotation]) -> bytes:
 
 
 # --- request files ----------------------------------------------------------------------
-
-
-def neutralise_cell(value: object) -> object:
-    """Prefix ``'`` to a text cell that a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
-
-
-def restore_cell(value: str) -> str:
-    """Undo :func:`neutralise_cell` on a cell read back from a request file."""
-    if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES):
-        return value[1:]
-    return value
-
-
-def to_safe_csv(frame: pd.DataFrame) -> bytes:
-    """CSV bytes (UTF-8) of ``frame`` with every text cell passed through :func:`neutralise_cell`."""
-    safe = frame.copy()
-    safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
-    for column in safe.columns:
-        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
-            safe[column] = safe[column].map(neutralise_cell)
-    buffer = io.StringIO()
-    safe.to_csv(buffer, index=False)
-    return buffer.getvalue().encode("utf-8")
 
 
 def request_frame(

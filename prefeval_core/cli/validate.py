@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.preferences import pair_outcomes
 
@@ -49,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
         print_json({"ok": not errors, "notes": notes, "problems": [_problem_json(p) for p in problems]})
     else:
         for note in notes:
-            print(f"read: {note}")
+            print_safe(f"read: {note}")
         for problem in problems:
-            print(f"{problem.severity}: {problem}")
+            print_safe(f"{problem.severity}: {problem}")
         print(f"{len(errors)} errors, {len(problems) - len(errors)} warnings")
     return 1 if errors else 0
