@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Final
 
+import numpy as np
 import pandas as pd
 
 _SKIPPED: Final = (
@@ -62,13 +63,19 @@ def to_safe_csv(frame: pd.DataFrame) -> bytes:
     safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
     for index in range(safe.shape[1]):
         column = safe.iloc[:, index]
-        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_datetime64_any_dtype(column)):
+        if pd.api.types.is_float_dtype(column) and np.isneginf(column.to_numpy(dtype=np.float64)).any():
+            safe.isetitem(index, column.astype(object).map(_number_text))  # "-inf" is not a number to a spreadsheet
+        elif not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_datetime64_any_dtype(column)):
             safe.isetitem(index, column.astype(object).map(neutralise_cell))
     buffer = io.StringIO()
     # The csv module quotes a field holding a character of the line terminator: with CRLF,
     # a field with a lone CR is quoted too (with the default LF it is not).
     safe.to_csv(buffer, index=False, lineterminator="\r\n")
     return buffer.getvalue().encode("utf-8")
+
+
+def _number_text(value: object) -> object:
+    return neutralise_cell("-inf") if isinstance(value, float) and value == float("-inf") else value
 
 
 def write_safe_csv(frame: pd.DataFrame, path: str | Path) -> None:

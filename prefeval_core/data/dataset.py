@@ -17,8 +17,8 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import scipy.sparse
 
+from prefeval_core.data.coverage import RaterCoverage, items_by_rater, scalar_coverage
 from prefeval_core.data.formats import ParsedTable, TableKind, parse_table
 from prefeval_core.data.limits import MAX_SYSTEMS
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
@@ -241,15 +241,16 @@ def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem
         message += " (is a column of another kind read as 'system'?)"
         return [Problem("error", "too_large", message, where, column="system")]
     problems: list[Problem] = []
-    for rater, group in dataset.ratings.groupby("rater", sort=True):
-        problems += _coverage_problems(str(rater), group, dataset.rater_files.get(str(rater)))
+    for rater, coverage in scalar_coverage(dataset.ratings).items():
+        problems += _coverage_problems(rater, coverage, dataset.rater_files.get(rater))
     humans = dataset.human_raters
     if not humans:
         problems.append(Problem("warning", "no_human", "no rater is named 'human' or 'human:<dimension>'; choose the human rater by name"))
     else:
-        human_items = pd.Index(_rater_items(dataset, list(humans)))
+        items = items_by_rater(dataset.ratings, dataset.preferences)
+        human_items = np.unique(np.concatenate([items[h] for h in humans]))
         for rater in dataset.metric_raters:
-            extra = int((~pd.Index(_rater_items(dataset, [rater])).isin(human_items)).sum())
+            extra = len(np.setdiff1d(items[rater], human_items, assume_unique=True))
             if extra:
                 problems.append(
                     Problem(
@@ -266,28 +267,8 @@ def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem
     return problems
 
 
-def _rater_items(dataset: Dataset, raters: list[str]) -> np.ndarray:
-    """The distinct items that any of ``raters`` rated (scalar or pairwise)."""
-    scalar = dataset.ratings.loc[dataset.ratings["rater"].isin(raters), "item_id"]
-    pairwise = dataset.preferences.loc[dataset.preferences["rater"].isin(raters), "item_id"]
-    return pd.concat([scalar, pairwise]).unique()
-
-
-def common_items(ratings: pd.DataFrame) -> tuple[tuple[str, ...], np.ndarray]:
-    """For one scalar rater's ``ratings`` (one row per item and system): its systems, sorted,
-    and the symmetric matrix of how many items each two of them were both rated on (the
-    diagonal: items per system). A sparse product, so that it costs O(ratings + systems^2)."""
-    items, _ = pd.factorize(ratings["item_id"])
-    system_codes, systems = pd.factorize(ratings["system"], sort=True)
-    ones = np.ones(len(ratings), dtype=np.int64)
-    presence = scipy.sparse.csr_matrix((ones, (items, system_codes)), shape=(int(items.max(initial=-1)) + 1, len(systems)))
-    presence.data[:] = 1  # a repeated (item, system) row counts once
-    shared = np.asarray((presence.T @ presence).toarray(), dtype=np.int64)
-    return tuple(str(s) for s in systems), shared
-
-
-def _coverage_problems(rater: str, ratings: pd.DataFrame, file: str | None) -> list[Problem]:
-    systems, shared = common_items(ratings)
+def _coverage_problems(rater: str, coverage: RaterCoverage, file: str | None) -> list[Problem]:
+    systems, shared = coverage.systems, coverage.shared
     if len(systems) < 2:
         return [
             Problem(

@@ -71,8 +71,10 @@ def read_delimited(name: str, text: str, data: bytes) -> DelimitedTable:
     n_columns = _header_width(text, sep)
     if n_columns == 0:
         raise EmptyFileError.single("empty_file", "the file has no header row", file=name)
+    if not data.endswith((b"\n", b"\r")):
+        data += b"\n"  # pyarrow reads nothing from a file that is one line without a line end
     breaks = _line_breaks(data)
-    _check_size(name, n_columns, len(breaks) + 1, shown)
+    _check_size(name, n_columns, len(breaks), shown)
     starts, longest = _records(data, breaks)
     ragged: list[pa_csv.InvalidRow] = []
     n_ragged = 0

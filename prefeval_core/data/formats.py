@@ -218,26 +218,25 @@ def _numbers(text: pd.Series) -> np.ndarray:
         return pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, copy=True)
 
 
-def _parse_scores(raw: RawTable, column: str) -> tuple[np.ndarray, list[Problem]]:
-    """Scores as float64 (NaN where empty), with an error per cell that is not a finite number."""
-    text = raw.frame[column].str.strip()
+def _parse_scores(raw: RawTable, columns: Sequence[str]) -> tuple[np.ndarray, list[Problem]]:
+    """Scores of each of ``columns`` as float64, shape ``(len(columns), rows)`` (NaN where a
+    cell is empty), with an error per cell that is not a finite number. All columns are
+    parsed as one (a wide file may have a thousand rater columns)."""
+    n_rows = len(raw.frame)
+    text = pd.concat([raw.frame[c] for c in columns], ignore_index=True).str.strip()
     scores = _numbers(text)
     empty = (text == "").to_numpy() | text.str.lower().isin(["nan", "na", "null", "none"]).to_numpy()
-    bad = np.flatnonzero((np.isnan(scores) & ~empty) | np.isinf(scores))
-    problems = cell_problems(raw, bad, column, "bad_number", "expected a number (a score; higher is better)")
-    missing = np.flatnonzero(empty)
-    if len(missing):
-        problems.append(
-            Problem(
-                "warning",
-                "missing_score",
-                f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})",
-                raw.name,
-                column=column,
-            )
-        )
+    bad = (np.isnan(scores) & ~empty) | np.isinf(scores)
     scores[bad] = np.nan
-    return scores, problems
+    problems: list[Problem] = []
+    for k in np.unique(np.flatnonzero(bad | empty) // max(n_rows, 1)):
+        column, block = columns[k], slice(k * n_rows, (k + 1) * n_rows)
+        problems += cell_problems(raw, np.flatnonzero(bad[block]), column, "bad_number", "expected a number (a score; higher is better)")
+        missing = np.flatnonzero(empty[block])
+        if len(missing):
+            message = f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})"
+            problems.append(Problem("warning", "missing_score", message, raw.name, column=column))
+    return scores.reshape(len(columns), n_rows), problems
 
 
 def _dedupe(
@@ -281,9 +280,9 @@ def parse_long_ratings(raw: RawTable) -> ParsedTable:
         return ParsedTable(raw.name, "ratings", _empty_ratings(), tuple(problems), ())
     cols = find_columns(raw)
     problems = _empty_names(raw, [cols["item_id"], cols["system"], cols["rater"]])
-    scores, score_problems = _parse_scores(raw, cols["score"])
+    scores, score_problems = _parse_scores(raw, [cols["score"]])
     raters, rater_names = _codes(raw, cols["rater"])
-    return _ratings_table(raw, cols, [(raters, scores)], rater_names, [cols["score"]], problems + score_problems, ())
+    return _ratings_table(raw, cols, [(raters, scores[0])], rater_names, [cols["score"]], problems + score_problems, ())
 
 
 def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None) -> ParsedTable:
@@ -311,11 +310,9 @@ def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None
         )
     rater_columns = list(dict.fromkeys(rater_columns))
     problems = _empty_names(raw, [cols["item_id"], cols["system"]])
-    blocks: list[tuple[np.ndarray, np.ndarray]] = []
-    for index, column in enumerate(rater_columns):
-        scores, score_problems = _parse_scores(raw, column)
-        problems += score_problems
-        blocks.append((np.full(len(raw.frame), index, dtype=np.int64), scores))
+    scores, score_problems = _parse_scores(raw, rater_columns)
+    problems += score_problems
+    blocks = [(np.full(len(raw.frame), index, dtype=np.int64), scores[index]) for index in range(len(rater_columns))]
     note = f"{raw.name}: wide ratings; rater columns: {', '.join(rater_columns)}"
     table = _ratings_table(raw, cols, blocks, pd.Index(rater_columns, dtype="str"), rater_columns, problems, (note,))
     return replace(table, kind="wide_ratings")

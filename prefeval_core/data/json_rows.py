@@ -128,6 +128,7 @@ class _Columns:
     def __init__(self, name: str):
         self.name = name
         self.columns: dict[str, list[str]] = {}
+        self.lines: list[int | None] = []
         self.rows = 0
 
     def add(self, row: dict[str, Any], line: int | None, base_depth: int) -> None:
@@ -137,12 +138,15 @@ class _Columns:
                 raise MalformedFileError.single("malformed", message, file=self.name, row=self.rows + 1, line=line, column=key)
             column = self.columns.get(key)
             if column is None:
+                if not _encodable(key):
+                    raise _surrogate_error(self.name, line, key)
                 if len(self.columns) == MAX_COLUMNS:
                     message = f"the rows have more than {MAX_COLUMNS:,} distinct keys; the limit is {MAX_COLUMNS:,} columns"
                     raise FileTooLargeError.single("too_large", message, file=self.name, line=line)
                 column = self.columns[key] = [""] * self.rows
             column.append(_cell(value))
         self.rows += 1
+        self.lines.append(line)
         for column in self.columns.values():
             if len(column) < self.rows:
                 column.append("")
@@ -151,7 +155,27 @@ class _Columns:
             raise FileTooLargeError.single("too_large", message, file=self.name, line=line)
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame({key: pd.Series(values, dtype="str") for key, values in self.columns.items()}, index=range(self.rows))
+        series: dict[str, pd.Series] = {}
+        for key, values in self.columns.items():
+            try:
+                series[key] = pd.Series(values, dtype="str")
+            except UnicodeEncodeError as exc:  # a \ud800-style escape that is half of a character
+                row = next(k for k, value in enumerate(values) if not _encodable(value))
+                raise _surrogate_error(self.name, self.lines[row], key, row + 1) from exc
+        return pd.DataFrame(series, index=range(self.rows))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate_error(name: str, line: int | None, column: str, row: int | None = None) -> MalformedFileError:
+    message = "a \\u escape that is half of a character (a lone surrogate); expected text"
+    return MalformedFileError.single("malformed", message, file=name, row=row, line=line, column=column if _encodable(column) else None)
 
 
 def read_jsonl(name: str, text: str) -> tuple[pd.DataFrame, np.ndarray]:

@@ -47,7 +47,7 @@ def _read_checked(name: str, data: bytes, max_bytes: int) -> pa.Table:
         raise FileTooLargeError.single("too_large", message, file=name)
     unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if unpacked > max_bytes:
-        message = f"the data is {unpacked / 1024**2:,.1f} MiB uncompressed; the limit is {max_bytes / 1024**2:,.0f} MiB"
+        message = f"the data is {unpacked:,} bytes uncompressed; the limit is {max_bytes:,} bytes"
         raise FileTooLargeError.single("too_large", message, file=name + " (decompressed)")
     table = parquet.read()
     table.validate(full=True)  # e.g. invalid UTF-8 in a string column, which would fail later, far from here

@@ -119,10 +119,18 @@ def read_table_bytes(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> R
 def _too_large(name: str, size: int, max_bytes: int) -> FileTooLargeError:
     return FileTooLargeError.single(
         "too_large",
-        f"the file is {size / 1024**2:,.1f} MiB; the limit is {max_bytes / 1024**2:,.0f} MiB "
-        "(split the file, or drop raters and columns you do not need)",
+        f"the file is {_mib(size)}; the limit is {_size(max_bytes)} (split the file, or drop raters and columns you do not need)",
         file=name,
     )
+
+
+def _mib(n_bytes: int) -> str:
+    mib = n_bytes / 1024**2
+    return f"{mib:,.1f} MiB" if n_bytes >= 1024**2 else f"{mib:.3g} MiB"
+
+
+def _size(n_bytes: int) -> str:
+    return _mib(n_bytes) if n_bytes >= 1024**2 else f"{_mib(n_bytes)} ({n_bytes:,} bytes)"
 
 
 def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
@@ -133,7 +141,8 @@ def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise UnsupportedFormatError.single("unsupported", f"the gzip data is damaged ({exc})", file=name) from exc
     if len(out) > max_bytes:
-        raise _too_large(name + " (decompressed)", len(out), max_bytes)
+        message = f"the file decompresses to more than {_size(max_bytes)}, the limit (split the file before compressing it)"
+        raise FileTooLargeError.single("too_large", message, file=name + " (decompressed)")
     if out.startswith(_GZIP_MAGIC):
         raise UnsupportedFormatError.single("unsupported", "the file is compressed twice; decompress it once", file=name)
     return out
@@ -167,6 +176,10 @@ def _decode(name: str, data: bytes) -> tuple[str, bytes]:
     """The text, and the same as UTF-8 bytes without a byte-order mark (for the CSV parser)."""
     if data.startswith(_UTF32_BOMS):
         raise UnsupportedFormatError.single("encoding", "the file is UTF-32; save it as UTF-8", file=name, line=1)
+    head = data[:256]
+    if head.count(0) * 4 >= len(head) and not data.startswith(_UTF16_BOMS):
+        message = "the file is full of NUL bytes, like UTF-16 or UTF-32 without a byte-order mark; save it as UTF-8"
+        raise UnsupportedFormatError.single("encoding", message, file=name, line=1)
     if data.startswith(_UTF16_BOMS):
         try:
             text = data.decode("utf-16")
@@ -201,7 +214,7 @@ def _column_names(name: str, names: Sequence[str]) -> list[str]:
             Problem(
                 "error",
                 "malformed",
-                f"the column name '{n}' occurs {cleaned.count(n)} times in the header (columns "
+                f"the column name '{n}' occurs {cleaned.count(n)} times (columns "
                 f"{', '.join(str(i + 1) for i, c in enumerate(cleaned) if c == n)}); rename or drop the copies",
                 name,
                 column=n,

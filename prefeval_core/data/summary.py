@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from prefeval_core.counts import align_outcomes
-from prefeval_core.data.dataset import Dataset, common_items
+from prefeval_core.data.coverage import scalar_coverage
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.preferences import pair_outcomes
 
 
@@ -67,19 +67,23 @@ def summarise_dataset(dataset: Dataset, human: str | None = None, metric: str | 
     also the per-pair human/metric coverage the protocol will work with."""
     raters: list[RaterSummary] = []
     coverage: dict[tuple[str, str], dict[str, int]] = {}
+    scalar = scalar_coverage(dataset.ratings)
+    pairwise = {str(r): rows for r, rows in dataset.preferences.groupby("rater", sort=False)}
     for rater in dataset.raters:
-        kind = dataset.rater_kind(rater)
-        if kind == "scalar":
-            rows = dataset.ratings[dataset.ratings["rater"] == rater]
-            systems = set(rows["system"].unique().tolist())
+        if rater in pairwise:
+            rows = pairwise[rater]
+            sizes = rows.groupby(["system_a", "system_b"]).size()
+            per_pair = {(str(a), str(b)): int(n) for (a, b), n in sizes.items()}
+            systems = len(set(rows["system_a"].unique().tolist()) | set(rows["system_b"].unique().tolist()))
+            items, ratings = rows["item_id"].nunique(), len(rows)
         else:
-            rows = dataset.preferences[dataset.preferences["rater"] == rater]
-            systems = set(rows["system_a"].unique().tolist()) | set(rows["system_b"].unique().tolist())
-        per_pair = _items_per_pair(rows, kind)
+            rater_coverage = scalar[rater]
+            per_pair = rater_coverage.pairs()
+            systems, items, ratings = len(rater_coverage.systems), rater_coverage.items, rater_coverage.ratings
         for pair, count in per_pair.items():
             coverage.setdefault(pair, {})[rater] = count
-        is_human = rater in dataset.human_raters
-        raters.append(RaterSummary(rater, kind, is_human, len(systems), rows["item_id"].nunique(), len(rows), len(per_pair)))
+        kind = "pairwise" if rater in pairwise else "scalar"
+        raters.append(RaterSummary(rater, kind, rater in dataset.human_raters, systems, items, ratings, len(per_pair)))
     pairs = None if human is None else _pair_coverage(dataset, human, metric)
     return DatasetSummary(
         name=dataset.name,
@@ -92,18 +96,6 @@ def summarise_dataset(dataset: Dataset, human: str | None = None, metric: str | 
         warnings=tuple(str(p) for p in dataset.report.warnings),
         notes=dataset.notes,
     )
-
-
-def _items_per_pair(rows: pd.DataFrame, kind: str) -> dict[tuple[str, str], int]:
-    """Per canonical pair, the items on which one rater's ``rows`` give an outcome (pairs with
-    none are left out): for a scalar rater, the items it rated both systems on (with
-    ``eps = 0`` every such item gives an outcome, a tie or not)."""
-    if kind == "pairwise":
-        sizes = rows.groupby(["system_a", "system_b"]).size()
-        return {(str(a), str(b)): int(n) for (a, b), n in sizes.items()}
-    systems, shared = common_items(rows)
-    a_idx, b_idx = np.nonzero(np.triu(shared, k=1))
-    return {(systems[a], systems[b]): int(shared[a, b]) for a, b in zip(a_idx, b_idx, strict=True)}
 
 
 def _pair_coverage(dataset: Dataset, human: str, metric: str | None) -> tuple[dict[str, Any], ...]:
