@@ -489,13 +489,21 @@ def parse_sources(raw: RawTable) -> ParsedTable:
         source = raw.frame[cols["source"]]
     else:
         used = {cols[k] for k in cols}
-        text_columns = [c for c in raw.frame.columns if c not in used]
-        rows = raw.frame[text_columns].itertuples(index=False)
-        source = pd.Series(["\n\n".join(f"{c}: {v}" for c, v in zip(text_columns, row) if v.strip()) for row in rows])
+        source = _labelled_paragraphs(raw.frame[[c for c in raw.frame.columns if c not in used]])
     frame = pd.DataFrame({key: raw.frame[cols[key]].str.strip().to_numpy(), "source": source.to_numpy()})
     if "reference" in cols:
         frame["reference"] = raw.frame[cols["reference"]].to_numpy()
     return ParsedTable(raw.name, "sources", frame.drop_duplicates(key, keep="last"), (), (f"{raw.name}: sources keyed by {key}",))
+
+
+def _labelled_paragraphs(columns: pd.DataFrame) -> pd.Series:
+    """Per row, ``column: text`` for each non-blank cell, joined by blank lines (vectorised)."""
+    joined = pd.Series("", index=columns.index, dtype="str")
+    for column in columns.columns:
+        cells = columns[column]
+        part = (f"{column}: " + cells).where(cells.str.strip() != "", "")
+        joined = joined.where(part == "", joined.where(joined == "", joined + "\n\n") + part)
+    return joined
 
 
 def parse_references(raw: RawTable) -> ParsedTable:
