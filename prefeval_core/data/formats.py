@@ -265,12 +265,12 @@ def _dedupe(
 
 
 def _codes(raw: RawTable, column: str | None) -> tuple[np.ndarray, pd.Index]:
-    """The stripped names of a column as integer codes and the distinct names (one empty
-    name for an absent column)."""
+    """The stripped names of a column as int32 codes (half the memory of int64; a table has
+    far fewer than 2**31 rows) and the distinct names (one empty name for an absent column)."""
     if column is None:
-        return np.zeros(len(raw.frame), dtype=np.int64), pd.Index([""], dtype="str")
+        return np.zeros(len(raw.frame), dtype=np.int32), pd.Index([""], dtype="str")
     codes, names = pd.factorize(raw.frame[column].str.strip())
-    return codes.astype(np.int64, copy=False), names
+    return codes.astype(np.int32), names
 
 
 def parse_long_ratings(raw: RawTable) -> ParsedTable:
@@ -312,7 +312,7 @@ def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None
     problems = _empty_names(raw, [cols["item_id"], cols["system"]])
     scores, score_problems = _parse_scores(raw, rater_columns)
     problems += score_problems
-    blocks = [(np.full(len(raw.frame), index, dtype=np.int64), scores[index]) for index in range(len(rater_columns))]
+    blocks = [(np.full(len(raw.frame), index, dtype=np.int32), scores[index]) for index in range(len(rater_columns))]
     note = f"{raw.name}: wide ratings; rater columns: {', '.join(rater_columns)}"
     table = _ratings_table(raw, cols, blocks, pd.Index(rater_columns, dtype="str"), rater_columns, problems, (note,))
     return replace(table, kind="wide_ratings")
@@ -377,7 +377,8 @@ def _joint_codes(codes: dict[str, np.ndarray], sizes: dict[str, int]) -> np.ndar
     if math.prod(sizes[c] for c in codes) < 2**62:
         joint = np.zeros(len(next(iter(codes.values()))), dtype=np.int64)
         for column, values in codes.items():
-            joint = joint * sizes[column] + values
+            joint *= sizes[column]
+            joint += values
         return joint
     return pd.DataFrame(codes).groupby(list(codes), sort=False).ngroup().to_numpy(dtype=np.int64)
 

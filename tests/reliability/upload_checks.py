@@ -58,6 +58,20 @@ class UploadOutcome:
     detail: str = ""
 
 
+FAILURE_COUNTS = (
+    "tracebacks",
+    "cli_tracebacks",
+    "hangs",
+    "unnamed_refusals",
+    "flawed_accepted",
+    "unexpected",
+    "raw_control_characters",
+    "formula_cells",
+    "export_mismatches",
+)
+"""The counts of :class:`CampaignFigures` that must be zero."""
+
+
 @dataclass
 class CampaignFigures:
     """The campaign's totals (see :func:`add`)."""
@@ -110,17 +124,8 @@ class CampaignFigures:
 
     @property
     def clean(self) -> bool:
-        return not (
-            self.tracebacks
-            or self.hangs
-            or self.unnamed_refusals
-            or self.flawed_accepted
-            or self.unexpected
-            or self.cli_tracebacks
-            or self.raw_control_characters
-            or self.formula_cells
-            or self.export_mismatches
-        )
+        """No failure of any kind (every count in :data:`FAILURE_COUNTS` is zero)."""
+        return not any(getattr(self, name) for name in FAILURE_COUNTS)
 
     def table(self) -> str:
         rows = [
