@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from prefeval_core.data import delimited
+from prefeval_core.data import delimited, json_rows
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.data.reading import read_table, read_table_bytes
 from prefeval_core.errors import (
@@ -288,6 +288,28 @@ def test_archives_and_double_compression_are_named() -> None:
         read_table_bytes("g.csv.gz", gz(gz(RATINGS_CSV.encode())))
 
 
-def test_a_folder_given_as_a_file_is_named(tmp_path) -> None:
-    with pytest.raises(UnsupportedFormatError, match=r"sub: cannot read the file"):
+def test_paths_that_are_not_files_are_named(tmp_path) -> None:
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(UnsupportedFormatError, match=r"sub: cannot read the file \(not a regular file\)"):
         read_table(tmp_path / "sub")
+    with pytest.raises(UnsupportedFormatError, match=r"zero: cannot read the file \(not a regular file\)"):
+        read_table("/dev/zero")
+    with pytest.raises(UnsupportedFormatError, match=r"gone\.csv: cannot read the file \(there is no such file\)"):
+        read_table(tmp_path / "gone.csv")
+
+
+def test_json_rows_are_bounded_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_rows, "MAX_JSON_ROWS", 10)
+    with pytest.raises(FileTooLargeError, match=r"j\.jsonl: the file has 12 lines; JSON is limited to 10 rows"):
+        read_table_bytes("j.jsonl", b"{}\n" * 11)
+    with pytest.raises(FileTooLargeError, match=r"j\.json: the file has 11 objects"):
+        read_table_bytes("j.json", b"[" + b"{}," * 10 + b"{}]")
+
+
+def test_parquet_cells_read_as_text() -> None:
+    columns = {"f": [3.0, float("nan"), None, 0.5], "i": [1, None, -5, 7], "b": [True, False, None, True], "t": ["x", None, "", "y"]}
+    table = pa.table(columns)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    frame = read_table_bytes("p.parquet", buffer.getvalue()).frame
+    assert frame.to_numpy().tolist() == [["3", "1", "true", "x"], ["", "", "false", ""], ["", "-5", "", ""], ["0.5", "7", "true", "y"]]

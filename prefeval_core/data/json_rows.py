@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval_core.data.limits import MAX_CELLS, MAX_COLUMNS, MAX_JSON_DEPTH, MAX_NUMBER_CHARS
+from prefeval_core.data.limits import MAX_CELLS, MAX_COLUMNS, MAX_JSON_DEPTH, MAX_JSON_ROWS, MAX_NUMBER_CHARS
 from prefeval_core.errors import FileTooLargeError, MalformedFileError
 
 
@@ -178,8 +178,15 @@ def _surrogate_error(name: str, line: int | None, column: str, row: int | None =
     return MalformedFileError.single("malformed", message, file=name, row=row, line=line, column=column if _encodable(column) else None)
 
 
+def _check_rows(name: str, upper_bound: int, what: str) -> None:
+    if upper_bound > MAX_JSON_ROWS:
+        message = f"the file has {upper_bound:,} {what}; JSON is limited to {MAX_JSON_ROWS:,} rows (use CSV or Parquet for more)"
+        raise FileTooLargeError.single("too_large", message, file=name)
+
+
 def read_jsonl(name: str, text: str) -> tuple[pd.DataFrame, np.ndarray]:
     """JSON Lines: one object per non-empty line; returns the frame and each row's line."""
+    _check_rows(name, text.count("\n") + 1, "lines")
     columns = _Columns(name)
     lines: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -195,6 +202,7 @@ def read_jsonl(name: str, text: str) -> tuple[pd.DataFrame, np.ndarray]:
 
 def read_json(name: str, text: str) -> pd.DataFrame:
     """JSON: an array of objects, one per row."""
+    _check_rows(name, text.count("{"), "objects")
     records = _parse(name, text, None)
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise MalformedFileError.single("malformed", "expected a JSON array of objects, one per row", file=name)

@@ -18,9 +18,15 @@ MAX_COLUMNS: Final = 1_000
 """Columns per table (the header's fields; JSON keys over all rows; Parquet schema fields).
 Checked on the header line (or the Parquet footer) before the rest of the file is parsed."""
 
-MAX_CELLS: Final = 50_000_000
-"""Rows x columns per table. For delimited files the rows are bounded by the count of line
-breaks before parsing (a quoted field may span lines, so this over-counts, never under-counts)."""
+MAX_CELLS: Final = 20_000_000
+"""Rows x columns per table (a 1,000,000-row long ratings file has 4,000,000). For delimited
+files the rows are bounded by the count of line breaks before parsing (a quoted field may span
+lines, so this over-counts, never under-counts); for Parquet they are in the footer."""
+
+MAX_JSON_ROWS: Final = 5_000_000
+"""Rows of a JSON or JSONL file, which Python's json module holds as objects (CSV and Parquet
+are read column-wise and need far less memory). Bounded before parsing by the count of
+non-empty lines (JSONL) or of ``{`` (JSON; nested objects make it over-count)."""
 
 MAX_JSON_DEPTH: Final = 8
 """Nesting depth of a JSON value (the array of rows counts as one level, each row object as

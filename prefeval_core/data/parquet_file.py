@@ -1,8 +1,8 @@
 """Reading a Parquet file: limits checked on the footer first, every damage a named error.
 
-Cells become text like the other formats: strings as they are, numbers as written by
-Python (``3.0``), booleans as ``true``/``false``, nulls as empty; other types (dates, lists)
-as their Python text.
+Cells become text like the other formats: strings as they are, numbers in their shortest
+form (``3``, ``0.5``, ``1e+300``), booleans as ``true``/``false``, nulls and NaN as empty;
+other types (dates, lists) as their Python text.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pa_compute
 import pyarrow.parquet as pq
 
 from prefeval_core.data.limits import MAX_CELLS, MAX_COLUMNS
@@ -57,7 +58,12 @@ def _read_checked(name: str, data: bytes, max_bytes: int) -> pa.Table:
 def _as_text(column: pa.ChunkedArray) -> pd.Series:
     kind = column.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return pd.Series(column.fill_null("").to_numpy(zero_copy_only=False), dtype="str")
+        return column.cast(pa.large_string()).fill_null("").to_pandas().astype("str")
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        text = pa_compute.cast(column, pa.large_string())
+        if pa.types.is_floating(kind):  # NaN is an empty cell, as in the other formats
+            text = pa_compute.if_else(pa_compute.is_nan(column), pa.scalar("", pa.large_string()), text)
+        return text.fill_null("").to_pandas().astype("str")
     values = column.to_pandas()
     return pd.Series([_cell(v) for v in values.to_numpy(dtype=object)], dtype="str")
 

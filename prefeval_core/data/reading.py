@@ -77,10 +77,15 @@ def read_table(path: str | Path, *, max_bytes: int = MAX_BYTES) -> RawTable:
     """Read a table file from disk; see the module docstring for the formats."""
     path = Path(path)
     try:
+        if not path.exists():
+            raise UnsupportedFormatError.single("unsupported", "cannot read the file (there is no such file)", file=path.name)
+        if not path.is_file():  # a folder, a pipe or a device (/dev/zero would never end)
+            raise UnsupportedFormatError.single("unsupported", "cannot read the file (not a regular file)", file=path.name)
         size = path.stat().st_size
         if size > max_bytes:
             raise _too_large(path.name, size, max_bytes)
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = stream.read(max_bytes + 1)  # the file may have grown since
     except OSError as exc:
         raise UnsupportedFormatError.single("unsupported", f"cannot read the file ({exc.strerror or exc})", file=path.name) from exc
     return read_table_bytes(path.name, data, max_bytes=max_bytes)
