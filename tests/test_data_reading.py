@@ -300,7 +300,7 @@ def test_paths_that_are_not_files_are_named(tmp_path) -> None:
 
 def test_json_rows_are_bounded_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(json_rows, "MAX_JSON_ROWS", 10)
-    with pytest.raises(FileTooLargeError, match=r"j\.jsonl: the file has 12 lines; JSON is limited to 10 rows"):
+    with pytest.raises(FileTooLargeError, match=r"j\.jsonl: the file has 11 lines; JSON is limited to 10 rows"):
         read_table_bytes("j.jsonl", b"{}\n" * 11)
     with pytest.raises(FileTooLargeError, match=r"j\.json: the file has 11 objects"):
         read_table_bytes("j.json", b"[" + b"{}," * 10 + b"{}]")

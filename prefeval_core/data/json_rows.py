@@ -12,6 +12,7 @@ one object, more than :data:`~prefeval_core.data.limits.MAX_COLUMNS` distinct ke
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -128,7 +129,7 @@ class _Columns:
     def __init__(self, name: str):
         self.name = name
         self.columns: dict[str, list[str]] = {}
-        self.lines: list[int | None] = []
+        self.lines: list[int | None] = []  # the line of each row, where the format has lines
         self.rows = 0
 
     def add(self, row: dict[str, Any], line: int | None, base_depth: int) -> None:
@@ -186,18 +187,27 @@ def _check_rows(name: str, upper_bound: int, what: str) -> None:
 
 def read_jsonl(name: str, text: str) -> tuple[pd.DataFrame, np.ndarray]:
     """JSON Lines: one object per non-empty line; returns the frame and each row's line."""
-    _check_rows(name, text.count("\n") + 1, "lines")
+    _check_rows(name, text.count("\n") + (0 if text.endswith("\n") else 1), "lines")
     columns = _Columns(name)
-    lines: list[int] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         record = _parse(name, line, number)
         if not isinstance(record, dict):
             raise MalformedFileError.single("malformed", "expected a JSON object on this line", file=name, line=number)
         columns.add(record, number, base_depth=1)
-        lines.append(number)
-    return columns.frame(), np.asarray(lines, dtype=np.int64)
+    return columns.frame(), np.asarray(columns.lines, dtype=np.int64)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` split at line feeds only (JSON strings may hold U+2028 and other
+    characters that ``str.splitlines`` would split at), one at a time."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
 
 
 def read_json(name: str, text: str) -> pd.DataFrame:

@@ -23,7 +23,7 @@ MAX_CELLS: Final = 20_000_000
 files the rows are bounded by the count of line breaks before parsing (a quoted field may span
 lines, so this over-counts, never under-counts); for Parquet they are in the footer."""
 
-MAX_JSON_ROWS: Final = 5_000_000
+MAX_JSON_ROWS: Final = 1_000_000
 """Rows of a JSON or JSONL file, which Python's json module holds as objects (CSV and Parquet
 are read column-wise and need far less memory). Bounded before parsing by the count of
 non-empty lines (JSONL) or of ``{`` (JSON; nested objects make it over-count)."""

@@ -588,9 +588,9 @@ def huge_line(rng: np.random.Generator, scale: Scale) -> _Made:
 def many_lines(rng: np.random.Generator, scale: Scale) -> _Made:
     variant = int(rng.integers(3))
     if variant == 0:  # millions of JSON objects: bounded before Python builds them
-        return _Made(".jsonl", b"{}\n" * 5_000_001, "refuse")
+        return _Made(".jsonl", b"{}\n" * 1_000_001, "refuse")
     if variant == 1:
-        return _Made(".json", b"[" + b'{"a":1},' * 5_000_000 + b'{"a":1}]', "refuse")
+        return _Made(".json", b"[" + b'{"a":1},' * 1_000_000 + b'{"a":1}]', "refuse")
     lines = 2_000_000 if scale == "full" else 50_000
     return _Made(".csv", b"item_id\n" + b"a\n" * lines, "refuse")
 
