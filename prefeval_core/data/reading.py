@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import zlib
 from collections import Counter
 from collections.abc import Sequence
@@ -97,7 +98,7 @@ def read_table_bytes(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> R
         raise _too_large(name, len(data), max_bytes)
     if data.startswith(_GZIP_MAGIC):
         data = _gunzip(name, data, max_bytes)
-    if not data.strip():
+    if not data or data.isspace():  # (no strip(): it would copy the whole file)
         raise EmptyFileError.single("empty_file", "the file is empty; expected a header row and data rows", file=name)
     file_type = _file_type(name, data)
     lines: np.ndarray | None = None
@@ -169,7 +170,8 @@ def _file_type(name: str, data: bytes) -> FileType:
         return "json"
     if suffix in (".csv", ".tsv", ".txt", ".tab", ""):
         return "delimited"
-    head = data.lstrip()[:1]
+    first = re.compile(rb"\s*").match(data)
+    head = data[first.end() : first.end() + 1] if first else b""
     if head == b"{":
         return "jsonl"
     if head == b"[":
