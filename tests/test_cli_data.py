@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from prefeval_core.cli import main
-from tests.data_helpers import RATINGS_CSV
+from prefeval_core.safe_csv import restore_cell, starts_formula
+from tests.data_helpers import RATINGS_CSV, gz
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,3 +103,64 @@ def test_core_imports_without_streamlit() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+# --- hostile input through the commands (issue 14) ----------------------------------------------
+
+
+def test_validate_ends_in_a_message_not_a_traceback(tmp_path, capsys) -> None:
+    cases = {
+        "wide.csv": ("item_id,system," + ",".join(f"r{k}" for k in range(20_000)) + "\n").encode(),
+        "odd.csv": RATINGS_CSV.encode("utf-16")[:-1],
+        "deep.json": b"[" * 100_000 + b"]" * 100_000,
+        "digits.jsonl": b'{"score": ' + b"9" * 5_000 + b"}\n",
+        "ragged.csv": (RATINGS_CSV + "i9,A\n").encode(),
+        "bomb.csv.gz": gz(b"item_id,system,rater,score\n" + b"0" * 3_000_000),
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert main(["validate", str(path), "--max-mb", "2"]) == 1
+        out = capsys.readouterr().out
+        assert out.startswith(f"error: {name}") and "Traceback" not in out, out
+
+
+def test_names_with_terminal_escapes_are_printed_escaped(tmp_path, capsys) -> None:
+    path = tmp_path / "r.csv"
+    path.write_bytes("item_id,system,rater,score\r\ni1,\x1b]0;owned\x07,human,1\r\ni1,B,human,2\r\ni1,B,judge\x9b,2\r\n".encode())
+    assert main(["describe", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\\x1b]0;owned\\x07" in out and "judge\\x9b" in out and "\x1b" not in out and "\x9b" not in out
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "judge\\x9b" in out and "\x9b" not in out
+    bad = tmp_path / "p.csv"
+    bad.write_bytes(b"item_id,system_a,system_b,rater,label\ni1,X,Y,judge,\x1b[2J\n")
+    assert main(["describe", str(bad)]) == 1  # the error goes through the CLI's own handler
+    err = capsys.readouterr().err
+    assert "\\x1b[2J" in err and "\x1b" not in err
+
+
+def test_metrics_out_is_formula_safe_and_exact_in_jsonl(tmp_path) -> None:
+    names = ["=cmd|' /C calc'!A0", "\t=1+1", "plain\r=2+2", "@SUM(1)"]
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text("".join(json.dumps({"item_id": "i1", "system": s, "output": "the cat sat"}) + "\n" for s in names))
+    references = tmp_path / "references.csv"
+    references.write_text("item_id,reference\ni1,the cat sat down\n")
+    out = tmp_path / "ratings.csv"
+    assert main(["metrics", "--texts", str(texts), "--references", str(references), "--metrics", "chrf", "--out", str(out)]) == 0
+    rows = list(csv.reader(io.StringIO(out.read_bytes().decode(), newline="")))
+    assert rows[0] == ["item_id", "system", "rater", "score"] and len(rows) == 5
+    assert not any(starts_formula(cell) for row in rows for cell in row)
+    assert sorted(restore_cell(row[1]) for row in rows[1:]) == sorted(n.strip() for n in names)  # names are read stripped
+    exact = tmp_path / "ratings.jsonl"
+    assert main(["metrics", "--texts", str(texts), "--references", str(references), "--metrics", "chrf", "--out", str(exact)]) == 0
+    assert sorted(json.loads(line)["system"] for line in exact.read_text().splitlines()) == sorted(n.strip() for n in names)
+
+
+def test_validate_names_the_files_in_findings_about_the_whole_data(tmp_path, capsys) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS_CSV)
+    assert main(["validate", str(path), "--human", "humans", "--json"]) == 1
+    (problem,) = [p for p in json.loads(capsys.readouterr().out)["problems"] if p["severity"] == "error"]
+    assert problem["file"] == "ratings.csv" and problem["kind"] == "unknown_name"

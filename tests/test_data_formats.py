@@ -194,3 +194,63 @@ def test_rater_with_one_system_and_pairs_without_common_items_warn() -> None:
     kinds = {(w.kind, w.message.split("'")[1]) for w in ds.report.warnings}
     assert ("single_system", "lonely") in kinds
     assert ("no_common_items", "split") in kinds
+
+
+# --- hostile files (issue 14) -----------------------------------------------------------------
+
+
+def test_two_columns_read_as_the_same_one_are_an_error() -> None:
+    text = "item_id,system,rater,Score,score\ni1,A,h,1,2\ni1,B,h,2,1\n"
+    with pytest.raises(DataError) as info:
+        load({"r.csv": text})
+    (problem,) = info.value.problems
+    assert problem.file == "r.csv" and "the columns 'Score', 'score' are all read as 'score'" in problem.message
+
+
+def test_two_aliases_of_one_column_warn_which_was_read() -> None:
+    header, *rows = RATINGS_CSV.splitlines()
+    ds = load({"r.csv": "\n".join([header + ",value", *(row + ",9" for row in rows)]) + "\n"})
+    (warning,) = [w for w in ds.report.warnings if w.kind == "ambiguous_column"]
+    assert warning.column == "score" and "'score' is read as 'score'" in warning.message
+    assert ds.ratings["score"].max() == 5  # not the 9s of 'value'
+
+
+@pytest.mark.parametrize("value", ["x", "-1", "1.5", "1e300", "7" * 5_000])
+def test_reference_index_must_be_a_whole_number(value: str) -> None:
+    files = {"references.csv": f"item_id,ref_index,reference\ni1,0,a\ni1,{value},b\n", "r.csv": RATINGS_CSV}
+    with pytest.raises(BadValueError, match=r"references\.csv, row 2 \(line 3\), column 'ref_index': expected a whole number"):
+        load(files)
+
+
+def test_wide_file_with_many_raters_names_the_bad_column() -> None:
+    raters = [f"m{k}" for k in range(900)]
+    rows = [f"i{i},S{s}," + ",".join("0.5" for _ in raters) for i in range(3) for s in range(2)]
+    rows[4] = rows[4].rsplit(",", 1)[0] + ",oops"
+    text = "item_id,system," + ",".join(raters) + "\n" + "\n".join(rows) + "\n"
+    with pytest.raises(BadValueError) as info:
+        load({"w.csv": text})
+    (problem,) = info.value.problems
+    assert (problem.row, problem.line, problem.column) == (5, 6, "m899")
+    ds = load({"w.csv": text.replace("oops", "0.25")})
+    assert len(ds.ratings) == 900 * 6 and ds.ratings.set_index(["item_id", "system", "rater"])["score"][("i2", "S0", "m899")] == 0.25
+
+
+def test_too_many_systems_is_an_error_naming_the_file() -> None:
+    rows = "".join(f"i{k % 3},S{k},human,{k % 5}\n" for k in range(1_001))
+    with pytest.raises(DataError, match=r"many\.csv, column 'system': the data names 1,001 systems; the limit is 1,000"):
+        load({"many.csv": "item_id,system,rater,score\n" + rows})
+
+
+def test_dataset_wide_errors_name_the_files() -> None:
+    with pytest.raises(DataError) as info:
+        load({"a.csv": "x,y\n1,2\n", "b.csv": "u\n3\n"})
+    assert info.value.problems[0].file == "a.csv, b.csv"
+
+
+def test_scores_at_the_numeric_edges() -> None:
+    text = "item_id,system,rater,score\ni1,A,h,1e308\ni1,B,h,-1e308\ni2,A,h,-0\ni2,B,h,4.9e-324\ni3,A,h,+7\ni3,B,h,.5\n"
+    ds = load({"r.csv": text})
+    assert ds.ratings["score"].tolist() == [1e308, -1e308, 0.0, 5e-324, 7.0, 0.5]
+    for bad in ("1e309", "-inf", "NaN5", "1_000", "３", "7" * 5_000):
+        with pytest.raises(BadValueError, match="expected a number"):
+            load({"r.csv": text.replace("+7", bad)})

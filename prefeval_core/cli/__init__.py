@@ -14,6 +14,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.errors import PrefevalError
 
 
@@ -38,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except PrefevalError as exc:
         for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+            print(f"error: {terminal_safe(str(problem))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
         sys.stderr.close()

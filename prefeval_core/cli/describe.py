@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.summary import describe_dataset
 
 
@@ -28,17 +29,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
         return 0
-    print(f"dataset {summary['name']}: {len(summary['systems'])} systems, {summary['items']} items, {len(summary['raters'])} raters")
-    print("systems: " + ", ".join(summary["systems"]))
+    print_safe(f"dataset {summary['name']}: {len(summary['systems'])} systems, {summary['items']} items, {len(summary['raters'])} raters")
+    print_safe("systems: " + ", ".join(summary["systems"]))
     for rater in summary["raters"]:
-        print(f"  {rater['name']:<40} {rater['kind']:<8} {rater['systems']:>3} systems {rater['items']:>6} items {rater['pairs']:>5} pairs")
+        name = rater["name"]
+        print_safe(f"  {name:<40} {rater['kind']:<8} {rater['systems']:>3} systems {rater['items']:>6} items {rater['pairs']:>5} pairs")
     if "pairs" in summary:
-        print(f"coverage of {args.human} / {args.metric}:")
+        print_safe(f"coverage of {args.human} / {args.metric}:")
         for pair in summary["pairs"]:
-            print(
+            print_safe(
                 f"  {pair['system_a']} vs {pair['system_b']}: {pair['human_items']} human, "
                 f"{pair['metric_items']} metric, {pair['joint_items']} both"
             )
     for warning in summary["warnings"]:
-        print(f"warning: {warning}")
+        print_safe(f"warning: {warning}")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import cast
 
 import pandas as pd
@@ -13,6 +14,7 @@ from prefeval_core.cli._common import progress
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
 from prefeval_core.errors import raise_if_errors
+from prefeval_core.safe_csv import write_safe_csv
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, METRICS, MetricName, align_segments, metric_ratings
 
 
@@ -32,7 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", metavar="FILE", help="SEScore2 model file (default: the shipped English model)")
     parser.add_argument("--reduce", choices=["max", "mean"], default="max", help="combine several references (embed, sescore2)")
     parser.add_argument("--cased", action="store_true", help="case-sensitive BLEU/chrF/TER (default: lower-cased)")
-    parser.add_argument("--out", required=True, metavar="FILE", help="ratings CSV to write")
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="ratings file to write: CSV (formula-safe: a name starting with = + - @ gets a leading ') or, "
+        "with the suffix .jsonl or .parquet, names exactly as they are",
+    )
     parser.set_defaults(run=run)
 
 
@@ -73,10 +81,22 @@ def run(args: argparse.Namespace) -> int:
         reduce=args.reduce,
         show_progress=True,
     )
-    ratings.to_csv(args.out, index=False)
+    write_ratings(ratings, args.out)
     seconds = time.perf_counter() - started
     progress(f"{len(segments.hypotheses)} outputs x {len(metrics)} metrics scored in {seconds:.1f} s; wrote {args.out}")
     return 0
+
+
+def write_ratings(ratings: pd.DataFrame, path: str) -> None:
+    """``ratings`` as JSON Lines or Parquet (by the suffix), else as formula-safe CSV
+    (:mod:`prefeval_core.safe_csv`)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        ratings.to_json(path, orient="records", lines=True, force_ascii=False)
+    elif suffix in (".parquet", ".pq"):
+        ratings.to_parquet(path, index=False)
+    else:
+        write_safe_csv(ratings, path)
 
 
 def read_texts(path: str | None, kind: TableKind) -> pd.DataFrame | None:

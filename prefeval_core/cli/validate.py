@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
+from pathlib import Path
 
 from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.preferences import pair_outcomes
 
@@ -44,13 +47,16 @@ def run(args: argparse.Namespace) -> int:
         notes = list(dataset.notes)
     except DataError as exc:
         problems, notes = list(exc.problems), []
+    # Findings about the data as a whole (a rater name that is not there) name the files too.
+    files = ", ".join(Path(f).name for f in args.files)
+    problems = [p if p.file is not None else replace(p, file=files) for p in problems]
     errors = [p for p in problems if p.severity == "error"]
     if args.json:
         print_json({"ok": not errors, "notes": notes, "problems": [_problem_json(p) for p in problems]})
     else:
         for note in notes:
-            print(f"read: {note}")
+            print_safe(f"read: {note}")
         for problem in problems:
-            print(f"{problem.severity}: {problem}")
+            print_safe(f"{problem.severity}: {problem}")
         print(f"{len(errors)} errors, {len(problems) - len(errors)} warnings")
     return 1 if errors else 0

@@ -18,7 +18,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from prefeval_core.data.coverage import RaterCoverage, items_by_rater, scalar_coverage
 from prefeval_core.data.formats import ParsedTable, TableKind, parse_table
+from prefeval_core.data.limits import MAX_SYSTEMS
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
 from prefeval_core.errors import Problem, ValidationReport, raise_if_errors
 
@@ -100,7 +102,7 @@ def is_human_rater(rater: str) -> bool:
 def _sorted_names(*columns: pd.Series) -> tuple[str, ...]:
     names: set[str] = set()
     for column in columns:
-        names.update(pd.unique(column.to_numpy(dtype=object)))
+        names.update(column.unique().tolist())
     return tuple(sorted(str(n) for n in names))
 
 
@@ -128,15 +130,16 @@ def load_dataset(
 
     Raises:
         DataError: (a subclass naming the kind) with every error found, each naming file,
-            row, line and column.
+            row, line and column (dataset-wide errors name the files or folder given).
     """
     source_list: list[Source] = [sources] if isinstance(sources, (str, Path, tuple)) else list(sources)
     raws = [raw for source in source_list for raw in _read_source(source, max_bytes)]
     parsed = [parse_table(raw, (kinds or {}).get(raw.name), (rater_columns or {}).get(raw.name)) for raw in raws]
+    del raws  # the raw cells are not needed any more; free them before the checks
     problems = [p for table in parsed for p in table.problems]
     raise_if_errors(problems)
     dataset = _assemble(parsed, name or _default_name(source_list))
-    checks = check_dataset(dataset)
+    checks = check_dataset(dataset, files=", ".join(_source_name(s) for s in source_list))
     raise_if_errors(checks)
     report = ValidationReport(tuple(problems) + tuple(checks))
     return replace(dataset, report=report)
@@ -148,6 +151,10 @@ def _default_name(sources: Sequence[Source]) -> str:
         return first[0]
     path = Path(first)
     return path.name if path.is_dir() else path.stem.removesuffix(".csv")
+
+
+def _source_name(source: Source) -> str:
+    return source[0] if isinstance(source, tuple) else Path(source).name
 
 
 def _read_source(source: Source, max_bytes: int) -> list[RawTable]:
@@ -200,7 +207,7 @@ def _link_sources(sources: pd.DataFrame, references: pd.DataFrame, texts: pd.Dat
 def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
     """Add ``human:<dim>`` as the mean of ``human:<dim>:<annotator>`` raters where the data
     has the annotators but not their mean (method.md §2: annotators averaged first)."""
-    raters = set(ratings["rater"])
+    raters = set(ratings["rater"].unique().tolist())
     groups: dict[str, list[str]] = {}
     for rater in raters:
         match = _ANNOTATOR_NAME.match(rater)
@@ -214,34 +221,36 @@ def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([ratings, *means], ignore_index=True) if means else ratings
 
 
-def check_dataset(dataset: Dataset) -> list[Problem]:
-    """Dataset-wide checks.
+def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem]:
+    """Dataset-wide checks; ``files`` names the input in dataset-wide errors (default: the
+    dataset's name).
 
-    Errors: no ratings at all. Warnings: a scalar rater that rated only one system, two
-    systems a rater rated on no common item, metric items that no human rated, no rater
-    named as human, texts of unrated systems. The coverage warnings become
+    Errors: no ratings at all; more than :data:`~prefeval_core.data.limits.MAX_SYSTEMS`
+    systems. Warnings: a scalar rater that rated only one system, two systems a rater rated
+    on no common item, metric items that no human rated, no rater named as human, texts of
+    unrated systems. The coverage warnings become
     :class:`~prefeval_core.errors.CoverageError` when the rater or pair is used
     (:func:`prefeval_core.preferences.pair_outcomes`, :func:`prefeval_core.counts.align_outcomes`):
     a dataset may hold raters a user never picks, e.g. single annotators.
     """
-    problems: list[Problem] = []
+    where = files if files is not None else dataset.name
     if dataset.ratings.empty and dataset.preferences.empty:
-        problems.append(Problem("error", "no_ratings", "no ratings or preferences were found; expected a ratings or preferences file"))
-        return problems
-    for rater, group in dataset.ratings.groupby("rater", sort=True):
-        problems += _coverage_problems(str(rater), group, dataset.rater_files.get(str(rater)))
+        return [Problem("error", "no_ratings", "no ratings or preferences were found; expected a ratings or preferences file", where)]
+    if len(dataset.systems) > MAX_SYSTEMS:
+        message = f"the data names {len(dataset.systems):,} systems; the limit is {MAX_SYSTEMS:,}"
+        message += " (is a column of another kind read as 'system'?)"
+        return [Problem("error", "too_large", message, where, column="system")]
+    problems: list[Problem] = []
+    for rater, coverage in scalar_coverage(dataset.ratings).items():
+        problems += _coverage_problems(rater, coverage, dataset.rater_files.get(rater))
     humans = dataset.human_raters
     if not humans:
         problems.append(Problem("warning", "no_human", "no rater is named 'human' or 'human:<dimension>'; choose the human rater by name"))
     else:
-        human_items = set(dataset.ratings.loc[dataset.ratings["rater"].isin(humans), "item_id"]) | set(
-            dataset.preferences.loc[dataset.preferences["rater"].isin(humans), "item_id"]
-        )
+        items = items_by_rater(dataset.ratings, dataset.preferences)
+        human_items = np.unique(np.concatenate([items[h] for h in humans]))
         for rater in dataset.metric_raters:
-            items = set(dataset.ratings.loc[dataset.ratings["rater"] == rater, "item_id"]) | set(
-                dataset.preferences.loc[dataset.preferences["rater"] == rater, "item_id"]
-            )
-            extra = len(items - human_items)
+            extra = len(np.setdiff1d(items[rater], human_items, assume_unique=True))
             if extra:
                 problems.append(
                     Problem(
@@ -252,14 +261,14 @@ def check_dataset(dataset: Dataset) -> list[Problem]:
                     )
                 )
     if dataset.has_texts:
-        unrated = sorted(set(dataset.texts["system"]) - set(dataset.systems))
+        unrated = sorted(set(dataset.texts["system"].unique().tolist()) - set(dataset.systems))
         if unrated:
             problems.append(Problem("warning", "unrated_texts", f"texts of systems with no ratings: {', '.join(unrated)}"))
     return problems
 
 
-def _coverage_problems(rater: str, ratings: pd.DataFrame, file: str | None) -> list[Problem]:
-    systems = sorted(set(ratings["system"]))
+def _coverage_problems(rater: str, coverage: RaterCoverage, file: str | None) -> list[Problem]:
+    systems, shared = coverage.systems, coverage.shared
     if len(systems) < 2:
         return [
             Problem(
@@ -270,8 +279,6 @@ def _coverage_problems(rater: str, ratings: pd.DataFrame, file: str | None) -> l
                 column="system",
             )
         ]
-    presence = pd.crosstab(ratings["item_id"], ratings["system"]).to_numpy() > 0
-    shared = presence.T.astype(np.int64) @ presence.astype(np.int64)
     a_idx, b_idx = np.nonzero(np.triu(shared == 0, k=1))
     return [
         Problem(

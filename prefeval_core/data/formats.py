@@ -13,14 +13,18 @@ Canonical frames produced here (all names are ``str``):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pa_compute
 
+from prefeval_core.combine import majority_outcomes
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.outcomes import SYMBOLS
@@ -102,6 +106,32 @@ def find_columns(raw: RawTable) -> dict[str, str]:
     return found
 
 
+def column_problems(raw: RawTable) -> list[Problem]:
+    """Columns that would be read ambiguously.
+
+    Error: two columns that both read as the same alias (``Score`` and ``score``), since only
+    one of them would be used. Warning: two different aliases of one column (``score`` and
+    ``value``), naming the one that is read.
+    """
+    by_normal: dict[str, list[str]] = {}
+    for column in raw.frame.columns:
+        by_normal.setdefault(_normal(column), []).append(column)
+    problems: list[Problem] = []
+    for canonical, aliases in _ALIASES.items():
+        present = [a for a in aliases if a in by_normal]
+        for alias in present:
+            if len(by_normal[alias]) > 1:
+                names = ", ".join(map(repr, by_normal[alias]))
+                message = f"the columns {names} are all read as '{canonical}'; rename or drop all but one"
+                problems.append(Problem("error", "malformed", message, raw.name, column=by_normal[alias][0]))
+        if len(present) > 1:
+            names = ", ".join(repr(by_normal[a][0]) for a in present)
+            read = by_normal[present[0]][0]
+            message = f"the columns {names} could each be '{canonical}'; '{read}' is read as '{canonical}'"
+            problems.append(Problem("warning", "ambiguous_column", message, raw.name, column=read))
+    return problems
+
+
 def detect_kind(raw: RawTable) -> TableKind:
     """Guess what a file holds from its name and columns."""
     cols = find_columns(raw)
@@ -146,13 +176,14 @@ def cell_problems(
 ) -> list[Problem]:
     """One problem per offending row (0-based ``rows``), capped with a summary line."""
     problems: list[Problem] = []
-    values = raw.frame[column].to_numpy()
-    for index in rows[:MAX_PROBLEMS_PER_KIND]:
+    shown = rows[:MAX_PROBLEMS_PER_KIND]
+    values = raw.frame[column].iloc[shown].tolist()
+    for index, value in zip(shown, values, strict=True):
         problems.append(
             Problem(
                 severity,
                 kind,
-                f"{describe}, found {values[index]!r}",
+                f"{describe}, found {_shown(value)}",
                 file=raw.name,
                 row=int(index) + 1,
                 line=raw.line_of(int(index)),
@@ -166,56 +197,81 @@ def cell_problems(
     return problems
 
 
+def _shown(value: object, limit: int = 80) -> str:
+    """A cell's value for a message: quoted and escaped (``repr``), long values shortened."""
+    text = str(value)
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 def _empty_names(raw: RawTable, columns: Sequence[str]) -> list[Problem]:
     problems: list[Problem] = []
     for column in columns:
-        empty = np.flatnonzero(raw.frame[column].str.strip().to_numpy() == "")
+        empty = np.flatnonzero((raw.frame[column].str.strip() == "").to_numpy())
         problems += cell_problems(raw, empty, column, "empty_name", "expected a non-empty name")
     return problems
 
 
-def _parse_scores(raw: RawTable, column: str) -> tuple[np.ndarray, list[Problem]]:
-    """Scores as float64 (NaN where empty), with an error per cell that is not a finite number."""
-    text = raw.frame[column].str.strip()
-    scores = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+def _numbers(text: pd.Series) -> np.ndarray:
+    """Text cells as float64, NaN where a cell is not a number."""
+    try:  # pyarrow's parser is ~15x faster; it refuses the whole column if one cell is not a number
+        return np.array(pa_compute.cast(pa.array(text), pa.float64()).to_numpy(), dtype=np.float64)  # a writable copy
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+
+
+def _parse_scores(raw: RawTable, columns: Sequence[str]) -> tuple[np.ndarray, list[Problem]]:
+    """Scores of each of ``columns`` as float64, shape ``(len(columns), rows)`` (NaN where a
+    cell is empty), with an error per cell that is not a finite number. All columns are
+    parsed as one (a wide file may have a thousand rater columns)."""
+    n_rows = len(raw.frame)
+    text = pd.concat([raw.frame[c] for c in columns], ignore_index=True).str.strip()
+    scores = _numbers(text)
     empty = (text == "").to_numpy() | text.str.lower().isin(["nan", "na", "null", "none"]).to_numpy()
-    bad = np.flatnonzero((np.isnan(scores) & ~empty) | np.isinf(scores))
-    problems = cell_problems(raw, bad, column, "bad_number", "expected a number (a score; higher is better)")
-    missing = np.flatnonzero(empty)
-    if len(missing):
-        problems.append(
-            Problem(
-                "warning",
-                "missing_score",
-                f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})",
-                raw.name,
-                column=column,
-            )
-        )
+    bad = (np.isnan(scores) & ~empty) | np.isinf(scores)
     scores[bad] = np.nan
-    return scores, problems
+    problems: list[Problem] = []
+    for k in np.unique(np.flatnonzero(bad | empty) // max(n_rows, 1)):
+        column, block = columns[k], slice(k * n_rows, (k + 1) * n_rows)
+        problems += cell_problems(raw, np.flatnonzero(bad[block]), column, "bad_number", "expected a number (a score; higher is better)")
+        missing = np.flatnonzero(empty[block])
+        if len(missing):
+            message = f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})"
+            problems.append(Problem("warning", "missing_score", message, raw.name, column=column))
+    return scores.reshape(len(columns), n_rows), problems
 
 
 def _dedupe(
-    frame: pd.DataFrame, raw: RawTable, keys: list[str], value: str, value_column: str, what: str
+    frame: pd.DataFrame, raw: RawTable, keys: list[str], value: str, value_columns: Sequence[str], what: str
 ) -> tuple[pd.DataFrame, list[Problem]]:
-    """Drop exact duplicate rows (warning); report keys repeated with different values (error)."""
+    """Drop exact duplicate rows (warning); report keys repeated with different values (error).
+
+    ``frame`` has the columns ``keys``, ``value``, ``_row`` (0-based row of ``raw``) and
+    ``_block`` (index into ``value_columns``: the file column each value was read from).
+    """
     problems: list[Problem] = []
     repeated = frame.duplicated(keys, keep=False)
     if not repeated.any():
         return frame, problems
-    groups = frame[repeated].groupby(keys, sort=False)[value].nunique()
-    conflicting = groups[groups > 1]
-    if len(conflicting):
-        clash = frame[repeated].set_index(keys).loc[conflicting.index]
-        rows = np.sort(clash["_row"].to_numpy())
-        problems += cell_problems(
-            raw, rows, value_column, "duplicate", f"the same {what} appears more than once with different values; keep one row"
-        )
+    candidates = frame[repeated]
+    values = candidates.groupby(keys, sort=False)[value].transform("nunique")
+    clash = candidates[(values > 1).to_numpy()]
+    for block, group in clash.groupby("_block", sort=True):
+        rows = np.sort(group["_row"].to_numpy())
+        describe = f"the same {what} appears more than once with different values; keep one row"
+        problems += cell_problems(raw, rows, value_columns[int(block)], "duplicate", describe)
     exact = int(frame.duplicated([*keys, value]).sum())
     if exact:
         problems.append(Problem("warning", "duplicate_rows", f"{exact:,} exact duplicate rows were dropped", raw.name))
     return frame.drop_duplicates([*keys, value]), problems
+
+
+def _codes(raw: RawTable, column: str | None) -> tuple[np.ndarray, pd.Index]:
+    """The stripped names of a column as int32 codes (half the memory of int64; a table has
+    far fewer than 2**31 rows) and the distinct names (one empty name for an absent column)."""
+    if column is None:
+        return np.zeros(len(raw.frame), dtype=np.int32), pd.Index([""], dtype="str")
+    codes, names = pd.factorize(raw.frame[column].str.strip())
+    return codes.astype(np.int32), names
 
 
 def parse_long_ratings(raw: RawTable) -> ParsedTable:
@@ -224,9 +280,10 @@ def parse_long_ratings(raw: RawTable) -> ParsedTable:
     if problems:
         return ParsedTable(raw.name, "ratings", _empty_ratings(), tuple(problems), ())
     cols = find_columns(raw)
-    return _ratings_frame(
-        raw, cols, cols["rater"], raw.frame[cols["rater"]].str.strip().to_numpy(), cols["score"], np.arange(len(raw.frame))
-    )
+    problems = _empty_names(raw, [cols["item_id"], cols["system"], cols["rater"]])
+    scores, score_problems = _parse_scores(raw, [cols["score"]])
+    raters, rater_names = _codes(raw, cols["rater"])
+    return _ratings_table(raw, cols, [(raters, scores[0])], rater_names, [cols["score"]], problems + score_problems, ())
 
 
 def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None) -> ParsedTable:
@@ -252,46 +309,88 @@ def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None
             (Problem("error", "missing_column", message + f" (found: {list(raw.frame.columns)})", raw.name),),
             (),
         )
-    parts: list[ParsedTable] = []
-    rows = np.arange(len(raw.frame))
-    for column in rater_columns:
-        parts.append(_ratings_frame(raw, cols, column, np.full(len(raw.frame), column, dtype=object), column, rows))
-    frame = pd.concat([p.frame for p in parts], ignore_index=True)
-    problems = [problem for p in parts for problem in p.problems]
+    rater_columns = list(dict.fromkeys(rater_columns))
+    problems = _empty_names(raw, [cols["item_id"], cols["system"]])
+    scores, score_problems = _parse_scores(raw, rater_columns)
+    problems += score_problems
+    blocks = [(np.full(len(raw.frame), index, dtype=np.int32), scores[index]) for index in range(len(rater_columns))]
     note = f"{raw.name}: wide ratings; rater columns: {', '.join(rater_columns)}"
-    return ParsedTable(raw.name, "wide_ratings", frame, tuple(problems), (note,))
+    table = _ratings_table(raw, cols, blocks, pd.Index(rater_columns, dtype="str"), rater_columns, problems, (note,))
+    return replace(table, kind="wide_ratings")
 
 
 def _empty_ratings() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=str) for c in ("item_id", "system", "rater")} | {"score": pd.Series(dtype=float)})
 
 
-def _ratings_frame(
-    raw: RawTable, cols: dict[str, str], rater_column: str, raters: np.ndarray, score_column: str, rows: np.ndarray
+def _ratings_table(
+    raw: RawTable,
+    cols: dict[str, str],
+    blocks: Sequence[tuple[np.ndarray, np.ndarray]],
+    rater_names: pd.Index,
+    score_columns: Sequence[str],
+    problems: list[Problem],
+    notes: tuple[str, ...],
 ) -> ParsedTable:
-    problems = _empty_names(raw, [cols["item_id"], cols["system"]] + ([rater_column] if rater_column == cols.get("rater") else []))
-    scores, score_problems = _parse_scores(raw, score_column)
-    problems += score_problems
-    frame = pd.DataFrame(
+    """The canonical ratings frame from ``blocks`` of (rater code, score) per row of ``raw``
+    (one block for a long file, one per rater column for a wide one; ``score_columns[k]`` is
+    the column block ``k`` was read from). Rows without a score are dropped. Keys are handled
+    as integer codes (memory and time scale with the rows, not with the names' lengths), and
+    names are put back at the end."""
+    items, item_names = _codes(raw, cols["item_id"])
+    systems, system_names = _codes(raw, cols["system"])
+    annotators, annotator_names = _codes(raw, cols.get("annotator"))
+    kept = [np.flatnonzero(~np.isnan(scores)) for _, scores in blocks]
+    rows = np.concatenate(kept)
+    codes = {
+        "item_id": items[rows],
+        "system": systems[rows],
+        "rater": np.concatenate([raters[keep] for (raters, _), keep in zip(blocks, kept, strict=True)]),
+        "annotator": annotators[rows],
+    }
+    sizes = {"item_id": len(item_names), "system": len(system_names), "rater": len(rater_names), "annotator": len(annotator_names)}
+    score = np.concatenate([scores[keep] for (_, scores), keep in zip(blocks, kept, strict=True)])
+    duplicate_problems: list[Problem] = []
+    if _has_repeats(_joint_codes(codes, sizes)):
+        frame = pd.DataFrame(codes | {"score": score, "_row": rows, "_block": np.repeat(np.arange(len(kept)), [len(k) for k in kept])})
+        frame, duplicate_problems = _dedupe(frame, raw, list(codes), "score", score_columns, "(item, system, rater)")
+        codes, score = {c: frame[c].to_numpy() for c in codes}, frame["score"].to_numpy()
+    if "annotator" in cols:
+        notes = (*notes, f"{raw.name}: scores of several annotators of one rater are averaged")
+    if "annotator" in cols or duplicate_problems:  # several scores per (item, system, rater): their mean
+        key = _joint_codes({c: codes[c] for c in ("item_id", "system", "rater")}, sizes)
+        means = pd.Series(score).groupby(key, sort=False).mean()
+        first = pd.Series(np.arange(len(key))).groupby(key, sort=False).first().to_numpy()
+        codes, score = {c: codes[c][first] for c in codes}, means.to_numpy(dtype=np.float64)
+    ratings = pd.DataFrame(
         {
-            "item_id": raw.frame[cols["item_id"]].str.strip().to_numpy(),
-            "system": raw.frame[cols["system"]].str.strip().to_numpy(),
-            "rater": raters,
-            "score": scores,
-            "annotator": raw.frame[cols["annotator"]].str.strip().to_numpy() if "annotator" in cols else "",
-            "_row": rows,
+            "item_id": _names(item_names, codes["item_id"]),
+            "system": _names(system_names, codes["system"]),
+            "rater": _names(rater_names, codes["rater"]),
+            "score": score,
         }
     )
-    frame = frame[~np.isnan(scores)]
-    frame, duplicate_problems = _dedupe(
-        frame, raw, ["item_id", "system", "rater", "annotator"], "score", score_column, "(item, system, rater)"
-    )
-    problems += duplicate_problems
-    notes: list[str] = []
-    if "annotator" in cols:
-        notes.append(f"{raw.name}: scores of several annotators of one rater are averaged")
-    averaged = frame.groupby(["item_id", "system", "rater"], as_index=False, sort=False)["score"].mean()
-    return ParsedTable(raw.name, "ratings", averaged, tuple(problems), tuple(notes))
+    return ParsedTable(raw.name, "ratings", ratings, tuple(problems + duplicate_problems), notes)
+
+
+def _joint_codes(codes: dict[str, np.ndarray], sizes: dict[str, int]) -> np.ndarray:
+    """One int64 per row, equal for two rows exactly when all their ``codes`` are equal."""
+    if math.prod(sizes[c] for c in codes) < 2**62:
+        joint = np.zeros(len(next(iter(codes.values()))), dtype=np.int64)
+        for column, values in codes.items():
+            joint *= sizes[column]
+            joint += values
+        return joint
+    return pd.DataFrame(codes).groupby(list(codes), sort=False).ngroup().to_numpy(dtype=np.int64)
+
+
+def _has_repeats(keys: np.ndarray) -> bool:
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
+def _names(names: pd.Index, codes: np.ndarray) -> pd.Series:
+    return pd.Series(names.take(codes), dtype="str")
 
 
 def parse_labels(raw: RawTable, column: str) -> tuple[np.ndarray, list[Problem], str]:
@@ -339,17 +438,16 @@ def parse_preferences(raw: RawTable) -> ParsedTable:
             "outcome": np.where(flip & (codes >= 0), 2 - codes, codes).astype(np.int8),
             "annotator": raw.frame[cols["annotator"]].str.strip().to_numpy() if "annotator" in cols else "",
             "_row": np.arange(len(raw.frame)),
+            "_block": 0,
         }
     )
     frame = frame[(frame["outcome"] >= 0) & (frame["system_a"] != frame["system_b"])]
     keys = ["item_id", "system_a", "system_b", "rater", "annotator"]
-    frame, duplicate_problems = _dedupe(frame, raw, keys, "outcome", cols["label"], "(item, system pair, rater)")
+    frame, duplicate_problems = _dedupe(frame, raw, keys, "outcome", [cols["label"]], "(item, system pair, rater)")
     problems += duplicate_problems
-    votes = (1 - frame["outcome"].astype(np.int64)).rename("vote")  # v(outcome): +1, 0, -1
-    majority = frame.assign(vote=votes).groupby(keys[:-1], as_index=False, sort=False)["vote"].sum()
-    majority["outcome"] = (1 - np.sign(majority["vote"])).astype(np.int8)
+    majority = majority_outcomes(frame, keys[:-1])
     notes = (note,) + ((f"{raw.name}: several annotators per pair are combined by majority",) if "annotator" in cols else ())
-    return ParsedTable(raw.name, "preferences", majority.drop(columns="vote"), tuple(problems), notes)
+    return ParsedTable(raw.name, "preferences", majority, tuple(problems), notes)
 
 
 def _empty_preferences() -> pd.DataFrame:
@@ -391,13 +489,21 @@ def parse_sources(raw: RawTable) -> ParsedTable:
         source = raw.frame[cols["source"]]
     else:
         used = {cols[k] for k in cols}
-        text_columns = [c for c in raw.frame.columns if c not in used]
-        rows = raw.frame[text_columns].itertuples(index=False)
-        source = pd.Series(["\n\n".join(f"{c}: {v}" for c, v in zip(text_columns, row) if v.strip()) for row in rows])
+        source = _labelled_paragraphs(raw.frame[[c for c in raw.frame.columns if c not in used]])
     frame = pd.DataFrame({key: raw.frame[cols[key]].str.strip().to_numpy(), "source": source.to_numpy()})
     if "reference" in cols:
         frame["reference"] = raw.frame[cols["reference"]].to_numpy()
     return ParsedTable(raw.name, "sources", frame.drop_duplicates(key, keep="last"), (), (f"{raw.name}: sources keyed by {key}",))
+
+
+def _labelled_paragraphs(columns: pd.DataFrame) -> pd.Series:
+    """Per row, ``column: text`` for each non-blank cell, joined by blank lines (vectorised)."""
+    joined = pd.Series("", index=columns.index, dtype="str")
+    for column in columns.columns:
+        cells = columns[column]
+        part = (f"{column}: " + cells).where(cells.str.strip() != "", "")
+        joined = joined.where(part == "", joined.where(joined == "", joined + "\n\n") + part)
+    return joined
 
 
 def parse_references(raw: RawTable) -> ParsedTable:
@@ -409,17 +515,40 @@ def parse_references(raw: RawTable) -> ParsedTable:
     frame = pd.DataFrame(
         {"item_id": raw.frame[cols["item_id"]].str.strip().to_numpy(), "reference": raw.frame[cols["reference"]].to_numpy()}
     )
-    frame["ref_index"] = (
-        pd.to_numeric(raw.frame[cols["ref_index"]], errors="coerce").fillna(0).astype(int).to_numpy()
-        if "ref_index" in cols
-        else frame.groupby("item_id").cumcount().to_numpy()
-    )
-    return ParsedTable(raw.name, "references", frame[["item_id", "ref_index", "reference"]], (), (f"{raw.name}: references",))
+    problems = []
+    if "ref_index" in cols:
+        frame["ref_index"], problems = _reference_indices(raw, cols["ref_index"])
+    else:
+        frame["ref_index"] = frame.groupby("item_id").cumcount().to_numpy()
+    notes = (f"{raw.name}: references",)
+    return ParsedTable(raw.name, "references", frame[["item_id", "ref_index", "reference"]], tuple(problems), notes)
+
+
+def _reference_indices(raw: RawTable, column: str) -> tuple[np.ndarray, list[Problem]]:
+    """A ``ref_index`` column: whole numbers 0 <= i < 2**31 (empty cells are 0)."""
+    text = raw.frame[column].str.strip()
+    numbers = _numbers(text)
+    empty = (text == "").to_numpy()
+    whole = (numbers >= 0) & (numbers < 2**31) & (np.floor(numbers) == numbers)  # False for NaN and inf
+    bad = np.flatnonzero(~empty & ~whole)
+    problems = cell_problems(raw, bad, column, "bad_number", "expected a whole number 0, 1, 2, ... (the reference's index)")
+    return np.where(whole, numbers, 0).astype(np.int64), problems
 
 
 def parse_table(raw: RawTable, kind: TableKind | None = None, rater_columns: Sequence[str] | None = None) -> ParsedTable:
-    """Interpret ``raw`` as ``kind`` (detected when ``None``)."""
+    """Interpret ``raw`` as ``kind`` (detected when ``None``), after checking that no two
+    columns are read as the same one (:func:`column_problems`)."""
     kind = kind or detect_kind(raw)
+    if kind == "ignored":
+        return _parse_kind(raw, kind, rater_columns)
+    ambiguous = column_problems(raw)
+    if any(p.severity == "error" for p in ambiguous):
+        return ParsedTable(raw.name, kind, pd.DataFrame(), tuple(ambiguous), ())
+    table = _parse_kind(raw, kind, rater_columns)
+    return replace(table, problems=tuple(ambiguous) + table.problems)
+
+
+def _parse_kind(raw: RawTable, kind: TableKind, rater_columns: Sequence[str] | None) -> ParsedTable:
     if kind == "ratings":
         return parse_long_ratings(raw)
     if kind == "wide_ratings":

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from prefeval_core.counts import align_outcomes
+from prefeval_core.data.coverage import scalar_coverage
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.errors import DataError
 from prefeval_core.preferences import pair_outcomes
 
 
@@ -67,31 +67,23 @@ def summarise_dataset(dataset: Dataset, human: str | None = None, metric: str | 
     also the per-pair human/metric coverage the protocol will work with."""
     raters: list[RaterSummary] = []
     coverage: dict[tuple[str, str], dict[str, int]] = {}
+    scalar = scalar_coverage(dataset.ratings)
+    pairwise = {str(r): rows for r, rows in dataset.preferences.groupby("rater", sort=False)}
     for rater in dataset.raters:
-        kind = dataset.rater_kind(rater)
-        if kind == "scalar":
-            rows = dataset.ratings[dataset.ratings["rater"] == rater]
-            systems = set(rows["system"])
+        if rater in pairwise:
+            rows = pairwise[rater]
+            sizes = rows.groupby(["system_a", "system_b"]).size()
+            per_pair = {(str(a), str(b)): int(n) for (a, b), n in sizes.items()}
+            systems = len(set(rows["system_a"].unique().tolist()) | set(rows["system_b"].unique().tolist()))
+            items, ratings = rows["item_id"].nunique(), len(rows)
         else:
-            rows = dataset.preferences[dataset.preferences["rater"] == rater]
-            systems = set(rows["system_a"]) | set(rows["system_b"])
-        try:
-            per_pair = pair_outcomes(dataset, rater).frame.groupby(["system_a", "system_b"]).size()
-        except DataError:
-            per_pair = None
-        for (a, b), count in [] if per_pair is None else per_pair.items():
-            coverage.setdefault((str(a), str(b)), {})[rater] = int(count)
-        raters.append(
-            RaterSummary(
-                rater,
-                kind,
-                rater in dataset.human_raters,
-                len(systems),
-                rows["item_id"].nunique(),
-                len(rows),
-                0 if per_pair is None else len(per_pair),
-            )
-        )
+            rater_coverage = scalar[rater]
+            per_pair = rater_coverage.pairs()
+            systems, items, ratings = len(rater_coverage.systems), rater_coverage.items, rater_coverage.ratings
+        for pair, count in per_pair.items():
+            coverage.setdefault(pair, {})[rater] = count
+        kind = "pairwise" if rater in pairwise else "scalar"
+        raters.append(RaterSummary(rater, kind, rater in dataset.human_raters, systems, items, ratings, len(per_pair)))
     pairs = None if human is None else _pair_coverage(dataset, human, metric)
     return DatasetSummary(
         name=dataset.name,
