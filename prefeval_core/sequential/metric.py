@@ -149,12 +149,12 @@ def update_log_numerator(
 
 
 def metric_log_e(
-    counts: JointCounts, log_numerator: npt.ArrayLike, mu: npt.ArrayLike | None = None, *, log_threshold: float | None = None
+    counts: JointCounts | MetricData, log_numerator: npt.ArrayLike, mu: npt.ArrayLike | None = None, *, log_threshold: float | None = None
 ) -> FloatArray:
     """``log E_>`` and ``log E_<`` of the metric e-process (module docstring), shape (P, 2).
 
     Args:
-        counts: the pairs' counts now.
+        counts: the pairs' counts now (or their one-metric form).
         log_numerator: (P, 2) the running sums of :func:`update_log_numerator` up to now.
         mu: as in :func:`update_log_numerator`.
         log_threshold: if given, the null fit of a pair stops as soon as it shows that the
@@ -165,7 +165,7 @@ def metric_log_e(
         Certified lower bounds of the log e-values (the denominator is an upper bound on the
         constrained maximum likelihood).
     """
-    data = metric_data(counts)
+    data = counts if isinstance(counts, MetricData) else metric_data(counts)
     log_numerator = np.asarray(log_numerator, dtype=np.float64)
     known = log_x0_factor(data)[:, None] + log_numerator
     out = np.empty((data.n_pairs, 2))
