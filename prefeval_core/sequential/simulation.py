@@ -20,11 +20,10 @@ from prefeval_core.counts import JointCounts
 from prefeval_core.decision import Model, decision_from_theta, human_only_theta
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import TIE
+from prefeval_core.protocol.settings import MuRows
 from prefeval_core.sequential.evidence import ErrorControl, anytime_decisions
 from prefeval_core.sequential.futility import Futility, futility
 from prefeval_core.sequential.metric import initial_log_numerator, update_log_numerator
-
-MuRows = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
 
 
 @dataclass(frozen=True)
