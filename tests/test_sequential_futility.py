@@ -39,7 +39,9 @@ def test_exact_predictive_probability_agrees_with_simulation() -> None:
 
 
 def test_the_brownian_screen_is_close_to_the_exact_value_where_futility_is_decided() -> None:
-    grid = np.array([[a, ties, D - a] for D in (5, 20, 50, 100, 300) for ties in (0, 30) for a in (D // 2, round(0.55 * D), round(0.65 * D))])
+    grid = np.array(
+        [[a, ties, D - a] for D in (5, 20, 50, 100, 300) for ties in (0, 30) for a in (D // 2, round(0.55 * D), round(0.65 * D))]
+    )
     remaining = np.resize([10, 50, 200, 500], len(grid))
     exact = human_success_probability(grid, remaining, THRESHOLD)
     approximate = approximate_human_success(grid, remaining, THRESHOLD)

@@ -58,7 +58,9 @@ def _counts_after(data: list, revealed: int) -> JointCounts:
         (np.array([0.3, 0.4, 0.3]), IDEAL, True),
     ],
 )
-def test_numerator_over_the_true_likelihood_has_mean_one_and_the_e_process_at_most_one(p0: np.ndarray, mu0: np.ndarray, known: bool) -> None:
+def test_numerator_over_the_true_likelihood_has_mean_one_and_the_e_process_at_most_one(
+    p0: np.ndarray, mu0: np.ndarray, known: bool
+) -> None:
     rated = (True, True, False, True)
     data, probability = _enumerate(p0, mu0, rated)
     assert probability.sum() == pytest.approx(1.0)

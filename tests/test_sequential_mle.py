@@ -48,7 +48,9 @@ def _brute_full(data: MetricData, index: int, side: Side, seed: int = 0) -> floa
     best = -np.inf
     for _ in range(12):
         start = rng.dirichlet(np.ones(9))
-        result = minimize(negative, start, method="SLSQP", bounds=[(1e-12, 1.0)] * 9, constraints=constraints, options={"maxiter": 500, "ftol": 1e-13})
+        result = minimize(
+            negative, start, method="SLSQP", bounds=[(1e-12, 1.0)] * 9, constraints=constraints, options={"maxiter": 500, "ftol": 1e-13}
+        )
         x = np.clip(result.x, 0, None)
         if abs(x.sum() - 1) < 1e-6 and (side == "any" or _side_constraint(side, x.reshape(3, 3).sum(axis=0)) > -1e-7):
             best = max(best, -negative(x / x.sum()))
