@@ -29,19 +29,21 @@ def test_human_only_decides_exactly_when_the_e_value_reaches_two_over_gamma() ->
     np.testing.assert_array_equal(result.decision, expected)
     np.testing.assert_array_equal(result.decision[:3], [1, 0, 2])
     np.testing.assert_allclose(result.p_values, np.minimum(1, np.exp(-log_e)))
-    assert result.components == 1 and result.log_e_metric is None
+    assert result.metric_share == 0.0 and result.log_e_metric is None
 
 
-def test_with_a_metric_each_component_needs_four_over_gamma() -> None:
+def test_with_a_metric_the_level_is_split_between_the_components() -> None:
     revealed = np.zeros((2, 4, 3), dtype=np.int64)
     revealed[0, 0, 0], revealed[0, 2, 2] = 18, 4  # human evidence for > between 40 and 80
     revealed[1, 0, 0], revealed[1, 2, 2] = 24, 4  # beyond 80
     counts = JointCounts(("m",), revealed, np.zeros((2, 4), dtype=np.int64))
     human = human_log_e(counts.n)[:, 0]
     assert math.log(40) < human[0] < math.log(80) < human[1]
-    result = anytime_decisions(counts, GAMMA, log_numerator=initial_log_numerator(2))
-    assert result.components == 2
-    np.testing.assert_array_equal(result.decision, [1, 0])
+    result = anytime_decisions(counts, GAMMA, log_numerator=initial_log_numerator(2), metric_share=0.5)
+    assert result.metric_share == 0.5
+    np.testing.assert_array_equal(result.decision, [1, 0])  # the human component needs 2 / (0.5 gamma) = 80
+    default = anytime_decisions(counts, GAMMA, log_numerator=initial_log_numerator(2))  # w = 0.1: 44.4
+    np.testing.assert_array_equal(default.decision, [0, 0])
     # without unrevealed items the metric can only cost: its e-value is below the human one
     assert result.log_e_metric is not None and np.all(result.log_e_metric[:, 0] < human)
 

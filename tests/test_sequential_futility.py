@@ -9,7 +9,7 @@ import pytest
 
 from prefeval_core.counts import JointCounts
 from prefeval_core.errors import SettingsError
-from prefeval_core.sequential import futility, initial_log_numerator
+from prefeval_core.sequential import METRIC_SHARE, futility, initial_log_numerator
 from prefeval_core.sequential.futility import approximate_human_success, human_success_probability
 from prefeval_core.sequential.human import decisive_log_e
 
@@ -81,8 +81,8 @@ def test_metric_futility_is_reproducible_and_counts_the_human_part() -> None:
     np.testing.assert_array_equal(first.success_probability, again.success_probability)
     assert np.all(first.reachable)
     assert first.futile[0]
-    # with two components the human e-process needs 4 / gamma: the human-only rule at gamma / 2
-    human_part = futility(counts.n, pool.sum(axis=1), 0.025)
+    # with a metric the human e-process needs 2 / ((1 - w) gamma): the human-only rule at (1 - w) gamma
+    human_part = futility(counts.n, pool.sum(axis=1), 0.05 * (1 - METRIC_SHARE))
     assert np.all(first.success_probability >= human_part.success_probability - 1e-12)
 
 

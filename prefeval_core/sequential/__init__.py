@@ -29,7 +29,7 @@ Spiegelhalter, Freedman & Blackburn 1986 (Monitoring clinical trials: conditiona
 power?, Controlled Clinical Trials); Varadhan & Roland 2008 (SQUAREM).
 """
 
-from prefeval_core.sequential.evidence import ERROR_CONTROLS, ErrorControl, EvidenceResult, anytime_decisions, log_threshold
+from prefeval_core.sequential.evidence import ERROR_CONTROLS, METRIC_SHARE, ErrorControl, EvidenceResult, anytime_decisions, log_thresholds
 from prefeval_core.sequential.futility import FUTILITY_RULES, Futility, FutilityResult, futility
 from prefeval_core.sequential.human import human_log_e
 from prefeval_core.sequential.metric import initial_log_numerator, metric_log_e, update_log_numerator, vote_counts
@@ -38,6 +38,7 @@ from prefeval_core.sequential.simulation import RunsResult, Scenario, simulate_r
 __all__ = [
     "ERROR_CONTROLS",
     "FUTILITY_RULES",
+    "METRIC_SHARE",
     "ErrorControl",
     "EvidenceResult",
     "Futility",
@@ -48,7 +49,7 @@ __all__ = [
     "futility",
     "human_log_e",
     "initial_log_numerator",
-    "log_threshold",
+    "log_thresholds",
     "metric_log_e",
     "simulate_runs",
     "update_log_numerator",

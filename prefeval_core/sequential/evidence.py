@@ -6,17 +6,23 @@ look, :func:`prefeval_core.decision.decision_from_theta`); ``"anytime"`` decides
 run *ever* declares it significant is at most ``gamma``, whatever the batch, the pool, the
 number of rounds or the reason a run stops.
 
-The rule. Each component j of J is an e-process per direction: the human-only one
-(:mod:`prefeval_core.sequential.human`) always, and for a metric model the metric-assisted one
-(:mod:`prefeval_core.sequential.metric`). Decide ``>`` when some component has
-``E_j,> >= 2J / gamma`` (and no component reaches it for ``<``), ``<`` symmetrically. By Ville's
-inequality each component crosses falsely with probability at most ``gamma / 2J`` per
-direction, and by the union bound a pair at a true tie is ever decided with probability at most
-``gamma``. The union bound is used instead of the average of the e-processes because the two are
-martingales for different filtrations (the human one for the human outcomes alone; the metric one
-also knows every metric outcome from the start, under which the next human outcome is not a fair
-coin), and an average is only an e-process within one filtration. Where one component carries all
-the evidence the two rules need the same ``2J / gamma``.
+The rule. The human-only e-process (:mod:`prefeval_core.sequential.human`) decides alone for
+the human-only model. For a metric model the metric-assisted one
+(:mod:`prefeval_core.sequential.metric`) joins it, and the level is split: the human component
+decides ``>`` when ``E_human,> >= 2 / ((1 - w) gamma)``, the metric component when
+``E_metric,> >= 2 / (w gamma)``, with ``w`` = ``metric_share``; ``<`` symmetrically (and a pair
+whose components point in opposite directions stays undecided). By Ville's inequality and the
+union bound a pair at a true tie is ever decided with probability at most
+``(1 - w) gamma + w gamma = gamma``. The union bound is used instead of an average of the
+e-processes because the two are martingales for different filtrations (the human one for the
+human outcomes alone; the metric one also knows every metric outcome from the start, under which
+the next human outcome is not a fair coin), and an average is only an e-process within one.
+
+``w`` defaults to ``METRIC_SHARE`` = 0.1 **(choice)**: the metric e-process pays a regret of tens
+of nats for what it must learn (about ``log M`` for the metric's outcome rates, about
+``(d/2) log n`` for the d = 6 free parameters of ``P(h | c)``), so where it wins it wins by far more
+than the ``log(1/w) = 2.3`` nats its share costs, while the human component, which decides most
+pairs, loses only ``-log(1 - w) = 0.1`` nats. Measured in ``bench/bench_error_control.py``.
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ ErrorControl = Literal["none", "anytime"]
 ``anytime``: e-processes, at most ``gamma`` false decisions per pair with ``p> = p<`` over the whole run."""
 ERROR_CONTROLS: tuple[ErrorControl, ...] = ("none", "anytime")
 
+METRIC_SHARE = 0.1
+"""``w``: the part of ``gamma`` given to the metric e-process in a metric model (module docstring)."""
+
 
 @dataclass(frozen=True)
 class EvidenceResult:
@@ -50,11 +59,12 @@ class EvidenceResult:
         log_e_human: (P, 2) log e-values of the human-only e-process.
         log_e_metric: (P, 2) log e-values of the metric e-process (certified lower bounds), or
             ``None`` for human only.
-        log_evidence: (P, 2) ``log(max_j E_j / J)``; a direction is significant when it is at
-            least ``log(2 / gamma)``. ``min(1, exp(-log_evidence))`` is an anytime-valid one-sided
+        log_evidence: (P, 2) ``log max((1 - w) E_human, w E_metric)``; a direction is significant
+            when it is at least ``log(2 / gamma)``. ``min(1, exp(-log_evidence))`` is an anytime-valid one-sided
             p-value: under the direction's null it is ever below ``a`` with probability at most ``a``.
         decision: (P,) int8 outcome codes: 0 ``>``, 2 ``<``, 1 undecided.
         gamma: the level: at most ``gamma`` false decisions per pair at a true tie, per run.
+        metric_share: ``w``, the part of ``gamma`` spent on the metric component (0 for human only).
     """
 
     log_e_human: FloatArray
@@ -62,16 +72,12 @@ class EvidenceResult:
     log_evidence: FloatArray
     decision: npt.NDArray[np.int8]
     gamma: float
+    metric_share: float
 
     @property
     def p_values(self) -> FloatArray:
         """(P, 2) anytime-valid one-sided p-values ``min(1, 1 / evidence)``."""
         return np.asarray(np.minimum(1.0, np.exp(-self.log_evidence)), dtype=np.float64)
-
-    @property
-    def components(self) -> int:
-        """J: 1 for human only, 2 with a metric."""
-        return 1 if self.log_e_metric is None else 2
 
 
 def check_gamma(gamma: float) -> None:
@@ -80,10 +86,20 @@ def check_gamma(gamma: float) -> None:
         raise settings_error(f"gamma must be in (0, 1), got {gamma}", field="gamma")
 
 
-def log_threshold(gamma: float, components: int) -> float:
-    """``log(2 J / gamma)``: what one component's e-value must reach for a decision."""
+def check_metric_share(metric_share: float) -> None:
+    """:class:`~prefeval_core.errors.SettingsError` unless ``0 < metric_share < 1``."""
+    if not 0.0 < metric_share < 1.0:
+        raise settings_error(f"metric_share must be in (0, 1), got {metric_share}", field="metric_share")
+
+
+def log_thresholds(gamma: float, metric_share: float | None) -> tuple[float, float]:
+    """What the human and the metric e-values must reach for a decision: ``log(2 / ((1 - w) gamma))``
+    and ``log(2 / (w gamma))``; human only (``metric_share`` ``None``): ``log(2 / gamma)`` and ``inf``."""
     check_gamma(gamma)
-    return float(np.log(2.0 * components / gamma))
+    if metric_share is None:
+        return float(np.log(2.0 / gamma)), float("inf")
+    check_metric_share(metric_share)
+    return float(np.log(2.0 / ((1.0 - metric_share) * gamma))), float(np.log(2.0 / (metric_share * gamma)))
 
 
 def anytime_decisions(
@@ -92,6 +108,7 @@ def anytime_decisions(
     *,
     log_numerator: npt.ArrayLike | None = None,
     mu: npt.ArrayLike | None = None,
+    metric_share: float = METRIC_SHARE,
 ) -> EvidenceResult:
     """Anytime-valid decisions of P pairs (module docstring).
 
@@ -104,6 +121,7 @@ def anytime_decisions(
             Needs ``counts`` as JointCounts.
         mu: known mixture matrix for the metric model with ``mu`` known (3, 3) or (P, 3, 3),
             rows = metric, columns = human; ``None`` for the full model.
+        metric_share: ``w``, the part of ``gamma`` spent on the metric component (module docstring).
     """
     check_gamma(gamma)
     if log_numerator is not None and not isinstance(counts, JointCounts):
@@ -112,16 +130,16 @@ def anytime_decisions(
     if n.ndim != 2 or n.shape[1] != 3 or np.any(n < 0):
         raise ValueError(f"human counts must be (P, 3) and non-negative, got shape {n.shape}")
     human = human_log_e(n)
-    metric = None
-    components = 1
-    if log_numerator is not None:
+    if log_numerator is None:
+        metric, share, evidence = None, 0.0, human
+    else:
         assert isinstance(counts, JointCounts)
-        components = 2
-        metric = metric_log_e(counts, log_numerator, mu, log_threshold=log_threshold(gamma, components))
-    best = human if metric is None else np.maximum(human, metric)
-    evidence = best - np.log(components)
+        metric_threshold = log_thresholds(gamma, metric_share)[1]
+        metric = metric_log_e(counts, log_numerator, mu, log_threshold=metric_threshold)
+        share = metric_share
+        evidence = np.maximum(human + np.log1p(-share), metric + np.log(share))
     significant = evidence >= np.log(2.0 / gamma)
     decision = np.full(n.shape[0], TIE, dtype=np.int8)
     decision[significant[:, 0] & ~significant[:, 1]] = BETTER
     decision[significant[:, 1] & ~significant[:, 0]] = WORSE
-    return EvidenceResult(log_e_human=human, log_e_metric=metric, log_evidence=evidence, decision=decision, gamma=gamma)
+    return EvidenceResult(log_e_human=human, log_e_metric=metric, log_evidence=evidence, decision=decision, gamma=gamma, metric_share=share)

@@ -49,7 +49,7 @@ from scipy.special import betaincinv, betaln, gammaln, log_ndtr
 from prefeval_core.counts import JointCounts
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
-from prefeval_core.sequential.evidence import check_gamma, log_threshold
+from prefeval_core.sequential.evidence import METRIC_SHARE, check_gamma, log_thresholds
 from prefeval_core.sequential.human import decisive_log_e
 from prefeval_core.sequential.metric import ALTERNATIVE_SIDES, metric_data, metric_log_e
 from prefeval_core.sequential.mle import MetricData, smoothed_fit
@@ -101,6 +101,7 @@ def futility(
     log_numerator: npt.ArrayLike | None = None,
     mu: npt.ArrayLike | None = None,
     remaining_patterns: npt.ArrayLike | None = None,
+    metric_share: float = METRIC_SHARE,
     seed: int = 0,
 ) -> FutilityResult:
     """Which undecided pairs to stop asking about (module docstring).
@@ -117,6 +118,7 @@ def futility(
             ``anytime_decisions``; ``None`` for human only.
         remaining_patterns: with a metric, (P, J) the remaining pool items by metric pattern (J =
             4^k as in JointCounts; they are among ``counts.unrevealed``); their sum is ``remaining``.
+        metric_share: as in ``anytime_decisions``.
         seed: seeds the simulation of ``P_metric`` (same inputs and seed, same result).
     """
     check_gamma(gamma)
@@ -130,8 +132,7 @@ def futility(
     if remaining_arr.shape != (n.shape[0],) or np.any(remaining_arr < 0):
         raise ValueError(f"remaining must be (P,) = ({n.shape[0]},) and non-negative")
     with_metric = log_numerator is not None
-    components = 2 if with_metric else 1
-    threshold = log_threshold(gamma, components)
+    threshold, metric_threshold = log_thresholds(gamma, metric_share if with_metric else None)
     P = n.shape[0]
     probability = np.full(P, np.nan)
     if rule == "off":
@@ -156,7 +157,7 @@ def futility(
                 counts.subset(candidates),
                 np.asarray(log_numerator, dtype=np.float64)[candidates],
                 np.asarray(remaining_patterns, dtype=np.int64)[candidates],
-                threshold,
+                metric_threshold,
                 None if mu is None else np.broadcast_to(np.asarray(mu, dtype=np.float64), (P, 3, 3))[candidates],
                 seed,
             )

@@ -21,7 +21,7 @@ from prefeval_core.decision import Model, decision_from_theta, human_only_theta
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import TIE
 from prefeval_core.protocol.settings import MuRows
-from prefeval_core.sequential.evidence import ErrorControl, anytime_decisions
+from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, anytime_decisions
 from prefeval_core.sequential.futility import Futility, futility
 from prefeval_core.sequential.metric import initial_log_numerator, update_log_numerator
 
@@ -87,6 +87,7 @@ def simulate_runs(
     control: ErrorControl = "anytime",
     futility_rule: Futility = "off",
     beta: float | None = None,
+    metric_share: float = METRIC_SHARE,
     seed: int = 0,
 ) -> RunsResult:
     """Simulate ``runs`` independent runs of ``scenario`` (module docstring).
@@ -131,7 +132,7 @@ def simulate_runs(
             now = decision_from_theta(human_only_theta(after.n), gamma)
         elif with_metric:
             log_numerator[active] = update_log_numerator(before, after, log_numerator[active], model_mu)
-            now = anytime_decisions(after, gamma, log_numerator=log_numerator[active], mu=model_mu).decision
+            now = anytime_decisions(after, gamma, log_numerator=log_numerator[active], mu=model_mu, metric_share=metric_share).decision
         else:
             now = anytime_decisions(after.n, gamma).decision
         decision[active] = now
@@ -147,6 +148,7 @@ def simulate_runs(
                 log_numerator=log_numerator[still] if with_metric else None,
                 mu=model_mu,
                 remaining_patterns=in_pool[still] if with_metric else None,
+                metric_share=metric_share,
                 seed=int(np.random.SeedSequence([seed, stop]).generate_state(1)[0]),
             )
             futile[still] = verdict.futile
