@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from prefeval_core.counts import JointCounts, pattern_index
+from prefeval_core.counts import JointCounts, joint_counts, pattern_index
 from prefeval_core.sequential.metric import (
     initial_log_numerator,
     log_x0_factor,
@@ -56,6 +56,7 @@ def _counts_after(data: list, revealed: int) -> JointCounts:
         (np.array([0.5, 0.0, 0.5]), np.array([[0.6, 0.3, 0.5], [0.1, 0.4, 0.1], [0.3, 0.3, 0.4]]), False),
         (np.array([0.2, 0.2, 0.6]), IDEAL, False),  # strictly inside the null of ">"
         (np.array([0.3, 0.4, 0.3]), IDEAL, True),
+        (np.array([0.35, 0.3, 0.35]), np.array([[0.9, 0.2, 0.0], [0.1, 0.6, 0.1], [0.0, 0.2, 0.9]]), True),  # mu with zeros
     ],
 )
 def test_numerator_over_the_true_likelihood_has_mean_one_and_the_e_process_at_most_one(
@@ -127,3 +128,20 @@ def test_an_update_that_does_not_extend_the_counts_is_refused() -> None:
     assert np.all(moved < 0)  # log of predictive probabilities
     with pytest.raises(ValueError, match="extend"):
         update_log_numerator(after, before, moved)
+
+
+def test_several_metrics_run_as_their_vote() -> None:
+    rng = np.random.default_rng(4)
+    codes = rng.integers(-1, 3, size=(60, 2))
+    human = rng.integers(0, 3, size=60)
+    pair = np.zeros(60, dtype=np.int64)
+
+    def counts(revealed: int) -> JointCounts:
+        return joint_counts(("x", "y"), pair, human, codes, np.arange(60) < revealed, 1)
+
+    numerator = update_log_numerator(counts(0), counts(20), initial_log_numerator(1))
+    voted = update_log_numerator(vote_counts(counts(0)), vote_counts(counts(20)), initial_log_numerator(1))
+    np.testing.assert_allclose(numerator, voted)
+    np.testing.assert_allclose(metric_log_e(counts(20), numerator), metric_log_e(vote_counts(counts(20)), voted))
+    with pytest.raises(ValueError, match="one metric"):
+        metric_log_e(counts(20), numerator, IDEAL)

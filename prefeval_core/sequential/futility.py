@@ -51,7 +51,7 @@ from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.sequential.evidence import METRIC_SHARE, check_gamma, log_thresholds
 from prefeval_core.sequential.human import decisive_log_e
-from prefeval_core.sequential.metric import ALTERNATIVE_SIDES, metric_data, metric_log_e
+from prefeval_core.sequential.metric import ALTERNATIVE_SIDES, metric_data, metric_log_e, predictive_log_score
 from prefeval_core.sequential.mle import MetricData, smoothed_fit
 
 FloatArray = npt.NDArray[np.float64]
@@ -311,9 +311,7 @@ def approximate_metric_success(
         )
         numerator = np.repeat(log_numerator, S, axis=0)
         for direction, pi in enumerate(predictors):
-            log_given = np.log(pi / pi.sum(axis=2, keepdims=True))[:, None]
-            log_plain = np.log(pi.sum(axis=1))[:, None]
-            numerator[:, direction] += ((new_K * log_given).sum(axis=(2, 3)) + (new_n0 * log_plain).sum(axis=2)).reshape(P * S)
+            numerator[:, direction] += predictive_log_score(pi[:, None], new_K, new_n0).reshape(P * S)
         log_e = metric_log_e(future, numerator, None if mu is None else np.repeat(mu, S, axis=0), log_threshold=threshold)
         success |= (log_e >= threshold).any(axis=1).reshape(P, S)
     return np.asarray(success.mean(axis=1), dtype=np.float64)

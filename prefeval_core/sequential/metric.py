@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import gammaln
+from scipy.special import gammaln, xlogy
 
 from prefeval_core.counts import JointCounts, pattern_codes
 from prefeval_core.outcomes import BETTER, TIE, VALUES, WORSE
@@ -85,8 +85,14 @@ def vote_counts(counts: JointCounts) -> JointCounts:
     return JointCounts(("vote(" + ",".join(counts.metrics) + ")",), revealed, unrevealed)
 
 
-def metric_data(counts: JointCounts) -> MetricData:
-    """The one-metric counts ``(K, n0, m)`` of :class:`MetricData` (k > 1 reduced by :func:`vote_counts`)."""
+def metric_data(counts: JointCounts, mu: npt.ArrayLike | None = None) -> MetricData:
+    """The one-metric counts ``(K, n0, m)`` of :class:`MetricData` (k > 1 reduced by :func:`vote_counts`).
+
+    Raises:
+        ValueError: for a known ``mu`` with k > 1 (a mixture matrix describes one metric, not a vote).
+    """
+    if mu is not None and counts.k > 1:
+        raise ValueError(f"a known mixture matrix describes one metric; these counts have {counts.k}")
     single = vote_counts(counts)
     revealed = single.revealed.astype(np.float64)
     return MetricData(K=revealed[:, :3, :], n0=revealed[:, _NO_METRIC, :], m=single.unrevealed[:, :3].astype(np.float64))
@@ -131,7 +137,7 @@ def update_log_numerator(
         current.revealed.sum(axis=2) + current.unrevealed, previous.revealed.sum(axis=2) + previous.unrevealed
     ):
         raise ValueError("current counts must extend previous ones: revealed counts may only grow, and the items stay the same")
-    before, after = metric_data(previous), metric_data(current)
+    before, after = metric_data(previous, mu), metric_data(current, mu)
     new_K, new_n0 = after.K - before.K, after.n0 - before.n0
     mu_arr = None if mu is None else np.broadcast_to(np.asarray(mu, dtype=np.float64), (previous.n_pairs, 3, 3))
     out = log_numerator.copy()
@@ -142,10 +148,17 @@ def update_log_numerator(
     sub_mu = None if mu_arr is None else mu_arr[changed]
     for direction, side in enumerate(ALTERNATIVE_SIDES):
         pi = smoothed_fit(sub, side, sub_mu, pseudo=PREDICTOR_PSEUDO_COUNT)
-        log_given_metric = np.log(pi / pi.sum(axis=2, keepdims=True))
-        log_without_metric = np.log(pi.sum(axis=1))
-        out[changed, direction] += (new_K[changed] * log_given_metric).sum(axis=(1, 2)) + (new_n0[changed] * log_without_metric).sum(axis=1)
+        out[changed, direction] += predictive_log_score(pi, new_K[changed], new_n0[changed])
     return out
+
+
+def predictive_log_score(pi: FloatArray, new_K: FloatArray, new_n0: FloatArray) -> FloatArray:
+    """``sum log Phat(h | c)`` over new items with a metric outcome (``new_K`` (..., 3, 3), rows = metric)
+    plus ``sum log phat_h`` over new items without one (``new_n0`` (..., 3)), for the predictor ``pi``
+    (..., 3, 3) (broadcast). ``0 log 0 = 0``: a cell a known ``mu`` rules out only matters if it occurs."""
+    given_metric = pi / pi.sum(axis=-1, keepdims=True)
+    scores = xlogy(new_K, given_metric).sum(axis=(-2, -1)) + xlogy(new_n0, pi.sum(axis=-2)).sum(axis=-1)
+    return np.asarray(scores, dtype=np.float64)
 
 
 def metric_log_e(
@@ -165,7 +178,7 @@ def metric_log_e(
         Certified lower bounds of the log e-values (the denominator is an upper bound on the
         constrained maximum likelihood).
     """
-    data = counts if isinstance(counts, MetricData) else metric_data(counts)
+    data = counts if isinstance(counts, MetricData) else metric_data(counts, mu)
     log_numerator = np.asarray(log_numerator, dtype=np.float64)
     known = log_x0_factor(data)[:, None] + log_numerator
     out = np.empty((data.n_pairs, 2))
