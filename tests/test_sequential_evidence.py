@@ -22,7 +22,7 @@ def _allowed(runs: int) -> float:
 
 
 def test_human_only_decides_exactly_when_the_e_value_reaches_two_over_gamma() -> None:
-    n = np.array([[0, 0, 0], [20, 3, 4], [4, 3, 20], [12, 0, 4], [13, 0, 3]])
+    n = np.array([[0, 0, 0], [30, 3, 4], [4, 3, 30], [21, 0, 4], [22, 0, 4]])
     result = anytime_decisions(n, GAMMA)
     log_e = human_log_e(n)
     expected = np.where(log_e[:, 0] >= math.log(40), 0, np.where(log_e[:, 1] >= math.log(40), 2, 1))
@@ -34,8 +34,8 @@ def test_human_only_decides_exactly_when_the_e_value_reaches_two_over_gamma() ->
 
 def test_with_a_metric_the_level_is_split_between_the_components() -> None:
     revealed = np.zeros((2, 4, 3), dtype=np.int64)
-    revealed[0, 0, 0], revealed[0, 2, 2] = 18, 4  # human evidence for > between 40 and 80
-    revealed[1, 0, 0], revealed[1, 2, 2] = 24, 4  # beyond 80
+    revealed[0, 0, 0], revealed[0, 2, 2] = 23, 4  # human evidence for > between 40 and 80
+    revealed[1, 0, 0], revealed[1, 2, 2] = 26, 4  # beyond 80
     counts = JointCounts(("m",), revealed, np.zeros((2, 4), dtype=np.int64))
     human = human_log_e(counts.n)[:, 0]
     assert math.log(40) < human[0] < math.log(80) < human[1]

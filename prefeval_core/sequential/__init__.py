@@ -31,7 +31,7 @@ power?, Controlled Clinical Trials); Varadhan & Roland 2008 (SQUAREM).
 
 from prefeval_core.sequential.evidence import ERROR_CONTROLS, METRIC_SHARE, ErrorControl, EvidenceResult, anytime_decisions, log_thresholds
 from prefeval_core.sequential.futility import FUTILITY_RULES, Futility, FutilityResult, futility
-from prefeval_core.sequential.human import human_log_e
+from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
 from prefeval_core.sequential.metric import initial_log_numerator, metric_log_e, update_log_numerator, vote_counts
 from prefeval_core.sequential.simulation import RunsResult, Scenario, simulate_runs
 
@@ -39,6 +39,7 @@ __all__ = [
     "ERROR_CONTROLS",
     "FUTILITY_RULES",
     "METRIC_SHARE",
+    "MIXTURE_CONCENTRATION",
     "ErrorControl",
     "EvidenceResult",
     "Futility",

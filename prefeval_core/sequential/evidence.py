@@ -36,7 +36,7 @@ import numpy.typing as npt
 from prefeval_core.counts import JointCounts
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
-from prefeval_core.sequential.human import human_log_e
+from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
 from prefeval_core.sequential.metric import metric_log_e
 
 FloatArray = npt.NDArray[np.float64]
@@ -86,6 +86,12 @@ def check_gamma(gamma: float) -> None:
         raise settings_error(f"gamma must be in (0, 1), got {gamma}", field="gamma")
 
 
+def check_concentration(concentration: float) -> None:
+    """:class:`~prefeval_core.errors.SettingsError` unless the mixture's ``concentration > 0``."""
+    if not concentration > 0:
+        raise settings_error(f"concentration must be > 0, got {concentration}", field="concentration")
+
+
 def check_metric_share(metric_share: float) -> None:
     """:class:`~prefeval_core.errors.SettingsError` unless ``0 < metric_share < 1``."""
     if not 0.0 < metric_share < 1.0:
@@ -109,6 +115,7 @@ def anytime_decisions(
     log_numerator: npt.ArrayLike | None = None,
     mu: npt.ArrayLike | None = None,
     metric_share: float = METRIC_SHARE,
+    concentration: float = MIXTURE_CONCENTRATION,
 ) -> EvidenceResult:
     """Anytime-valid decisions of P pairs (module docstring).
 
@@ -122,14 +129,17 @@ def anytime_decisions(
         mu: known mixture matrix for the metric model with ``mu`` known (3, 3) or (P, 3, 3),
             rows = metric, columns = human; ``None`` for the full model.
         metric_share: ``w``, the part of ``gamma`` spent on the metric component (module docstring).
+        concentration: ``c`` of the human e-process's ``Beta(c, c)`` mixture
+            (:mod:`prefeval_core.sequential.human`; 1 is the decision engine's prior).
     """
     check_gamma(gamma)
+    check_concentration(concentration)
     if log_numerator is not None and not isinstance(counts, JointCounts):
         raise ValueError("the metric e-process needs JointCounts")
     n = counts.n if isinstance(counts, JointCounts) else np.asarray(counts, dtype=np.float64)
     if n.ndim != 2 or n.shape[1] != 3 or np.any(n < 0):
         raise ValueError(f"human counts must be (P, 3) and non-negative, got shape {n.shape}")
-    human = human_log_e(n)
+    human = human_log_e(n, concentration)
     if log_numerator is None:
         metric, share, evidence = None, 0.0, human
     else:

@@ -49,8 +49,8 @@ from scipy.special import betaincinv, betaln, gammaln, log_ndtr
 from prefeval_core.counts import JointCounts
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
-from prefeval_core.sequential.evidence import METRIC_SHARE, check_gamma, log_thresholds
-from prefeval_core.sequential.human import decisive_log_e
+from prefeval_core.sequential.evidence import METRIC_SHARE, check_concentration, check_gamma, log_thresholds
+from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, decisive_log_e
 from prefeval_core.sequential.metric import ALTERNATIVE_SIDES, metric_data, metric_log_e, predictive_log_score
 from prefeval_core.sequential.mle import MetricData, smoothed_fit
 
@@ -79,9 +79,11 @@ class FutilityResult:
         reachable: (P,) bool: some e-process can still reach its threshold with the items left
             (``False`` is certain futility; always ``True`` with a metric and items left).
         success_probability: (P,) posterior-predictive probability of a decision before the pool
-            ends (an upper bound for human only; an approximation with a metric); NaN where it
-            was not needed (rule ``exact``, unreachable pairs) and, for pairs screened out by the
-            approximation, the approximation's value.
+            ends: exact for the human part where the Brownian screen put it below
+            ``SCREEN_FACTOR * beta`` (with monitoring after every outcome, so never below the
+            protocol's chance), the screen's value above that; with a metric, plus the simulated
+            metric part for pairs whose human part is below beta. 0 for unreachable pairs; NaN
+            for the rules ``off`` and ``exact``.
         beta: the bound on the lost decisions used.
     """
 
@@ -102,6 +104,7 @@ def futility(
     mu: npt.ArrayLike | None = None,
     remaining_patterns: npt.ArrayLike | None = None,
     metric_share: float = METRIC_SHARE,
+    concentration: float = MIXTURE_CONCENTRATION,
     seed: int = 0,
 ) -> FutilityResult:
     """Which undecided pairs to stop asking about (module docstring).
@@ -118,10 +121,11 @@ def futility(
             ``anytime_decisions``; ``None`` for human only.
         remaining_patterns: with a metric, (P, J) the remaining pool items by metric pattern (J =
             4^k as in JointCounts; they are among ``counts.unrevealed``); their sum is ``remaining``.
-        metric_share: as in ``anytime_decisions``.
+        metric_share, concentration: as in ``anytime_decisions``.
         seed: seeds the simulation of ``P_metric`` (same inputs and seed, same result).
     """
     check_gamma(gamma)
+    check_concentration(concentration)
     if rule not in FUTILITY_RULES:
         raise settings_error(f"unknown futility rule {rule!r}; expected one of {', '.join(FUTILITY_RULES)}", field="futility")
     beta = gamma if beta is None else beta
@@ -138,7 +142,7 @@ def futility(
     if rule == "off":
         return FutilityResult(np.zeros(P, dtype=bool), np.ones(P, dtype=bool), probability, beta)
     a, b = n[:, BETTER].astype(np.int64), n[:, WORSE].astype(np.int64)
-    best = decisive_log_e(np.stack([a + remaining_arr, a]), np.stack([b, b + remaining_arr]))
+    best = decisive_log_e(np.stack([a + remaining_arr, a]), np.stack([b, b + remaining_arr]), concentration)
     human_reachable = (best[0, :, 0] >= threshold) | (best[1, :, 1] >= threshold)
     reachable = human_reachable | (with_metric & (remaining_arr > 0))
     futile = ~reachable
@@ -146,7 +150,7 @@ def futility(
         return FutilityResult(futile, reachable, probability, beta)
     open_pairs = np.flatnonzero(reachable)
     human = np.zeros(P)
-    human[open_pairs] = human_success(n[open_pairs], remaining_arr[open_pairs], threshold, beta)
+    human[open_pairs] = human_success(n[open_pairs], remaining_arr[open_pairs], threshold, beta, concentration)
     probability[:] = human
     if with_metric:
         if not isinstance(counts, JointCounts) or remaining_patterns is None:
@@ -165,17 +169,19 @@ def futility(
     return FutilityResult(futile, reachable, probability, beta)
 
 
-def human_success(n: FloatArray, remaining: IntArray, threshold: float, beta: float) -> FloatArray:
+def human_success(
+    n: FloatArray, remaining: IntArray, threshold: float, beta: float, concentration: float = MIXTURE_CONCENTRATION
+) -> FloatArray:
     """(P,) the probability of a human-only decision before the pool ends: the approximation where it is
     above ``SCREEN_FACTOR * beta``, the exact value (:func:`human_success_probability`) elsewhere."""
-    approximate = approximate_human_success(n, remaining, threshold)
+    approximate = approximate_human_success(n, remaining, threshold, concentration)
     close = np.flatnonzero(approximate < SCREEN_FACTOR * beta)
     if close.size:
-        approximate[close] = human_success_probability(n[close], remaining[close], threshold)
+        approximate[close] = human_success_probability(n[close], remaining[close], threshold, concentration)
     return approximate
 
 
-def decisive_boundary(max_decisive: int, threshold: float) -> IntArray:
+def decisive_boundary(max_decisive: int, threshold: float, concentration: float = MIXTURE_CONCENTRATION) -> IntArray:
     """``g(D)`` for ``D = 0..max_decisive``: the least ``n>`` with ``log E_>(n>, D - n>) >= threshold``
     among D decisive outcomes (``D + 1``, i.e. never, where even ``n> = D`` falls short). By symmetry
     ``log E_< >= threshold`` exactly when ``n< >= g(D)``. ``log E_>`` increases with ``n>`` at fixed D."""
@@ -185,13 +191,15 @@ def decisive_boundary(max_decisive: int, threshold: float) -> IntArray:
     while np.any(low < high):
         middle = (low + high) // 2
         probe = np.minimum(middle, totals)
-        crosses = (decisive_log_e(probe, totals - probe)[:, 0] >= threshold) & (middle <= totals)
+        crosses = (decisive_log_e(probe, totals - probe, concentration)[:, 0] >= threshold) & (middle <= totals)
         high = np.where(crosses & (low < high), middle, high)
         low = np.where(~crosses & (low < high), middle + 1, low)
     return low
 
 
-def human_success_probability(n: FloatArray, remaining: IntArray, threshold: float) -> FloatArray:
+def human_success_probability(
+    n: FloatArray, remaining: IntArray, threshold: float, concentration: float = MIXTURE_CONCENTRATION
+) -> FloatArray:
     """(P,) exact posterior-predictive probability that the human e-process crosses ``threshold`` in
     either direction within the ``remaining`` items (module docstring; continuous monitoring).
 
@@ -208,7 +216,7 @@ def human_success_probability(n: FloatArray, remaining: IntArray, threshold: flo
     D = (a + b).astype(np.int64)
     a_int, b_int = a.astype(np.int64), b.astype(np.int64)
     R = int(remaining.max())
-    boundary = decisive_boundary(int(D.max()) + R, threshold)
+    boundary = decisive_boundary(int(D.max()) + R, threshold, concentration)
     steps = np.arange(R + 1)
     g = boundary[D[:, None] + steps[None, :]]  # (P, R + 1)
     low = np.maximum(steps[None, :] + b_int[:, None] - g + 1, 0)  # least alive x after j steps
@@ -241,7 +249,9 @@ def human_success_probability(n: FloatArray, remaining: IntArray, threshold: flo
     return np.asarray(np.clip((pmf * crossed).sum(axis=1), 0.0, 1.0), dtype=np.float64)
 
 
-def approximate_human_success(n: FloatArray, remaining: IntArray, threshold: float) -> FloatArray:
+def approximate_human_success(
+    n: FloatArray, remaining: IntArray, threshold: float, concentration: float = MIXTURE_CONCENTRATION
+) -> FloatArray:
     """(P,) a fast approximation of :func:`human_success_probability` (module docstring): the decisive
     walk ``n> - n<`` as a Brownian motion with drift ``2t - 1`` and variance ``4t(1 - t)`` per decisive
     outcome, for t at ``QUANTILE_NODES`` posterior quantiles, over the expected number of future
@@ -253,7 +263,7 @@ def approximate_human_success(n: FloatArray, remaining: IntArray, threshold: flo
     P = n.shape[0]
     D_int = D.astype(np.int64)
     horizon = np.maximum(np.rint(future).astype(np.int64), 1)
-    boundary = decisive_boundary(int((D_int + horizon).max()) if P else 0, threshold).astype(np.float64)
+    boundary = decisive_boundary(int((D_int + horizon).max()) if P else 0, threshold, concentration).astype(np.float64)
     start, end = boundary[D_int], boundary[D_int + horizon]
     nodes = (np.arange(QUANTILE_NODES) + 0.5) / QUANTILE_NODES
     t = betaincinv(a[:, None] + 1.0, b[:, None] + 1.0, nodes[None, :])

@@ -23,6 +23,7 @@ from prefeval_core.outcomes import TIE
 from prefeval_core.protocol.settings import MuRows
 from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, anytime_decisions
 from prefeval_core.sequential.futility import Futility, futility
+from prefeval_core.sequential.human import MIXTURE_CONCENTRATION
 from prefeval_core.sequential.metric import initial_log_numerator, update_log_numerator
 
 
@@ -88,6 +89,7 @@ def simulate_runs(
     futility_rule: Futility = "off",
     beta: float | None = None,
     metric_share: float = METRIC_SHARE,
+    concentration: float = MIXTURE_CONCENTRATION,
     seed: int = 0,
 ) -> RunsResult:
     """Simulate ``runs`` independent runs of ``scenario`` (module docstring).
@@ -132,9 +134,11 @@ def simulate_runs(
             now = decision_from_theta(human_only_theta(after.n), gamma)
         elif with_metric:
             log_numerator[active] = update_log_numerator(before, after, log_numerator[active], model_mu)
-            now = anytime_decisions(after, gamma, log_numerator=log_numerator[active], mu=model_mu, metric_share=metric_share).decision
+            now = anytime_decisions(
+                after, gamma, log_numerator=log_numerator[active], mu=model_mu, metric_share=metric_share, concentration=concentration
+            ).decision
         else:
-            now = anytime_decisions(after.n, gamma).decision
+            now = anytime_decisions(after.n, gamma, concentration=concentration).decision
         decision[active] = now
         open_runs = now == TIE
         if futility_rule != "off" and stop < scenario.pool and open_runs.any():
@@ -149,6 +153,7 @@ def simulate_runs(
                 mu=model_mu,
                 remaining_patterns=in_pool[still] if with_metric else None,
                 metric_share=metric_share,
+                concentration=concentration,
                 seed=int(np.random.SeedSequence([seed, stop]).generate_state(1)[0]),
             )
             futile[still] = verdict.futile
