@@ -17,11 +17,11 @@ makes ``t ~ Beta(1, 1)`` and ``E_> = 2^(D+1) B(a+1, b+1) theta`` with
 (``MIXTURE_CONCENTRATION``) **(choice)**: the mixture then expects ``t`` within about
 ``0.5 ± 0.2`` (prior s.d. 0.11), the imbalances that pairs of evaluated systems show and that
 cost judgments, instead of spreading its weight over ``t`` up to 1, which pairs decide within a
-few dozen outcomes anyway (Howard et al. 2021, Sec. 3.5: tune the mixture to the effects that
-matter). Measured (``bench/bench_error_control.py``; a valid e-process for any ``c``): at a
-difference of 0.1 it decides about a quarter more pairs from a pool of 500 and needs about 15%
-fewer outcomes from a pool of 2,000 than ``c = 1``, at 0.2 it is a few percent cheaper, and only
-very large differences (``t >= 0.75``) take a few more outcomes.
+few dozen outcomes anyway (as Howard et al. 2021 choose a mixture's scale for the sample sizes
+that matter). Measured (``bench/bench_error_control.py``; a valid e-process for any ``c``): at a
+difference ``p> - p<`` of 0.1 it decides 0.08-0.10 more of the runs from a pool of 500 and needs
+8-17% fewer outcomes from a pool of 2,000 than ``c = 1``, at 0.2 it is 6-14% cheaper, and only very
+lopsided pairs (``t = 0.75``) take more outcomes (111 instead of 95).
 
 **Why it controls errors.** For each fixed ``t > 1/2``, ``(2t)^a (2(1-t))^b`` is a
 nonnegative martingale with mean 1 when ``t0 = 1/2`` and a supermartingale when ``t0 < 1/2``
@@ -32,7 +32,7 @@ batch, any pool and any rule for stopping. Deciding ``>`` when ``E_> >= 2/gamma`
 when ``E_< >= 2/gamma`` therefore keeps the probability that a pair with ``p> = p<`` *ever*
 gets a decision at most ``gamma`` (``gamma/2`` per direction), and a pair with ``p> < p<``
 gets the wrong decision ``>`` with probability at most ``gamma/2`` (Ramdas, Grünwald, Vovk &
-Shafer 2023, "Game-theoretic statistics and safe anytime-valid inference", Sec. 2-3; Howard,
+Shafer 2023, "Game-theoretic statistics and safe anytime-valid inference"; Howard,
 Ramdas, McAuliffe & Sekhon 2021 for mixture boundaries). The argument needs the items of a
 pair to be revealed in an order that does not depend on their outcomes (the protocol's seeded
 order) and treats items as independent draws from the pair's rates (the model of method.md §4).
