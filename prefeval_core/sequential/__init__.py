@@ -1,0 +1,58 @@
+"""Error control over repeated looks, and futility (method.md §12; issue 10 part 4).
+
+The protocol decides after every round. With the paper's rule (``ErrorControl`` ``"none"``) each
+look at a pair whose true rates are equal is another chance to declare a winner. With
+``"anytime"`` a pair with ``p> = p<`` ends a run significant with probability at most ``gamma``,
+whatever the batch, the pool size, the number of rounds and the reason a run stops: decisions
+come from e-processes and Ville's inequality.
+
+Everything is count-based and vectorised over P pairs. Per round the protocol calls:
+
+1. human only: ``anytime_decisions(n, gamma)`` with ``n`` (P, 3);
+   with a metric: ``log_numerator = update_log_numerator(previous_counts, counts, log_numerator, mu)``
+   (start from ``initial_log_numerator(P)``; the only state to keep per pair), then
+   ``anytime_decisions(counts, gamma, log_numerator=log_numerator, mu=mu)``;
+2. ``futility(counts_or_n, remaining, gamma, rule=..., beta=..., log_numerator=..., mu=...,
+   remaining_patterns=..., seed=...)`` for the pairs still undecided: which to stop asking about.
+
+Modules: ``human`` (the human-only mixture e-process), ``mle`` (constrained maximum likelihood of
+the metric model, certified), ``metric`` (the metric e-process), ``evidence`` (combining them:
+decisions), ``futility``, ``simulation`` (simulated runs of one pair, for the benchmark and the
+tests), ``tails`` (log incomplete beta without underflow).
+
+Sources: Ville 1939 (Étude critique de la notion de collectif); Robbins 1970 (Statistical methods
+related to the law of the iterated logarithm); Wasserman, Ramdas & Balakrishnan 2020 (Universal
+inference, PNAS); Ramdas, Grünwald, Vovk & Shafer 2023 (Game-theoretic statistics and safe
+anytime-valid inference, Statistical Science); Howard, Ramdas, McAuliffe & Sekhon 2021
+(Time-uniform, nonparametric, nonasymptotic confidence sequences, Annals of Statistics);
+Spiegelhalter, Freedman & Blackburn 1986 (Monitoring clinical trials: conditional or predictive
+power?, Controlled Clinical Trials); Varadhan & Roland 2008 (SQUAREM).
+"""
+
+from prefeval_core.sequential.evidence import ERROR_CONTROLS, METRIC_SHARE, ErrorControl, EvidenceResult, anytime_decisions, log_thresholds
+from prefeval_core.sequential.futility import FUTILITY_RULES, Futility, FutilityResult, futility
+from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
+from prefeval_core.sequential.metric import initial_log_numerator, metric_log_e, update_log_numerator, vote_counts
+from prefeval_core.sequential.simulation import RunsResult, Scenario, simulate_runs
+
+__all__ = [
+    "ERROR_CONTROLS",
+    "FUTILITY_RULES",
+    "METRIC_SHARE",
+    "MIXTURE_CONCENTRATION",
+    "ErrorControl",
+    "EvidenceResult",
+    "Futility",
+    "FutilityResult",
+    "RunsResult",
+    "Scenario",
+    "anytime_decisions",
+    "futility",
+    "human_log_e",
+    "initial_log_numerator",
+    "log_thresholds",
+    "metric_log_e",
+    "simulate_runs",
+    "update_log_numerator",
+    "vote_counts",
+]
