@@ -23,9 +23,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-_SKIPPED: Final = (
-    "\x00-\x20\x7f-\xa0\xad\u061c\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\ufff9-\ufffb"
-)
+_SKIPPED: Final = "\x00-\x20\x7f-\xa0\xad\u061c\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\ufff9-\ufffb"
 """Leading characters a spreadsheet may skip before it sees a formula: ASCII and C1 control
 characters, Unicode spaces, and invisible format characters (zero-width, bidirectional)."""
 _FORMULA_START: Final = re.compile(f"[\t\r\n]|[{_SKIPPED}]*[=+\\-@\uff1d\uff0b\uff0d\uff20]")

@@ -43,7 +43,11 @@ UNITS = {
     "ratings": "ratings of single outputs",
     "comparisons": "comparisons of two outputs",
 }
-CONTROLS = {"none": "none (the paper: γ at every look)", "anytime": "anytime-valid (γ over the whole run)"}
+CONTROLS = {
+    "spending": "spending over the pool (γ over the whole run)",
+    "anytime": "anytime-valid e-values (γ over any looks)",
+    "none": "none (the paper: γ at every look)",
+}
 MODELS = {"full": "Metric + human (full model)", "human_only": "Human only"}
 
 

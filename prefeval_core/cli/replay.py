@@ -20,7 +20,9 @@ from prefeval_core.cli._common import (
 )
 from prefeval_core.protocol import ProtocolState, Question
 from prefeval_core.protocol.policies import POLICIES
+from prefeval_core.sequential.evidence import ERROR_CONTROLS
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
+from prefeval_core.workflow.setup import DEFAULT_FUTILITY
 
 
 def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False) -> None:
@@ -53,12 +55,17 @@ def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool =
     parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level (default %(default)s)")
     parser.add_argument(
         "--error-control",
-        choices=("none", "anytime"),
-        default="none",
-        help="anytime: false decisions at true ties stay below gamma over the whole run; none: the paper's per-look rule "
-        "(default %(default)s)",
+        choices=ERROR_CONTROLS,
+        default="none" if paper_defaults else "spending",
+        help="spending / anytime: false decisions at true ties stay below gamma over the whole run (a spending function over "
+        "the pool / e-processes valid under any looking); none: the paper's per-look rule (default %(default)s)",
     )
-    parser.add_argument("--futility", type=open_probability, help="beta of the futility stop (default: none)")
+    parser.add_argument(
+        "--futility",
+        type=futility_level,
+        default=DEFAULT_FUTILITY,
+        help="beta of the predictive futility stop with error control, or 'none' (default %(default)s)",
+    )
     parser.add_argument(
         "--eps", type=non_negative_float, default=0.0, help="tie threshold of metric score differences (default %(default)s)"
     )
@@ -80,6 +87,11 @@ def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool =
         default=0,
         help="simulated metric-only items per pair (ideal metric)",
     )
+
+
+def futility_level(text: str) -> float | None:
+    """β in (0, 1), or ``none``."""
+    return None if text.strip().lower() == "none" else open_probability(text)
 
 
 def setup_from_args(args: argparse.Namespace, metrics: tuple[str, ...], seed: int) -> StudySetup:

@@ -13,12 +13,13 @@ the same posterior, for plots). Modules: ``model`` (the NumPyro model), ``refere
 from prefeval_core.decision.decide import DecisionResult, Method, Model, Sampler, decide_counts, decide_pairs
 from prefeval_core.decision.draws import posterior_draws
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta
-from prefeval_core.decision.settings import SamplerSettings
+from prefeval_core.decision.settings import MuRows, SamplerSettings
 
 __all__ = [
     "DecisionResult",
     "Method",
     "Model",
+    "MuRows",
     "Sampler",
     "SamplerSettings",
     "decide_counts",

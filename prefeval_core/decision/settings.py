@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 ChainMethod = Literal["auto", "parallel", "sequential", "vectorized"]
+MuRows = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
+"""A known 3 x 3 mixture matrix as nested tuples (rows = metric outcome, columns = human outcome), as settings store it."""
 
 
 @dataclass(frozen=True)

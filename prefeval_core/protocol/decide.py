@@ -1,12 +1,33 @@
-"""The decision step of a round: counts in, ``theta``, decisions, evidence and futility out.
+"""The decision step of a round: counts in; ``theta``, decisions, evidence and futility out.
 
-Two rules (method.md §4, §12), chosen by ``settings.error_control``:
+Three rules (method.md §4, §12), chosen by ``settings.error_control``:
 
 * ``none`` (the paper): the decision engine's ``theta = P(p> > p< | data)`` at level γ at every
-  look (:func:`prefeval_core.decision.decide_counts`; exact ``I_{1/2}(n< + 1, n> + 1)`` for
-  the human-only model).
-* ``anytime``: decisions by e-processes that keep the false decisions at true ties below γ
-  over the whole run (:mod:`prefeval_core.sequential`); ``theta`` is still reported.
+  look (:func:`prefeval_core.decision.decide_counts`; exact ``I_{1/2}(n< + 1, n> + 1)`` for the
+  human-only model). Each look at a true tie is another chance of a false decision.
+* ``spending`` (the default of a study): an exact group-sequential test of the pair's human
+  judgments with Pocock-type spending over the share of its pool revealed
+  (:mod:`prefeval_core.sequential.spending`): a pair with equal true rates ends the run significant
+  with probability at most γ, whatever the batch, the pool and the number of looks. Futility:
+  stopped when even a pool's worth of one-sided outcomes could not make it significant at the
+  end, and (``settings.futility = β``) when the predictive probability that it ends significant
+  is below β. With a metric, ``theta`` and the posterior means come from the metric model; the
+  decisions from the human judgments (as for ``anytime`` with the full model, below).
+* ``anytime``: decisions by e-processes (:mod:`prefeval_core.sequential`): a pair whose true
+  rates are equal ends the run significant with probability at most γ, whatever the batch, the
+  pool and the number of looks (Ville's inequality). The human judgments' e-process decides; with
+  a known mixture matrix (the ideal metric) the metric's e-process joins it (γ split between the
+  two, :data:`~prefeval_core.sequential.METRIC_SHARE` to the metric). With the full model the
+  metric's e-process pays for learning ``mu`` (about ``log M`` nats for the metric's rates and
+  ``3 log n`` for the six parameters of P(human | metric)) and measured no better than the human
+  one (``docs/results.md``, error control), so the full model decides from the human e-process
+  **(choice)**; ``theta`` and the posterior means still come from the full model. A pair that can
+  no longer be decided before its items run out is stopped: exactly (no remaining outcome could
+  reach the threshold) always, and with ``settings.futility = β`` also when the predictive
+  probability of a decision is below β. Futility never adds a false decision.
+
+The protocol keeps what the guarantee needs: items revealed in a seeded order that does not
+depend on their outcomes, decisions kept once made, each pair's metric items fixed.
 """
 
 from __future__ import annotations
@@ -15,10 +36,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from scipy.special import ndtri
 
-from prefeval_core.decision import SamplerSettings, decide_counts
+from prefeval_core.counts import JointCounts, pattern_index
+from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol.state import ProtocolState
+from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
+from prefeval_core.sequential.spending import final_success_probability, spending_decisions
 
 
 @dataclass(frozen=True)
@@ -45,15 +70,49 @@ def decide_pairs_of_round(
     settings = state.settings
     D = len(chosen)
     if D == 0:
-        return RoundDecisions(
-            np.zeros(0), np.zeros(0, dtype=np.int8), np.zeros((0, 3)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, dtype=bool)
-        )
+        empty = np.zeros(0)
+        pairs = np.zeros((0, 2))
+        return RoundDecisions(empty, np.zeros(0, dtype=np.int8), np.zeros((0, 3)), pairs, pairs, np.zeros(0, dtype=bool))
     counts = state.revealed_counts().subset(chosen)
+    posterior = _posterior(state, counts, number, sampler_settings)
+    no_evidence = np.full((D, 2), np.nan)
+    if settings.error_control == "none":
+        return RoundDecisions(posterior.theta, posterior.decision, posterior.p_mean, no_evidence, np.zeros((D, 2)), np.zeros(D, dtype=bool))
+    if settings.error_control == "spending":
+        decision, stop = _spending(state, chosen, counts.n)
+        return RoundDecisions(posterior.theta, decision, posterior.p_mean, no_evidence, np.zeros((D, 2)), stop)
+    mu = None if settings.mu is None else np.asarray(settings.mu, dtype=np.float64)
+    with_metric = settings.model == "known_mu"
+    log_numerator = state.status.log_numerator[chosen]
+    if with_metric:
+        previous = state.revealed_counts(before_round=number).subset(chosen)
+        log_numerator = update_log_numerator(previous, counts, log_numerator, mu)
+    evidence = anytime_decisions(counts, settings.gamma, log_numerator=log_numerator if with_metric else None, mu=mu)
+    undecided = evidence.decision == 1
+    stop = np.zeros(D, dtype=bool)
+    if undecided.any():
+        rows = np.flatnonzero(undecided)
+        remaining, patterns = _remaining(state, chosen[rows], counts.k)
+        stop[rows] = futility(
+            counts.subset(rows),
+            remaining,
+            settings.gamma,
+            rule="exact" if settings.futility is None else "predictive",
+            beta=settings.futility,
+            log_numerator=log_numerator[rows] if with_metric else None,
+            mu=mu,
+            remaining_patterns=patterns if with_metric else None,
+            seed=round_seed(settings.seed, number),
+        ).futile
+    return RoundDecisions(posterior.theta, evidence.decision, posterior.p_mean, evidence.log_evidence, log_numerator, stop)
+
+
+def _posterior(state: ProtocolState, counts: JointCounts, number: int, sampler_settings: SamplerSettings | None) -> DecisionResult:
+    """The decision engine's ``theta`` and posterior means (its decisions are the paper's rule)."""
+    settings = state.settings
     if counts.k > 1 and settings.model != "human_only":
         raise SettingsError.single("bad_setting", "deciding with several metrics at once needs the joint decision engine", column="metrics")
-    if settings.error_control != "none":
-        raise SettingsError.single("bad_setting", f"error control {settings.error_control!r} is not available", column="error_control")
-    result = decide_counts(
+    return decide_counts(
         counts.triples(0),
         model=settings.model,
         mu=None if settings.mu is None else np.asarray(settings.mu, dtype=np.float64),
@@ -62,11 +121,50 @@ def decide_pairs_of_round(
         seed=round_seed(settings.seed, number),
         settings=sampler_settings,
     )
-    return RoundDecisions(
-        theta=result.theta,
-        decision=result.decision,
-        p_mean=result.p_mean,
-        log_evidence=np.full((D, 2), np.nan),
-        log_numerator=np.zeros(D),
-        futile=np.zeros(D, dtype=bool),
-    )
+
+
+def _spending(
+    state: ProtocolState, chosen: npt.NDArray[np.int64], n: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    """Group-sequential decisions of the chosen pairs, and which undecided ones are futile."""
+    table, gamma = state.table, state.settings.gamma
+    rounds, outcome = state.row_reveals
+    pool = table.row_requestable_for_pairs
+    looks = []
+    for pair in chosen:
+        rows = slice(table.pair_starts[pair], table.pair_starts[pair + 1])
+        seen, decisive = rounds[rows], (outcome[rows] == 0) | (outcome[rows] == 2)
+        size = int(pool[rows].sum())
+        looks.append(
+            tuple(
+                (int(np.sum(decisive & (seen > 0) & (seen <= r))), int(np.sum((seen > 0) & (seen <= r))), size)
+                for r in np.unique(seen[seen > 0])
+            )
+        )
+    decision = spending_decisions(looks, n[:, 0], gamma).decision
+    stop = np.zeros(len(chosen), dtype=bool)
+    open_rows = np.flatnonzero(decision == 1)
+    if open_rows.size:
+        remaining = _remaining(state, chosen[open_rows], 1)[0]
+        better, worse = n[open_rows, 0], n[open_rows, 2]
+        reachable = np.abs(better - worse) + remaining >= ndtri(1 - gamma / 2) * np.sqrt(better + worse + remaining)
+        stop[open_rows] = ~reachable
+        beta = state.settings.futility
+        if beta is not None:
+            stop[open_rows] |= final_success_probability(n[open_rows], remaining, gamma) < beta
+    return decision, stop
+
+
+def _remaining(state: ProtocolState, pairs: npt.NDArray[np.int64], k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Rows each pair can still get (P,), and their metric patterns (P, 4^k)."""
+    table = state.table
+    rounds, _ = state.row_reveals
+    left = table.row_requestable_for_pairs & (rounds == 0)
+    J = 4**k
+    position = np.full(table.n_pairs, -1, dtype=np.int64)
+    position[pairs] = np.arange(len(pairs))
+    rows = left & (position[table.row_pair] >= 0)
+    codes = table.metrics[rows] if table.k else np.full((int(rows.sum()), 1), -1, dtype=np.int8)
+    flat = position[table.row_pair[rows]] * J + pattern_index(codes)
+    patterns = np.bincount(flat, minlength=len(pairs) * J).reshape(len(pairs), J).astype(np.int64)
+    return patterns.sum(axis=1), patterns

@@ -8,18 +8,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from prefeval_core.decision import Model, Sampler
+from prefeval_core.decision import Model, MuRows, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.table import Unit
+from prefeval_core.sequential.evidence import ERROR_CONTROLS, ErrorControl
 
-MuRows = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
-"""A 3 x 3 mixture matrix as nested tuples (rows = metric outcome, columns = human outcome)."""
 QuestionKind = Literal["all-pairs", "top-k", "baseline"]
 """What the lead asks (method.md §12): the order of every pair, the best k systems, or each
 system against one or more baselines."""
-ErrorControl = Literal["none", "anytime"]
-"""``none``: the paper's rule, level γ at every look. ``anytime``: false decisions at true ties
-stay below γ over the whole run, whatever the number of looks (:mod:`prefeval_core.sequential`)."""
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
 
@@ -77,10 +73,12 @@ class ProtocolSettings:
         eps_human, eps_metric: tie thresholds used to make outcomes (method.md §2).
         question: what the run answers.
         unit: what one judgment is (method.md §12), as the study table says.
-        error_control: ``none`` (the paper's per-look rule) or ``anytime``.
-        futility: β of the predictive futility stop (stop asking for a pair when the
-            probability that it can still be decided is below β), ``None``: only stop when
-            the pair's items run out. Futility never adds a false decision.
+        error_control: ``none`` (the paper's per-look rule), ``spending`` or ``anytime``
+            (:data:`~prefeval_core.sequential.evidence.ErrorControl`).
+        futility: with error control (``spending`` or ``anytime``), β of the predictive futility stop (stop
+            asking for a pair when the probability that it can still be decided before its items
+            run out is below β); ``None``: stop only when no remaining judgment could decide it.
+            Futility never adds a false decision.
         max_rounds: stop after this many rounds (``None``: no limit).
     """
 
@@ -119,7 +117,7 @@ class ProtocolSettings:
         _check_choice("sampler", self.sampler, ("fast", "nuts"))
         _check_choice("policy", self.policy, ("paper", "closest_first"))
         _check_choice("unit", self.unit, ("ratings", "comparisons"))
-        _check_choice("error_control", self.error_control, ("none", "anytime"))
+        _check_choice("error_control", self.error_control, ERROR_CONTROLS)
         if self.model != "human_only" and not self.metrics:
             raise settings_error(f"model {self.model!r} needs a metric; without one use human_only", field="model")
         if (self.model == "known_mu") != (self.mu is not None):
@@ -130,6 +128,10 @@ class ProtocolSettings:
                 raise settings_error("mu must be 3 x 3, non-negative, with columns summing to 1", field="mu")
         if self.futility is not None and not 0.0 < self.futility < 1.0:
             raise settings_error(f"the futility level must be in (0, 1), got {self.futility}", field="futility")
+        if self.futility is not None and self.error_control == "none":
+            raise settings_error("the futility stop belongs to error control; the paper's rule has none", field="futility")
+        if self.model == "known_mu" and len(self.metrics) > 1:
+            raise settings_error("a known mixture matrix describes one metric", field="mu")
         if self.max_rounds is not None and self.max_rounds < 1:
             raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
         if self.policy == "closest_first" and self.unit == "ratings":

@@ -72,7 +72,8 @@ class RoundRecord:
         decision: (D,) decision codes (1 undecided).
         p_mean: (D, 3) posterior mean of ``(p>, p=, p<)``.
         log_evidence: (D, 2) log e-values for ``>`` and ``<`` (error control ``anytime``), NaN otherwise.
-        log_numerator: (D,) running log numerator of the metric e-process after the round (0 without).
+        log_numerator: (D, 2) running log numerators of the metric e-process for ``>`` and ``<``
+            after the round (0 without one).
         futile: (D,) pairs stopped because they can (almost surely) no longer be decided.
         members: (S,) top-k members after the round (all True for the other questions).
         cost: judgments revealed in the round.
@@ -93,7 +94,7 @@ class RoundRecord:
 @dataclass(frozen=True)
 class PairStatus:
     """Every pair's latest values (from the records): decision (P,) int8, theta (P,) (NaN if
-    never decided on), p_mean (P, 3), log_evidence (P, 2), log_numerator (P,), futile (P,),
+    never decided on), p_mean (P, 3), log_evidence (P, 2), log_numerator (P, 2), futile (P,),
     last_round (P,) (0: never decided on)."""
 
     decision: npt.NDArray[np.int8]
@@ -142,7 +143,7 @@ class ProtocolState:
             theta=np.full(P, np.nan),
             p_mean=dirichlet_mean(n),
             log_evidence=np.full((P, 2), np.nan),
-            log_numerator=np.zeros(P),
+            log_numerator=np.zeros((P, 2)),
             futile=np.zeros(P, dtype=bool),
             last_round=np.zeros(P, dtype=np.int64),
         )
@@ -235,7 +236,7 @@ def _record_to_dict(record: RoundRecord) -> dict[str, Any]:
         "decision": record.decision.tolist(),
         "p_mean": [_floats(row) for row in record.p_mean],
         "log_evidence": [_floats(row) for row in record.log_evidence],
-        "log_numerator": _floats(record.log_numerator),
+        "log_numerator": [_floats(row) for row in record.log_numerator],
         "futile": record.futile.tolist(),
         "members": record.members.tolist(),
         "cost": record.cost,
@@ -278,7 +279,7 @@ def state_from_dict(data: dict[str, Any], table: StudyTable) -> ProtocolState:
             decision=np.array(r["decision"], dtype=np.int8),
             p_mean=np.array([_array(row) for row in r["p_mean"]], dtype=np.float64).reshape(-1, 3),
             log_evidence=np.array([_array(row) for row in r["log_evidence"]], dtype=np.float64).reshape(-1, 2),
-            log_numerator=_array(r["log_numerator"]),
+            log_numerator=np.array([_array(row) for row in r["log_numerator"]], dtype=np.float64).reshape(-1, 2),
             futile=np.array(r["futile"], dtype=bool),
             members=np.array(r["members"], dtype=bool),
             cost=int(r["cost"]),

@@ -41,10 +41,12 @@ from prefeval_core.sequential.metric import metric_log_e
 
 FloatArray = npt.NDArray[np.float64]
 
-ErrorControl = Literal["none", "anytime"]
+ErrorControl = Literal["none", "spending", "anytime"]
 """``none``: the paper's per-look rule (more false decisions the more often one looks);
-``anytime``: e-processes, at most ``gamma`` false decisions per pair with ``p> = p<`` over the whole run."""
-ERROR_CONTROLS: tuple[ErrorControl, ...] = ("none", "anytime")
+``spending``: a spending function over the looks the pool allows (:mod:`prefeval_core.sequential.spending`);
+``anytime``: e-processes, valid under any looking. Both controlled rules keep at most ``gamma``
+false decisions per pair with ``p> = p<`` over the whole run."""
+ERROR_CONTROLS: tuple[ErrorControl, ...] = ("none", "spending", "anytime")
 
 METRIC_SHARE = 0.1
 """``w``: the part of ``gamma`` given to the metric e-process in a metric model (module docstring)."""

@@ -17,10 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import JointCounts
-from prefeval_core.decision import Model, decision_from_theta, human_only_theta
+from prefeval_core.decision import Model, MuRows, decision_from_theta, human_only_theta
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import TIE
-from prefeval_core.protocol.settings import MuRows
 from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, anytime_decisions
 from prefeval_core.sequential.futility import Futility, futility
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION

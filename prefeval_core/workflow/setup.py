@@ -22,8 +22,9 @@ from prefeval_core.protocol.table import StudyTable, Unit
 Mode = Literal["replay", "live"]
 """``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge
 what the protocol asks for."""
-DEFAULT_FUTILITY = None
-"""β of the predictive futility stop by default (``None``: stop a pair only when its items run out)."""
+DEFAULT_FUTILITY = 0.05
+"""β of the predictive futility stop by default, the default γ (a pair is stopped when the
+probability that more judgments decide it is below β; :mod:`prefeval_core.sequential.futility`)."""
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,11 @@ class StudySetup:
             (replay only).
         batch: N per round (items per system, or comparisons per pair).
         gamma: significance level γ.
-        error_control: ``anytime`` (false decisions at true ties <= γ over the whole run) or
-            ``none`` (the paper's per-look rule).
-        futility: β of the futility stop, or ``None``.
+        error_control: ``spending`` (false decisions at true ties <= γ over the whole run, by a
+            spending function over the pool), ``anytime`` (the same by e-processes, valid under any
+            looking) or ``none`` (the paper's per-look rule).
+        futility: β of the predictive futility stop, or ``None`` (stop a pair only when no judgment
+            left could decide it); used with error control only: the paper's rule has no futility stop.
         eps_human, eps_metric: tie thresholds of score differences (method.md §2).
         model: decision model; ``None`` chooses: human only without metrics, the full model with
             them, ``known_mu`` for the ideal metric.
@@ -65,7 +68,7 @@ class StudySetup:
     budget: int | None = None
     batch: int = 10
     gamma: float = 0.05
-    error_control: ErrorControl = "none"
+    error_control: ErrorControl = "spending"
     futility: float | None = DEFAULT_FUTILITY
     eps_human: float = 0.0
     eps_metric: float = 0.0
@@ -147,6 +150,6 @@ def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
         question=setup.question,
         unit=table.unit,
         error_control=setup.error_control,
-        futility=setup.futility,
+        futility=None if setup.error_control == "none" else setup.futility,
         max_rounds=setup.max_rounds,
     )

@@ -1,0 +1,206 @@
+"""Error control by a spending schedule over the looks the pool allows (group-sequential test).
+
+The protocol looks at a pair after every round in which it got judgments. At a true tie
+(``p> = p<``) each decisive human outcome (``>`` or ``<``; ties carry no information about the
+direction) is a fair coin, whatever ``p=``. So, *conditional on how many decisive outcomes the
+pair had at each look* (``D_1 <= D_2 <= ...``, which does not depend on their directions), the
+number ``S_j`` of ``>`` among them is a random walk with Binomial(``D_j - D_{j-1}``, 1/2) steps,
+and its exact null distribution is known. At look j the pair is decided when
+``|2 S_j - D_j| >= b_j`` (``>`` if ``2 S_j > D_j``), with ``b_j`` the smallest integer such that
+the probability of having crossed by look j stays within the **spending function** at the share
+of the pool revealed, ``t_j = revealed_j / pool``:
+
+    P_null(cross at some look <= j | D_1..D_j) <= alpha(t_j),   alpha(t) = gamma ln(1 + (e - 1) t)
+
+(Lan & DeMets 1983, Biometrika 70, the spending form of Pocock's 1977 boundaries; computed
+exactly for the binomial walk, the recursion of Armitage, McPherson & Rowe 1969). Since
+``alpha(t) <= alpha(1) = gamma``, a pair with ``p> = p<`` ends the run significant with
+probability at most γ for *any* number of looks, batch and pool size, any ``p=``, and any rule
+that stops looking early (by the question, the budget or futility). What it assumes is what the
+protocol does: each pair's pool is fixed when the study starts and its items are revealed in a
+seeded order that does not depend on their outcomes. (If looks could go on without end, use
+the e-processes of :mod:`prefeval_core.sequential.evidence`, valid under any looking at all.)
+
+**Why this spending function** **(choice)**: Pocock's spends γ evenly over the study, so a clear
+difference is decided at an early look — a lead pays per judgment, and most pairs of a study
+are clear — while the boundary at the end of the pool stays close to the fixed-sample one (the
+full evaluation's reference, method.md §6). O'Brien–Fleming's spends almost nothing early and
+costs more judgments; the e-process, valid without a plan, is stricter at every look. The
+price of each against the uncorrected rule is measured in ``bench/bench_error_control.py``.
+
+**Futility** (:func:`final_success_probability`): the posterior-predictive probability (under
+the human model's ``Dirichlet(n + 1)``) that the pair ends significant at the end of its pool
+at the fixed-sample level (``|n> - n<| >= z_{gamma/2} sqrt(n> + n<)``): Spiegelhalter, Freedman &
+Blackburn's (1986) "predictive power". Stopping a pair below β can only lose decisions, never add
+one; exact (a sum over the Dirichlet-multinomial of the remaining items) for up to
+:data:`EXACT_REMAINING` remaining items, a normal approximation (law of total variance over the
+posterior) beyond.
+
+Computation: the walk's surviving mass after each look (a vector of length ``D_j + 1``) is kept
+in a bounded cache keyed by the pair's looks, so a round extends each pair by one look.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import gammaln, ndtr, ndtri
+from scipy.stats import binom
+
+from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.sequential.evidence import check_gamma
+
+FloatArray = npt.NDArray[np.float64]
+Look = tuple[int, int, int]
+"""One look at a pair: (decisive outcomes so far, items revealed so far, items in its pool)."""
+
+EXACT_REMAINING: Final = 120
+"""Up to this many remaining items the predictive probability is an exact sum; beyond, normal."""
+_CACHE_SIZE: Final = 200_000
+
+
+def spent(t: float, gamma: float) -> float:
+    """``alpha(t) = gamma ln(1 + (e - 1) t)`` for the share ``t`` of the pool revealed (clipped to [0, 1])."""
+    return gamma * math.log1p((math.e - 1.0) * min(max(t, 0.0), 1.0))
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """The null walk after some looks: ``alive[s]`` = P(S = s, not crossed), the probability
+    spent so far, and the last boundary ``b`` (``|2 S - D| >= b`` decides)."""
+
+    alive: FloatArray
+    spent: float
+    boundary: int
+
+
+_WALKS: OrderedDict[tuple[float, tuple[Look, ...]], _Walk] = OrderedDict()
+
+
+def _walk(looks: tuple[Look, ...], gamma: float) -> _Walk:
+    """The null walk after ``looks`` (cached; extended look by look from the longest cached prefix)."""
+    start = len(looks)
+    while start > 0 and (gamma, looks[:start]) not in _WALKS:
+        start -= 1
+    walk = _WALKS[(gamma, looks[:start])] if start else _Walk(np.ones(1), 0.0, 1)
+    for end in range(start + 1, len(looks) + 1):
+        walk = _extend(walk, looks[end - 1], gamma)
+        _WALKS[(gamma, looks[:end])] = walk
+        if len(_WALKS) > _CACHE_SIZE:
+            _WALKS.popitem(last=False)
+    return walk
+
+
+def _extend(walk: _Walk, look: Look, gamma: float) -> _Walk:
+    decisive, revealed, pool = look
+    new = decisive - (len(walk.alive) - 1)
+    if new < 0 or revealed > pool or pool < 1:
+        raise ValueError(f"looks must have non-decreasing decisive counts and revealed <= pool, got {look}")
+    alive = np.convolve(walk.alive, binom.pmf(np.arange(new + 1), new, 0.5)) if new else walk.alive
+    distance = np.abs(2 * np.arange(decisive + 1) - decisive)
+    allowed = spent(revealed / pool, gamma) - walk.spent
+    mass = np.bincount(distance, weights=alive, minlength=decisive + 1)[::-1].cumsum()  # mass at distance >= D - i
+    fits = np.flatnonzero(mass <= allowed * (1.0 + 1e-12))
+    boundary = decisive + 1 if fits.size == 0 else decisive - int(fits.max())
+    crossed = float(mass[decisive - boundary]) if boundary <= decisive else 0.0
+    return _Walk(np.where(distance >= boundary, 0.0, alive), walk.spent + crossed, boundary)
+
+
+@dataclass(frozen=True)
+class SpendingResult:
+    """Group-sequential decisions of P pairs: ``decision`` (P,) int8 (0 ``>``, 1 undecided, 2 ``<``),
+    ``boundary`` (P,) the ``|n> - n<|`` the last look needed (``D + 1``: none reachable), ``spent``
+    (P,) the null probability spent so far (at most γ)."""
+
+    decision: npt.NDArray[np.int8]
+    boundary: npt.NDArray[np.int64]
+    spent: FloatArray
+
+
+def spending_decisions(looks: Sequence[tuple[Look, ...]], n_better: npt.ArrayLike, gamma: float) -> SpendingResult:
+    """Decide P pairs from their looks (module docstring); ``n_better`` (P,) the ``>`` count at the last look."""
+    check_gamma(gamma)
+    better = np.asarray(n_better, dtype=np.int64)
+    if len(looks) != len(better):
+        raise ValueError(f"{len(looks)} look histories for {len(better)} pairs")
+    decision = np.full(len(better), TIE, dtype=np.int8)
+    boundary = np.zeros(len(better), dtype=np.int64)
+    total = np.zeros(len(better))
+    for index, history in enumerate(looks):
+        if not history:
+            continue
+        walk = _walk(tuple(history), gamma)
+        decisive = history[-1][0]
+        if not 0 <= better[index] <= decisive:
+            raise ValueError(f"n> = {better[index]} is not between 0 and the {decisive} decisive outcomes")
+        difference = 2 * int(better[index]) - decisive
+        boundary[index], total[index] = walk.boundary, walk.spent
+        if abs(difference) >= walk.boundary:
+            decision[index] = BETTER if difference > 0 else WORSE
+    return SpendingResult(decision, boundary, total)
+
+
+def final_success_probability(n: npt.ArrayLike, remaining: npt.ArrayLike, gamma: float) -> FloatArray:
+    """(P,) predictive probability that each pair ends significant at its pool's end (module docstring).
+
+    Args:
+        n: (P, 3) revealed human outcome counts, order ``>, =, <``.
+        remaining: (P,) items the pair can still get.
+    """
+    check_gamma(gamma)
+    counts = np.asarray(n, dtype=np.float64).reshape(-1, 3)
+    left = np.asarray(remaining, dtype=np.int64)
+    z = float(ndtri(1.0 - gamma / 2.0))
+    probability = np.zeros(len(left))
+    small = np.flatnonzero(left <= EXACT_REMAINING)
+    large = np.flatnonzero(left > EXACT_REMAINING)
+    for R in np.unique(left[small]):
+        group = small[left[small] == R]
+        probability[group] = _exact_success(counts[group], int(R), z)
+    if large.size:
+        probability[large] = _normal_success(counts[large], left[large].astype(np.float64), z)
+    return probability
+
+
+def _exact_success(n: FloatArray, R: int, z: float) -> FloatArray:
+    """Sum over the Dirichlet-multinomial of (x ``>``, y ``<``, R - x - y ``=``) future outcomes."""
+    a, t, b = n[:, BETTER, None, None] + 1.0, n[:, TIE, None, None] + 1.0, n[:, WORSE, None, None] + 1.0
+    x, y = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
+    r = R - x - y
+    valid = r >= 0
+    r = np.maximum(r, 0)
+    log_pmf = (
+        gammaln(R + 1.0) - gammaln(x + 1.0) - gammaln(y + 1.0) - gammaln(r + 1.0)
+        + gammaln(a + x) + gammaln(b + y) + gammaln(t + r) - gammaln(a + b + t + R)
+        - gammaln(a) - gammaln(b) - gammaln(t) + gammaln(a + b + t)
+    )  # fmt: skip
+    difference = (n[:, BETTER, None, None] + x) - (n[:, WORSE, None, None] + y)
+    decisive = n[:, BETTER, None, None] + n[:, WORSE, None, None] + x + y
+    significant = valid & (decisive > 0) & (np.abs(difference) >= z * np.sqrt(decisive))
+    return np.asarray(np.clip(np.where(significant, np.exp(log_pmf), 0.0).sum(axis=(1, 2)), 0.0, 1.0), dtype=np.float64)
+
+
+def _normal_success(n: FloatArray, R: FloatArray, z: float) -> FloatArray:
+    """Normal approximation: the future difference of ``>`` and ``<`` has, under the predictive,
+    mean ``R E[d]`` and variance ``R E[s - d^2] + R^2 Var[d]`` (d = p> - p<, s = p> + p<, Dirichlet
+    moments); the final decisive count is taken at its mean."""
+    alpha = n + 1.0
+    total = alpha.sum(axis=1)
+    mean = alpha / total[:, None]
+    cov_scale = 1.0 / (total + 1.0)
+    var_d = (
+        mean[:, BETTER] * (1 - mean[:, BETTER]) + mean[:, WORSE] * (1 - mean[:, WORSE]) + 2 * mean[:, BETTER] * mean[:, WORSE]
+    ) * cov_scale
+    e_d = mean[:, BETTER] - mean[:, WORSE]
+    e_s = mean[:, BETTER] + mean[:, WORSE]
+    e_d2 = var_d + e_d**2
+    location = n[:, BETTER] - n[:, WORSE] + R * e_d
+    scale = np.sqrt(np.maximum(R * (e_s - e_d2) + R**2 * var_d, 1e-12))
+    bound = z * np.sqrt(n[:, BETTER] + n[:, WORSE] + R * e_s)
+    return np.asarray(ndtr((location - bound) / scale) + ndtr((-bound - location) / scale), dtype=np.float64)
