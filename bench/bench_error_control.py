@@ -4,12 +4,13 @@ Prints every table and writes them as markdown (``--out``). Seeded: the same com
 tables. Sections:
 
 1. **Ties** (the guarantee): pools of 100, 500 and 2,000 items, N in {1, 10, 50}, ``p>= p<`` with
-   ``p=`` in {0, 0.3, 0.6}: the share of runs ending significant, anytime-valid rule vs the paper's
-   per-look rule, with the Monte-Carlo s.e. and the bound ``gamma + 2 s.e.``.
+   ``p=`` in {0, 0.3, 0.6}: the share of runs ending significant, the spending rule (the studies'
+   default) and the anytime-valid rule vs the paper's per-look rule, with the Monte-Carlo s.e. and
+   the bound ``gamma + 2 s.e.``.
 2. **Power**: true differences ``p> - p<`` = 0.1 and 0.2 (several ``p=``), N = 10: the share decided
    (in the right direction) and the cost (human outcomes used until a decision, a futility stop or
-   the end of the pool), paper's rule vs anytime (also with the engine's Beta(1, 1) mixture) without
-   futility, with exact and with predictive futility; and the cost at ties with futility.
+   the end of the pool), paper's rule vs spending vs anytime (also with the engine's Beta(1, 1)
+   mixture) without futility, with exact and with predictive futility; and the cost at ties.
 3. **With a metric**: the ideal metric of method.md §10 (``mu`` known and the full model) with
    metric-only items, and a biased metric that favours A (full model): guarantee and gain.
 4. **Speed**: one round over 4,950 pairs with 500 items each (human only; full model).
@@ -32,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from prefeval_core.counts import JointCounts
+from prefeval_core.decision import MuRows
 from prefeval_core.ideal_metric import IDEAL_MU_ROWS
-from prefeval_core.protocol.settings import MuRows
 from prefeval_core.sequential import (
     Scenario,
     anytime_decisions,
@@ -87,21 +88,25 @@ def ties(report: Report, runs: int) -> None:
                 scenario = Scenario(pool, batch, rates(0.0, tie))
                 seed = cell_seed("tie", pool, batch, tie)
                 start = time.perf_counter()
+                spending = simulate_runs(scenario, runs, gamma=GAMMA, control="spending", seed=seed)
                 anytime = simulate_runs(scenario, runs, gamma=GAMMA, seed=seed)
                 paper = simulate_runs(scenario, runs, gamma=GAMMA, control="none", seed=seed)
-                worst = max(worst, anytime.share_significant)
+                worst = max(worst, anytime.share_significant, spending.share_significant)
                 rows.append(
                     [
                         str(pool),
                         str(batch),
                         f"{tie:.1f}",
+                        f"{spending.share_significant:.4f} ± {spending.share_significant_se:.4f}",
+                        "yes" if spending.share_significant <= bound else "**NO**",
                         f"{anytime.share_significant:.4f} ± {anytime.share_significant_se:.4f}",
                         "yes" if anytime.share_significant <= bound else "**NO**",
                         f"{paper.share_significant:.4f} ± {paper.share_significant_se:.4f}",
                         f"{time.perf_counter() - start:.1f}",
                     ]
                 )
-    report.table(["pool", "N", "p=", "anytime: share significant ± s.e.", "<= bound", "paper's rule (none)", "s"], rows)
+    header = ["pool", "N", "p=", "spending: share significant ± s.e.", "<= bound", "anytime: share ± s.e.", "<= bound"]
+    report.table([*header, "paper's rule (none)", "s"], rows)
     report.add(f"Largest share with control on: {worst:.4f} (bound {bound:.4f}).", "")
 
 
@@ -128,6 +133,10 @@ def power(report: Report, runs: int) -> None:
                 start = time.perf_counter()
                 results = {
                     "paper's rule (none)": simulate_runs(scenario, runs, gamma=GAMMA, control="none", seed=seed),
+                    "spending": simulate_runs(scenario, runs, gamma=GAMMA, control="spending", seed=seed),
+                    "spending + predictive futility (beta = gamma)": simulate_runs(
+                        scenario, runs, gamma=GAMMA, control="spending", futility_rule="predictive", seed=seed
+                    ),
                     "anytime": simulate_runs(scenario, runs, gamma=GAMMA, seed=seed),
                     "anytime, Beta(1, 1) mixture (the engine's prior)": simulate_runs(
                         scenario, runs, gamma=GAMMA, concentration=1.0, seed=seed

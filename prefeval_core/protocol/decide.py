@@ -36,14 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import ndtri
 
 from prefeval_core.counts import JointCounts, pattern_index
 from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
-from prefeval_core.sequential.spending import final_success_probability, spending_decisions
+from prefeval_core.sequential.spending import spending_decisions, spending_futility
 
 
 @dataclass(frozen=True)
@@ -146,12 +145,7 @@ def _spending(
     open_rows = np.flatnonzero(decision == 1)
     if open_rows.size:
         remaining = _remaining(state, chosen[open_rows], 1)[0]
-        better, worse = n[open_rows, 0], n[open_rows, 2]
-        reachable = np.abs(better - worse) + remaining >= ndtri(1 - gamma / 2) * np.sqrt(better + worse + remaining)
-        stop[open_rows] = ~reachable
-        beta = state.settings.futility
-        if beta is not None:
-            stop[open_rows] |= final_success_probability(n[open_rows], remaining, gamma) < beta
+        stop[open_rows] = spending_futility(n[open_rows], remaining, gamma, state.settings.futility)
     return decision, stop
 
 

@@ -24,6 +24,7 @@ from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, anytim
 from prefeval_core.sequential.futility import Futility, futility
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION
 from prefeval_core.sequential.metric import initial_log_numerator, update_log_numerator
+from prefeval_core.sequential.spending import spending_decisions, spending_futility
 
 
 @dataclass(frozen=True)
@@ -94,10 +95,14 @@ def simulate_runs(
     """Simulate ``runs`` independent runs of ``scenario`` (module docstring).
 
     ``control="none"`` is the paper's per-look rule, human only (the metric models' engine is
-    too slow for thousands of runs), and has no futility rule.
+    too slow for thousands of runs), and has no futility rule. ``control="spending"`` decides
+    from the human outcomes (:mod:`prefeval_core.sequential.spending`), its futility ``exact``
+    (unreachable at the end) or ``predictive`` (below ``beta``).
     """
     if control == "none" and (scenario.model != "human_only" or futility_rule != "off"):
         raise settings_error("the uncorrected rule is simulated human only and without futility")
+    if control == "spending" and scenario.model != "human_only":
+        raise settings_error("the spending rule decides from the human outcomes: simulate it human only")
     rng = np.random.default_rng(seed)
     items = scenario.pool + scenario.metric_only
     truth = _draw(rng, np.asarray(scenario.rates, dtype=np.float64), (runs, items))
@@ -119,6 +124,7 @@ def simulate_runs(
     futile = np.zeros(runs, dtype=bool)
     active = index
     with_metric = scenario.model != "human_only"
+    looks: list[list[tuple[int, int, int]]] = [[] for _ in range(runs)]
     for start in range(0, scenario.pool, scenario.batch):
         stop = min(start + scenario.batch, scenario.pool)
         before = JointCounts(("metric",), revealed[active].copy(), unrevealed[active].copy())
@@ -131,6 +137,10 @@ def simulate_runs(
         after = JointCounts(("metric",), revealed[active], unrevealed[active])
         if control == "none":
             now = decision_from_theta(human_only_theta(after.n), gamma)
+        elif control == "spending":
+            for run, counts in zip(active, after.n, strict=True):
+                looks[run].append((int(counts[0] + counts[2]), stop, scenario.pool))
+            now = spending_decisions([tuple(looks[run]) for run in active], after.n[:, 0], gamma).decision
         elif with_metric:
             log_numerator[active] = update_log_numerator(before, after, log_numerator[active], model_mu)
             now = anytime_decisions(
@@ -140,7 +150,12 @@ def simulate_runs(
             now = anytime_decisions(after.n, gamma, concentration=concentration).decision
         decision[active] = now
         open_runs = now == TIE
-        if futility_rule != "off" and stop < scenario.pool and open_runs.any():
+        if control == "spending" and futility_rule != "off" and stop < scenario.pool and open_runs.any():
+            stopped = spending_futility(after.n[open_runs], np.full(int(open_runs.sum()), scenario.pool - stop), gamma,
+                                        (gamma if beta is None else beta) if futility_rule == "predictive" else None)  # fmt: skip
+            futile[active[open_runs]] = stopped
+            open_runs[open_runs] = ~stopped
+        elif futility_rule != "off" and stop < scenario.pool and open_runs.any():
             still = active[open_runs]
             verdict = futility(
                 after.subset(open_runs) if with_metric else after.n[open_runs],

@@ -146,6 +146,20 @@ def spending_decisions(looks: Sequence[tuple[Look, ...]], n_better: npt.ArrayLik
     return SpendingResult(decision, boundary, total)
 
 
+def spending_futility(n: npt.ArrayLike, remaining: npt.ArrayLike, gamma: float, beta: float | None = None) -> npt.NDArray[np.bool_]:
+    """(P,) undecided pairs to stop: those that could not end significant at the fixed-sample level
+    even if every remaining item went their favoured way (no decision lost), and with ``beta`` those
+    whose :func:`final_success_probability` is below ``beta``."""
+    counts = np.asarray(n, dtype=np.float64).reshape(-1, 3)
+    left = np.asarray(remaining, dtype=np.float64)
+    better, worse = counts[:, BETTER], counts[:, WORSE]
+    reachable = np.abs(better - worse) + left >= ndtri(1.0 - gamma / 2.0) * np.sqrt(better + worse + left)
+    stop = ~reachable
+    if beta is not None:
+        stop |= final_success_probability(counts, left.astype(np.int64), gamma) < beta
+    return stop
+
+
 def final_success_probability(n: npt.ArrayLike, remaining: npt.ArrayLike, gamma: float) -> FloatArray:
     """(P,) predictive probability that each pair ends significant at its pool's end (module docstring).
 
