@@ -33,7 +33,8 @@ def run_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
 
 def test_replay_human_only_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = write_tiny(tmp_path / "tiny")
-    output = run_json(capsys, ["replay", "--data", str(data), "--human", "human", "--budget", "40", "--batch", "5", "--json"])
+    argv = ["replay", "--data", str(data), "--human", "human", "--budget", "40", "--batch", "5", "--json"]
+    output = run_json(capsys, [*argv, "--error-control", "none", "--cost-unit", "comparisons"])
     pairs = {(p["system_a"], p["system_b"]): p for p in output["pairs"]}
     assert set(pairs) == {("x", "y"), ("x", "z"), ("y", "z")}
     # x > y on all 30 items: 5 outcomes give theta = 1 - 2**-6 > 0.975, decided in round 1
@@ -48,6 +49,9 @@ def test_replay_human_only_json_shape(tmp_path: Path, capsys: pytest.CaptureFixt
         assert 0.0 <= summary[key] <= 1.0
     assert summary["settings"]["model"] == "human_only" and summary["settings"]["budget"] == 40
     assert {"kld", "rounds", "wall_s"} <= set(summary)
+    controlled = run_json(capsys, argv)  # the default: ratings, error control over the whole run
+    assert controlled["summary"]["cost_unit"] == "ratings" and controlled["summary"]["settings"]["error_control"] == "spending"
+    assert {(p["system_a"], p["system_b"]): p["outcome"] for p in controlled["pairs"]}["x", "y"] == ">"
 
 
 def test_reproduce_json_shape_with_the_ideal_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,7 +78,7 @@ def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.
     assert summary["correct"] > 0.85
     assert 0.35 < summary["annotation_fraction"] < 0.55
     assert summary["cost_unit"] == "comparisons" and summary["cost_fraction"] == summary["annotation_fraction"]
-    ratings = run_json(capsys, base)["summary"]
+    ratings = run_json(capsys, [*base, "--error-control", "none"])["summary"]
     assert (ratings["cost_unit"], ratings["cost_available"]) == ("ratings", 1600)
     assert ratings["cost_used"] == 1600 and ratings["stop_reason"] == "exhausted"
     top = run_json(capsys, [*base, "--question", "top-k", "--k", "1"])["summary"]
