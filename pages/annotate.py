@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui import annotate_widgets as aw
 from ui import state
+from ui.errors import escape_markdown
 from ui.page import begin
 from ui.protocol_widgets import feed_store_button
 
@@ -22,7 +23,7 @@ else:
 pending = aw.pending_tasks(tasks, choice.key, annotator)
 if tasks:
     done = len(tasks) - len(pending)
-    st.progress(done / len(tasks), text=f"{done} of {len(tasks)} annotated by {annotator}")
+    st.progress(done / len(tasks), text=f"{done} of {len(tasks)} annotated by {escape_markdown(annotator)}")
 tab_app, tab_files, tab_store = st.tabs(["In the app", "As files", "Stored annotations"])
 with tab_app:
     if not dataset.has_texts:

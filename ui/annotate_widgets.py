@@ -26,16 +26,15 @@ from prefeval_core.protocol import ComparisonTask, ProtocolState, next_request
 from prefeval_core.session import DataChoice
 from ui import state
 from ui.errors import escape_markdown, show_problems
-from ui.page import flash
-from ui.shortcuts import keyboard_shortcuts
+from ui.page import flash, set_annotator
 
-BUTTONS: dict[Choice, tuple[str, str]] = {
-    "left": ("pe_ann_left", "A better  ·  a / ←"),
-    "equal": ("pe_ann_equal", "Equal  ·  e / ↓"),
-    "right": ("pe_ann_right", "B better  ·  b / →"),
+BUTTONS: dict[Choice, tuple[str, str, str]] = {
+    "left": ("pe_ann_left", "A better", "A"),
+    "equal": ("pe_ann_equal", "Equal", "E"),
+    "right": ("pe_ann_right", "B better", "B"),
 }
-SHORTCUTS = {"a": "pe_ann_left", "ArrowLeft": "pe_ann_left", "e": "pe_ann_equal", "=": "pe_ann_equal", "ArrowDown": "pe_ann_equal"}
-SHORTCUTS |= {"b": "pe_ann_right", "ArrowRight": "pe_ann_right"}
+"""Per choice: the button's key, its label and its keyboard shortcut (Streamlit shows the key on the
+button and ignores it while the user types in a text field)."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +65,11 @@ def pair_picker(dataset: Dataset) -> tuple[str, str]:
 
 
 def _on_annotator() -> None:
-    st.session_state[state.ANNOTATOR] = st.session_state["pe.w.annotator"].strip()
+    set_annotator(st.session_state["pe.w.annotator"])
 
 
 def annotator_input() -> str:
+    """The annotator's name (``anonymous`` if none); kept in the URL, so it survives a reload."""
     st.text_input(
         "Annotator name", value=st.session_state[state.ANNOTATOR], key="pe.w.annotator", on_change=_on_annotator,
         placeholder="your name", help="Stored with each annotation; progress counts this name's annotations.",
@@ -112,10 +112,11 @@ def annotate_one(dataset: Dataset, choice: DataChoice, task: Task, annotator: st
             st.markdown(f"**{label}**")
             st.markdown(escape_markdown(_text(dataset.texts, task.item_id, system)) or "*(no output)*")
     buttons = st.columns(4)
-    for column, (option, (key, label)) in zip(buttons, BUTTONS.items(), strict=False):
-        column.button(label, key=key, on_click=_record, args=(choice.key, task, option, left, annotator), width="stretch")
+    for column, (option, (key, label, shortcut)) in zip(buttons, BUTTONS.items(), strict=False):
+        column.button(
+            label, key=key, on_click=_record, args=(choice.key, task, option, left, annotator), width="stretch", shortcut=shortcut
+        )
     buttons[3].button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, annotator), width="stretch")
-    keyboard_shortcuts(SHORTCUTS)
 
 
 def _on_import(dataset_key: str, annotator: str, systems: tuple[str, ...]) -> None:
