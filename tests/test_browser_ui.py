@@ -38,8 +38,13 @@ OUTSIDE = "203.0.113.9"  # TEST-NET-3: never routed; requests to it are aborted 
 HOSTILE_FILE = f"![x](http://{OUTSIDE}/f.png).csv"
 HOSTILE_TEXTS_FILE = "![t](http://127.0.0.1:9/t.png).csv"  # same host, another port: still not the app
 HOSTILE_NAME = f"Bea ![y](http://{OUTSIDE}/n.png) <img src=http://{OUTSIDE}/i.png>"
+HOSTILE_SYSTEM = f"![s](http://{OUTSIDE}/s.png)"
+HOSTILE_METRIC = f"<img src=http://{OUTSIDE}/m.png>"
+HOSTILE_RATINGS = RATINGS.replace(",beta,", f",{HOSTILE_SYSTEM},").replace(",bleu,", f",{HOSTILE_METRIC},")
 TEXTS = "item_id,system,output\n" + "".join(
-    f"i{i},{s},![o](http://{OUTSIDE}/o{i}.png) {s} <img src=http://{OUTSIDE}/p.png>\n" for i in range(12) for s in SYSTEMS
+    f"i{i},{s},![o](http://{OUTSIDE}/o{i}.png) {s} <img src=http://{OUTSIDE}/p.png>\n"
+    for i in range(12)
+    for s in (SYSTEMS[0], HOSTILE_SYSTEM, SYSTEMS[2])
 )
 
 OVERLAPS = """(root) => {
@@ -150,6 +155,16 @@ def expect_the_apps_navigation(page: Any, title: str) -> None:
     expect(page.locator("link[rel='shortcut icon']")).to_have_attribute("href", re.compile(r"^data:image/svg\+xml"))
 
 
+def open_tabs(page: Any, charts: dict[str, int]) -> None:
+    """Open each tab (only the open one is drawn) and wait for its number of charts."""
+    for tab, count in charts.items():
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_function(
+            f"() => [...document.querySelectorAll('[role=tabpanel]')].some("
+            f"(panel) => panel.offsetParent && panel.querySelectorAll('.js-plotly-plot .nsewdrag').length >= {count})"
+        )
+
+
 def test_a_tab_whose_first_request_names_a_page_gets_the_apps_navigation(fresh_app: str) -> None:
     """Before the fix the server's first run took Streamlit's legacy ``pages/`` mode: the sidebar
     listed "app, annotate, data, ..." and the page ran without app.py, also after a reload."""
@@ -194,7 +209,7 @@ def test_no_page_requests_anything_outside_the_app_with_hostile_names(app_url: s
         page.get_by_text("Your files", exact=True).click()
         page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
             [
-                {"name": HOSTILE_FILE, "mimeType": "text/csv", "buffer": RATINGS.encode()},
+                {"name": HOSTILE_FILE, "mimeType": "text/csv", "buffer": HOSTILE_RATINGS.encode()},
                 {"name": HOSTILE_TEXTS_FILE, "mimeType": "text/csv", "buffer": TEXTS.encode()},
             ]
         )
@@ -203,8 +218,12 @@ def test_no_page_requests_anything_outside_the_app_with_hostile_names(app_url: s
         expect(main.get_by_text(f"{HOSTILE_FILE}: holds", exact=True)).to_be_visible()
         expect(main.get_by_text(f"{HOSTILE_TEXTS_FILE}: rater columns", exact=False)).to_be_visible()
 
+        expect(main.get_by_text(f"Systems: {HOSTILE_SYSTEM}, alpha, gamma")).to_be_visible()
+
         page.get_by_role("link", name="Metric check").click()
+        expect(main.get_by_text(f"{HOSTILE_METRIC} agrees with human", exact=False)).to_be_visible()
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .nsewdrag').length >= 4")
+        open_tabs(page, {"Confusion of a pair": 1, "Significance DAGs": 2})
 
         page.get_by_role("link", name="Protocol").click()
         page.get_by_role("spinbutton", name="Budget (judgments; 0 = all the data holds)").fill("24")
@@ -214,6 +233,7 @@ def test_no_page_requests_anything_outside_the_app_with_hostile_names(app_url: s
         page.get_by_role("button", name="Start protocol").click()
         page.get_by_role("button", name="Next batch").click()
         expect(main.locator('[data-testid="stMetric"]').filter(has_text="Round")).to_contain_text("1")
+        open_tabs(page, {"θ across rounds": 1, "Win rates": 2, "Decided so far": 1})
 
         # Annotate: a hostile annotator name, one annotation by key.
         page.get_by_role("link", name="Annotate").click()
