@@ -1,14 +1,25 @@
 """prefeval dashboard: ``streamlit run app.py``.
 
 The entry point sets the page, JAX's process-wide flags (before any page computes) and the
-navigation over the files in ``pages/`` (listed explicitly: automatic discovery is off).
+navigation over the files in ``pages/`` (listed explicitly: automatic discovery is off), shown
+at the top of the page. Every page goes through here: a page that Streamlit runs on its own
+(its legacy ``pages/`` mode, see :func:`ui.page.begin`) reruns through this script first.
+
+No icon comes from elsewhere: the favicon and the logo are a bundled SVG (sent inline as a ``data:``
+URL; a ``:material/...:`` page icon would make the browser fetch it from fonts.gstatic.com), and
+the navigation's Material icons are drawn with the font Streamlit serves itself.
 """
+
+from pathlib import Path
 
 import streamlit as st
 
 from prefeval_core.runtime import configure_jax
 
-st.set_page_config(page_title="prefeval", page_icon=":material/balance:", layout="wide")
+ICON = Path(__file__).resolve().parent / "ui" / "assets" / "prefeval.svg"
+
+st.set_page_config(page_title="prefeval", page_icon=ICON, layout="wide")
+st.logo(ICON, size="large")  # before the navigation, at the left of the top bar
 configure_jax(x64=True, host_devices=5)  # NUTS (reference sampler) runs its 5 chains in parallel
 
 PAGES = [
@@ -18,4 +29,6 @@ PAGES = [
     st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:"),
     st.Page("pages/report.py", title="Report & session", icon=":material/save:"),
 ]
-st.navigation(PAGES).run()
+# At the top: `client.showSidebarNavigation = false` (.streamlit/config.toml) hides the sidebar
+# listing Streamlit's legacy mode would show, and with it any sidebar navigation.
+st.navigation(PAGES, position="top").run()

@@ -76,7 +76,7 @@ def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
         expect(main.get_by_text("<b>", exact=False).first).to_be_visible()  # data shown as text, not HTML
         progress = main.locator('[data-testid="stProgress"]')
         expect(progress).to_contain_text("0 of")
-        page.wait_for_function("() => window.__prefevalKeydown !== undefined")
+        expect(page.get_by_role("button", name="A better")).to_be_enabled()
         main.locator("h1").click()  # focus the page, not a text field
         page.keyboard.press("a")
         expect(progress).to_contain_text("1 of")

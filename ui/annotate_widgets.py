@@ -27,17 +27,16 @@ from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow.rating_scale import RatingScale
 from ui import state
 from ui.errors import escape_markdown, show_problems
-from ui.page import flash
-from ui.shortcuts import keyboard_shortcuts
+from ui.page import flash, set_annotator
 
-BUTTONS: dict[Choice, tuple[str, str]] = {
-    "left": ("pe_ann_left", "A better  ·  a / ←"),
-    "equal": ("pe_ann_equal", "Equal  ·  e / ↓"),
-    "right": ("pe_ann_right", "B better  ·  b / →"),
-    "both_bad": ("pe_ann_bad", "Both bad  ·  x"),
+BUTTONS: dict[Choice, tuple[str, str, str]] = {
+    "left": ("pe_ann_left", "A better", "A"),
+    "equal": ("pe_ann_equal", "Equal", "E"),
+    "right": ("pe_ann_right", "B better", "B"),
+    "both_bad": ("pe_ann_bad", "Both bad", "X"),
 }
-SHORTCUTS = {"a": "pe_ann_left", "ArrowLeft": "pe_ann_left", "e": "pe_ann_equal", "=": "pe_ann_equal", "ArrowDown": "pe_ann_equal"}
-SHORTCUTS |= {"b": "pe_ann_right", "ArrowRight": "pe_ann_right", "x": "pe_ann_bad"}
+"""Per choice: the button's key, its label and its keyboard shortcut (Streamlit shows the key on the
+button and ignores it while the user types in a text field)."""
 
 
 def tasks_for_pair(dataset: Dataset, system_a: str, system_b: str) -> list[Task]:
@@ -54,10 +53,11 @@ def pair_picker(dataset: Dataset) -> tuple[str, str]:
 
 
 def _on_annotator() -> None:
-    st.session_state[state.ANNOTATOR] = st.session_state["pe.w.annotator"].strip()
+    set_annotator(st.session_state["pe.w.annotator"])
 
 
 def annotator_input() -> str:
+    """The annotator's name (``anonymous`` if none); kept in the URL, so it survives a reload."""
     st.text_input(
         "Annotator name", value=st.session_state[state.ANNOTATOR], key="pe.w.annotator", on_change=_on_annotator,
         placeholder="your name", help="Stored with each judgment; progress counts this name's judgments.",
@@ -134,11 +134,10 @@ def compare_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task
             st.markdown(f"**{label}**")
             st.markdown(escape_markdown(_text(dataset.texts, task.item_id, system)) or "*(no output)*")
     buttons = st.columns(5)
-    for column, (option, (key, label)) in zip(buttons, BUTTONS.items(), strict=False):
+    for column, (option, (key, label, shortcut)) in zip(buttons, BUTTONS.items(), strict=False):
         args = (choice.key, study_id, task, option, left, annotator)
-        column.button(label, key=key, on_click=_record_comparison, args=args, width="stretch")
+        column.button(label, key=key, on_click=_record_comparison, args=args, width="stretch", shortcut=shortcut)
     buttons[4].button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "comparison"), width="stretch")
-    keyboard_shortcuts(SHORTCUTS)
 
 
 def rate_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task: RatingTask, annotator: str, scale: RatingScale) -> None:

@@ -82,12 +82,13 @@ def column_mapping(choice: DataChoice) -> None:
             with user_errors(f"Reading {name}", stop=False):
                 options = list(cache.raw_columns(name, data))
                 left, right = st.columns(2)
+                label = escape_markdown(name)  # widget labels render Markdown: a file name is shown as written
                 kind = left.selectbox(
-                    f"{name}: holds", list(KIND_LABELS), index=list(KIND_LABELS).index(kinds.get(name, "")),
+                    f"{label}: holds", list(KIND_LABELS), index=list(KIND_LABELS).index(kinds.get(name, "")),
                     format_func=KIND_LABELS.__getitem__, key=f"pe.w.kind{index}",
                 )  # fmt: skip
                 chosen = right.multiselect(
-                    f"{name}: rater columns (wide ratings only; empty = all but item and system)",
+                    f"{label}: rater columns (wide ratings only; empty = all but item and system)",
                     options, default=[c for c in columns.get(name, ()) if c in options], key=f"pe.w.cols{index}",
                 )  # fmt: skip
                 if kind:

@@ -1,10 +1,12 @@
-"""What every page does first: state, title, messages from the last action, the loaded data."""
+"""What every page does first: run through the app, state, title, messages from the last action,
+the loaded data."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.session import DataChoice
@@ -13,6 +15,8 @@ from ui.errors import escape_markdown, user_errors
 from ui.studies import resume_from_url
 
 FLASH = "pe.flash"
+ANNOTATOR_PARAM = "annotator"
+"""Query parameter of the URL that keeps the annotator's name (``?annotator=...``)."""
 
 
 def flash(message: str) -> None:
@@ -20,10 +24,50 @@ def flash(message: str) -> None:
     st.session_state[FLASH] = message
 
 
+def set_annotator(name: str) -> None:
+    """The annotator's name for this session, also kept in the URL (empty: removed from both)."""
+    name = name.strip()
+    st.session_state[state.ANNOTATOR] = name
+    if name:
+        st.query_params[ANNOTATOR_PARAM] = name
+    else:
+        st.query_params.pop(ANNOTATOR_PARAM, None)
+
+
+def _annotator_from_url() -> None:
+    """A reload of the tab, or a new tab with the same URL, starts a new session: it takes the
+    annotator's name from the URL. Moving between pages drops the URL's query parameters, so
+    every page writes the session's name back."""
+    name, in_url = st.session_state[state.ANNOTATOR], st.query_params.get(ANNOTATOR_PARAM, "")
+    if not name and in_url.strip():
+        set_annotator(in_url)
+    elif name and in_url != name:
+        st.query_params[ANNOTATOR_PARAM] = name
+
+
+def _run_through_the_app() -> None:
+    """Rerun through ``app.py`` if Streamlit ran this page on its own.
+
+    Streamlit decides per process, not per session, whether the app uses ``st.navigation``: until
+    some run has called it, every run takes the legacy ``pages/`` mode
+    (``PagesManager.uses_pages_directory``), which lists the raw files ("app, annotate, data, ...")
+    and runs a page named in the URL directly, without ``app.py``. So a tab whose first request
+    names a page (a deep link, a reload, or a click in that listing while the first run was still
+    starting) kept the raw listing, and its pages ran without the app's page settings, for as long
+    as no run reached ``app.py``'s navigation. The rerun keeps the requested page.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def begin(title: str, before_loading: Callable[[], object] | None = None) -> tuple[DataChoice, Dataset]:
-    """Initialise the session, show the title and any pending message, run ``before_loading``
-    (widgets that choose the data), load the chosen data (a data problem is shown and stops the page)."""
+    """Make sure the page runs through the app, initialise the session, show the title and any
+    pending message, run ``before_loading`` (widgets that choose the data), load the chosen data
+    (a data problem is shown and stops the page)."""
+    _run_through_the_app()
     state.ensure_state()
+    _annotator_from_url()
     st.title(title)
     resume_from_url()
     message = st.session_state.pop(FLASH, None)

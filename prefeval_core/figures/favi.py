@@ -43,6 +43,9 @@ def favi_box_plot(systems: Mapping[str, SystemFavi], *, metric: str = "metric", 
             )
         )
     figure.add_hline(y=0, line_dash="dash", line_color=NEUTRAL, annotation_text="no favouritism", annotation_position="bottom right")
-    figure.update_yaxes(title_text="Favi-Score (expected error cost; > 0 favours the system)", range=[-2.1, 2.1], zeroline=False)
-    figure.update_xaxes(title_text="system (n = pairs with at least one error)")
+    # automargin: long system names are turned and the margins grow, never over the boxes
+    figure.update_yaxes(
+        title_text="Favi-Score (expected error cost; > 0 favours the system)", range=[-2.1, 2.1], zeroline=False, automargin=True
+    )
+    figure.update_xaxes(title_text="system (n = pairs with at least one error)", automargin=True)
     return base_layout(figure, f"Favi-Score per system: {metric} vs {human}", height=480)

@@ -22,8 +22,9 @@ def sign_accuracy_bars(reports: Sequence[MetricReport]) -> go.Figure:
     accuracy, 2 mean |F|; ``x`` = metric names in the order given.
     """
     metrics = [r.metric for r in reports]
+    # The right panel's axis sits on the right, so neither axis title can reach the other panel.
     figure = make_subplots(
-        rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12, subplot_titles=("sign accuracy", "favouritism")
+        rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.06, subplot_titles=("sign accuracy", "favouritism")
     )
     series = (
         ("sample level (items)", [r.sign.sample for r in reports], [r.sign.items for r in reports], "over %{customdata} items"),
@@ -38,6 +39,7 @@ def sign_accuracy_bars(reports: Sequence[MetricReport]) -> go.Figure:
             y=[r.mean_abs_favi for r in reports],
             error_y={"type": "data", "array": [r.std_abs_favi for r in reports], "visible": True},
             name="mean |Favi-Score| ± sd",
+            showlegend=False,  # the axis title says it: the legend keeps to one row at half width
             marker_color=ACCENT[2],
             customdata=np.array([[r.std_abs_favi for r in reports], defined]).T,
             hovertemplate="%{x}<br>mean |F|: %{y:.3f} ± %{customdata[0]:.3f}<br>over %{customdata[1]} pairs<extra></extra>",
@@ -46,11 +48,10 @@ def sign_accuracy_bars(reports: Sequence[MetricReport]) -> go.Figure:
         col=2,
     )
     figure.update_yaxes(title_text="accuracy (fraction)", range=[0, 1.1], row=1, col=1)
-    figure.update_yaxes(title_text="|Favi-Score| (cost per error)", rangemode="tozero", row=1, col=2)
-    figure.update_xaxes(title_text="metric", row=1, col=1)
-    figure.update_xaxes(title_text="metric", row=1, col=2)
+    figure.update_yaxes(title_text="mean |Favi-Score| ± sd (cost per error)", rangemode="tozero", side="right", row=1, col=2)
     human = ", ".join(sorted({r.human for r in reports}))
-    return base_layout(figure, f"Sign accuracy and favouritism per metric (vs {human})", height=460)
+    figure = base_layout(figure, "Sign accuracy and favouritism per metric", height=460)
+    return _readable_at_half_width(figure, f"against {human}", panel_titles=True)
 
 
 def kendall_tau_bars(results: Sequence[KendallResult]) -> go.Figure:
@@ -68,9 +69,29 @@ def kendall_tau_bars(results: Sequence[KendallResult]) -> go.Figure:
     for bar in _bars(metrics, series):
         figure.add_trace(bar)
     figure.update_yaxes(title_text="Kendall tau-b (−1 to 1)", range=[-1, 1])
-    figure.update_xaxes(title_text="metric")
     human = ", ".join(sorted({r.human for r in results}))
-    return base_layout(figure, f"Segment-level Kendall tau-b against {human}", height=420)
+    return _readable_at_half_width(base_layout(figure, "Segment-level Kendall tau-b", height=420), f"against {human}", panel_titles=False)
+
+
+def _readable_at_half_width(figure: go.Figure, subtitle: str, *, panel_titles: bool) -> go.Figure:
+    """Lay a bar chart out so it reads in half a 1280-1440 px page (about 550-630 px wide).
+
+    From the top, in fixed pixel bands so nothing can overlap: the title with ``subtitle`` (what
+    the metrics are compared with, which can be long) on a line of its own, the legend in one
+    horizontal row (a legend on the right would take a third of the width), then the panel titles
+    just above the plot area (``panel_titles``); axes grow the margins for their tick labels (long
+    metric names are turned, not cut). The x axes have no title: their tick labels are the metrics.
+    """
+    height = figure.layout.height
+    title_top, legend_top, plot_top = 8, 66, 124 if panel_titles else 100
+    figure.update_layout(
+        title={"subtitle": {"text": subtitle}, "y": 1 - title_top / height, "yanchor": "top", "yref": "container"},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1 - legend_top / height, "yanchor": "top", "yref": "container"},
+        margin={"t": plot_top},
+    )
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
+    return figure
 
 
 def _bars(metrics: list[str], series: Sequence[tuple[str, list[float], list[int], str]]) -> list[go.Bar]:
