@@ -26,12 +26,13 @@ pw.step_buttons(choice, protocol)
 pw.status(protocol)
 with user_errors("Comparing with the human evaluation", stop=False):
     result = pw.replay_result(protocol)
-tabs = st.tabs(["Pairs", "θ across rounds", "Win rates", "Decided so far"], key="pe.w.protocol_tab", on_change="rerun")
+tabs = st.tabs(["Pairs", "θ across rounds", "Win rates", "Decided so far", "Baselines"], key="pe.w.protocol_tab", on_change="rerun")
 render = [
     lambda: pw.pairs_view(protocol, result),
     lambda: st.plotly_chart(views.theta_history_figure(protocol), key="pe.fig.theta"),
     lambda: pw.win_rates(protocol),
     lambda: pw.decided_dag(protocol, result),
+    lambda: pw.baselines_view(protocol, result),
 ]
 for tab, show in zip(tabs, render, strict=True):
     if tab.open:  # only the open tab is computed and sent

@@ -134,3 +134,17 @@ def test_the_detailed_win_rates_are_the_full_model_posterior_that_decides() -> N
     assert abs(plotted - human_only[chosen]) > 0.1 - 0.032
     assert "(posterior samples)" in title
     assert "The posterior θ comes from" in " ".join(c.value for c in at.caption)
+
+
+def test_the_baselines_tab_compares_the_run_with_ppi_and_bradley_terry() -> None:
+    at = start_protocol(0, unit="comparisons")
+    at.button(key="pe_run").click()
+    run_ok(at)
+    at.session_state["pe.w.protocol_tab"] = "Baselines"
+    run_ok(at)
+    at.button(key="pe_baselines").click()
+    run_ok(at)
+    frame = at.dataframe[-1].value
+    assert frame["method"].iloc[0] == "prefeval protocol (this run)"
+    assert {"PPI++ (rougeL)", "Bradley–Terry", "CLT (human only)"} <= set(frame["method"])
+    assert (frame[["correct", "inversion", "omission", "insertion"]].sum(axis=1) == 120).all()

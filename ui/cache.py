@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -25,11 +26,12 @@ from prefeval_core.diagnostics.win_rate import WinRateDensities
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.posterior import win_rate_ridge
 from prefeval_core.partial_order import partial_order
-from prefeval_core.protocol import StudyTable
+from prefeval_core.protocol import ProtocolState, StudyTable, state_to_json
 from prefeval_core.session import DataChoice
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
 from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow.baselines import baselines_at, baselines_frame
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check_metric
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
 
@@ -74,6 +76,12 @@ def win_rates(
 ) -> list[WinRateDensities]:
     """:func:`prefeval_core.workflow.views.win_rates`, cached per round's counts."""
     return views.win_rates(counts, model, mu, gamma, seed)
+
+
+@st.cache_data(max_entries=4, hash_funcs={ProtocolState: state_to_json}, show_spinner="Running PPI++ and Bradley–Terry ...")
+def baselines(protocol: ProtocolState) -> pd.DataFrame:
+    """The run next to the baselines on the judgments it revealed (:mod:`prefeval_core.workflow.baselines`)."""
+    return baselines_frame(protocol, baselines_at(protocol))
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Computing the diagnostics ...")

@@ -268,3 +268,17 @@ def comparison_view(result: ProtocolResult) -> None:
     types, counts = np.unique(result.comparison.error_types, return_counts=True)
     frame = pd.DataFrame({"error type": [ERROR_LABELS.get(t, t) for t in types], "pairs": counts, "share": counts / counts.sum()})
     st.dataframe(frame, hide_index=True)
+
+
+def baselines_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
+    """The run beside PPI++, the classical interval and Bradley–Terry on the judgments it revealed (replay)."""
+    if result is None:
+        st.info("The baselines are compared with the full human evaluation: replay studies only.")
+        return
+    st.caption(
+        f"On the {int(result.human_used.sum()):,} human pair outcomes this run revealed ({views.cost_sentence(protocol, result)}) "
+        "every method decides every pair; the counts are pairs per error type against the full human evaluation."
+    )
+    if st.button("Compare with PPI++ and Bradley–Terry", key="pe_baselines"):
+        with user_errors("Running the baselines"):
+            st.dataframe(cache.baselines(protocol), hide_index=True, width="stretch")
