@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.errors import CoverageError
-from prefeval_core.outcomes import MISSING
+from prefeval_core.outcomes import MISSING, canonical_pair
 from prefeval_core.preferences import PairOutcomes
 
 
@@ -57,7 +57,7 @@ class PairTable:
 
     def index_of(self, system_a: str, system_b: str) -> int:
         """Index of the pair (in either order); :class:`CoverageError` if it has no human outcome."""
-        pair = (system_a, system_b) if system_a <= system_b else (system_b, system_a)
+        pair = canonical_pair(system_a, system_b)[:2]
         try:
             return self.pairs.index(pair)
         except ValueError:
@@ -177,7 +177,7 @@ def count_triple(table: PairTable, system_a: str, system_b: str, revealed_items:
     rows = table.pair_index == index
     revealed = rows & (table.human >= 0) & np.isin(table.item_id, list(revealed_items))
     counts = count_triples(table, revealed).pair(index)
-    if system_a > system_b:  # flipping the pair reverses the outcome order on both axes
+    if canonical_pair(system_a, system_b)[2]:  # flipping the pair reverses the outcome order on both axes
         return CountTriple(counts.n[::-1].copy(), counts.K[::-1, ::-1].copy(), counts.m[::-1].copy())
     return counts
 

@@ -37,6 +37,16 @@ def flip_codes(codes: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
     return flipped.astype(np.int8)
 
 
+def flip_code(code: int) -> int:
+    """One outcome code seen from the swapped pair ``(B, A)``: ``>`` <-> ``<``, ``=`` stays."""
+    return 2 - code
+
+
+def oriented_code(code: int, flipped: bool) -> int:
+    """``code`` given for a pair in the order shown, in canonical order (:func:`canonical_pair`'s ``flipped``)."""
+    return flip_code(code) if flipped else code
+
+
 def codes_from_differences(diff: npt.NDArray[np.float64], eps: float) -> npt.NDArray[np.int8]:
     """Outcome codes from score differences ``score(A) - score(B)`` (method.md §2).
 

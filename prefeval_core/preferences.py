@@ -18,7 +18,7 @@ import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError, Problem, UnknownNameError
-from prefeval_core.outcomes import codes_from_differences, flip_codes
+from prefeval_core.outcomes import canonical_pair, codes_from_differences, flip_codes
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,7 @@ class PairOutcomes:
 
     def of_pair(self, system_a: str, system_b: str) -> pd.DataFrame:
         """``item_id, outcome`` for the pair, seen from ``(system_a, system_b)`` in the order given."""
-        flipped = system_a > system_b
-        a, b = (system_b, system_a) if flipped else (system_a, system_b)
+        a, b, flipped = canonical_pair(system_a, system_b)
         rows = self.frame[(self.frame["system_a"] == a) & (self.frame["system_b"] == b)]
         if rows.empty:
             raise CoverageError.single(

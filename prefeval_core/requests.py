@@ -22,7 +22,7 @@ import pandas as pd
 from prefeval_core.data.formats import cell_problems, find_columns, parse_labels
 from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.errors import BadValueError, DataError, MissingColumnError, Problem, raise_if_errors
-from prefeval_core.outcomes import canonical_pair
+from prefeval_core.outcomes import canonical_pair, oriented_code
 from prefeval_core.preferences import unknown_system_problems
 from prefeval_core.safe_csv import restore_cell, to_safe_csv
 from prefeval_core.store.records import Comparison, Rating, utc_now
@@ -180,7 +180,7 @@ def read_annotated_requests(
             raise DataError.single("same_system", message, file=name, row=int(index) + 1, column=cols["system_b"])
         canon_a, canon_b, flipped = canonical_pair(a, b)
         code = int(codes[index])
-        outcome = 2 - code if flipped else code
+        outcome = oriented_code(code, flipped)
         values = (dataset, items[index], canon_a, canon_b, outcome, who[index], a, stamp)
         comparisons.append(_at_row(raw, int(index), Comparison, *values, study_id=study_id, origin="import"))
     return comparisons

@@ -27,7 +27,7 @@ import pyarrow.compute as pa_compute
 from prefeval_core.combine import majority_outcomes
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
-from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.outcomes import SYMBOLS, flip_codes
 
 TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]
 
@@ -435,7 +435,7 @@ def parse_preferences(raw: RawTable) -> ParsedTable:
             "system_a": np.where(flip, b, a),
             "system_b": np.where(flip, a, b),
             "rater": raw.frame[cols["rater"]].str.strip().to_numpy(),
-            "outcome": np.where(flip & (codes >= 0), 2 - codes, codes).astype(np.int8),
+            "outcome": np.where(flip, flip_codes(codes.astype(np.int8)), codes).astype(np.int8),
             "annotator": raw.frame[cols["annotator"]].str.strip().to_numpy() if "annotator" in cols else "",
             "_row": np.arange(len(raw.frame)),
             "_block": 0,

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.errors import PrefevalError
+from prefeval_core.outcomes import canonical_pair, oriented_code
 from prefeval_core.protocol.decide import decide_pairs_of_round
 from prefeval_core.protocol.policies import POLICIES
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
@@ -267,8 +268,7 @@ def _slots_of(state: ProtocolState, judgments: Iterable[Judgment]) -> tuple[list
             if judgment.outcome not in (0, 1, 2):
                 raise _refused(f"outcome code must be 0, 1 or 2, got {judgment.outcome!r}")
             slots.append(_row_of(state, judgment.system_a, judgment.system_b, item, systems))
-            flipped = judgment.system_a > judgment.system_b
-            values.append(float(2 - judgment.outcome if flipped else judgment.outcome))
+            values.append(float(oriented_code(judgment.outcome, canonical_pair(judgment.system_a, judgment.system_b)[2])))
         costs.append(int(judgment.cost))
     return slots, values, costs
 
