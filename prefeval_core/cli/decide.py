@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError.single("invalid_counts", str(exc)) from None
     rows = [_row(result, i, ids[i]) for i in range(result.n_pairs)]
     if args.json:
-        print_json(rows[0] if not args.batch else {"sampler": result.sampler, "settings": result.settings, "pairs": rows})
+        print_json(rows[0] if not args.batch else {"sampler": result.sampler, "settings": result.settings.as_dict(), "pairs": rows})
         return 0
     for row in rows:
         label = f"{row['id']}: " if row.get("id") is not None else ""
@@ -93,7 +93,7 @@ def _row(result: Any, i: int, pair_id: Any) -> dict[str, Any]:
         rhat=number(result.rhat[i]),
         method=result.method[i],
         sampler=result.sampler,
-        settings=result.settings,
+        settings=result.settings.as_dict(),
     )
     return row
 

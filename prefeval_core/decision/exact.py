@@ -129,8 +129,7 @@ def latent_mixture(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu: npt
             raise ValueError("the known mixture matrix gives probability 0 to an observed metric outcome")
         log_cell = _known_cell_terms(mu, m_int)
     rows = sorted((_row_table(log_cell[c], int(m_int[c])) for c in range(3)), key=len, reverse=True)
-    with _single_threaded_blas():
-        tables = _convolve(_convolve(rows[0], rows[1]), rows[2])  # smallest table last: cheapest order
+    tables = _convolve(_convolve(rows[0], rows[1]), rows[2])  # smallest table last: cheapest order
     # tables[a, b]: sum over L with column sums S = (a, b, total - a - b), up to a constant
     s_better, s_tie = np.meshgrid(np.arange(total + 1), np.arange(total + 1), indexing="ij")
     s_worse = total - s_better - s_tie
@@ -144,9 +143,10 @@ def latent_mixture(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu: npt
     return DirichletMixture(alpha=alpha, weight=weight / weight.sum())
 
 
-def _single_threaded_blas() -> AbstractContextManager[object]:
-    """Limit BLAS to one thread: these small products ran 10x slower multi-threaded on a busy
-    2-core machine (threads spin while other processes hold the cores)."""
+def single_threaded_blas() -> AbstractContextManager[object]:
+    """Limit BLAS to one thread around a batch of enumerations (entering the limit costs about
+    2 ms: once per batch, not per pair): their small products ran 10x slower multi-threaded on a
+    busy 2-core machine (threads spin while other processes hold the cores)."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # optional: only speed depends on it
