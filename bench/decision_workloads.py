@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
-from prefeval_core.counts import CountTriples, align_outcomes, count_triples
+from prefeval_core.counts import CountTriples, JointCounts, align_outcomes, count_triples, joint_counts
 from prefeval_core.decision import DecisionResult
 from prefeval_core.outcomes import codes_from_differences
 
@@ -183,3 +184,27 @@ def replay_decisions(study: Study, decide: Callable[[CountTriples, int], Decisio
         undecided[index[result.decision != 1]] = False
         round_number += 1
     return ReplayTiming(len(times), sum(times), tuple(times), tuple(sizes), int((~undecided).sum()), int(revealed.sum()))
+
+
+def summeval_joint_counts(metrics: tuple[str, ...], revealed_per_pair: int, seed: int) -> JointCounts:
+    """SummEval ``human:relevance`` with several metrics as :class:`JointCounts`, ``revealed_per_pair``
+    human outcomes per pair revealed in a seeded random order (every other item with a metric
+    outcome is unrevealed)."""
+    from prefeval_core.data.dataset import load_dataset
+    from prefeval_core.preferences import pair_outcomes
+
+    ds = load_dataset(SHARED / "summeval")
+    keys = ["system_a", "system_b", "item_id"]
+    frame = pair_outcomes(ds, "human:relevance").frame.rename(columns={"outcome": "human"})
+    for j, metric in enumerate(metrics):
+        frame = frame.merge(pair_outcomes(ds, metric).frame.rename(columns={"outcome": f"m{j}"}), on=keys, how="left")
+    frame = frame.sort_values(keys, kind="stable").reset_index(drop=True)
+    pair_index, _ = pd.factorize(pd.MultiIndex.from_frame(frame[["system_a", "system_b"]]), sort=True)
+    human = frame["human"].fillna(-1).to_numpy().astype(np.int8)
+    codes = np.stack([frame[f"m{j}"].fillna(-1).to_numpy().astype(np.int8) for j in range(len(metrics))], axis=1)
+    rng = np.random.default_rng(seed)
+    revealed = np.zeros(len(frame), dtype=bool)
+    for pair in range(int(pair_index.max()) + 1):
+        rows = np.flatnonzero((pair_index == pair) & (human >= 0))
+        revealed[rng.permutation(rows)[:revealed_per_pair]] = True
+    return joint_counts(metrics, pair_index, human, codes, revealed, int(pair_index.max()) + 1)

@@ -15,6 +15,7 @@ configure JAX; entry points call :func:`prefeval_core.runtime.configure_jax`.
 from prefeval_core.decision.decide import DecisionResult, decide_counts, decide_pairs
 from prefeval_core.decision.draws import posterior_draws
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta
+from prefeval_core.decision.joint import decide_joint
 from prefeval_core.decision.options import EXACT_ROUTES, MAX_SEED, DecisionSettings, Model, Route, Sampler
 from prefeval_core.decision.routes import fast_route, is_exact, joint_route
 from prefeval_core.decision.settings import SamplerSettings
@@ -29,6 +30,7 @@ __all__ = [
     "Sampler",
     "SamplerSettings",
     "decide_counts",
+    "decide_joint",
     "decide_pairs",
     "decision_from_theta",
     "dirichlet_mean",

@@ -116,12 +116,12 @@ def decide_pairs(
     if model == "human_only":
         K_arr = np.zeros_like(K_arr)
         m_arr = np.zeros_like(m_arr)
-    columns = _Columns.empty(P)
+    columns = Columns.empty(P)
     if sampler == "nuts":
-        decide_nuts(columns, n_arr, K_arr, m_arr, mu_arr, np.arange(P), seed, decision_settings.sampler_settings)
+        fill_nuts(columns, np.arange(P), n_arr, K_arr, m_arr, mu_arr, seed, decision_settings.sampler_settings)
     else:
-        _decide_fast(columns, n_arr, K_arr, m_arr, mu_arr, seed, gamma, decision_settings.sampler_settings)
-    return columns.result(gamma, sampler, decision_settings)
+        fill_fast(columns, np.arange(P), n_arr, K_arr, m_arr, mu_arr, seed, gamma, decision_settings.sampler_settings)
+    return columns.result(decision_settings)
 
 
 def decide_counts(counts: CountTriples, **kwargs: Any) -> DecisionResult:
@@ -130,8 +130,9 @@ def decide_counts(counts: CountTriples, **kwargs: Any) -> DecisionResult:
 
 
 @dataclass
-class _Columns:
-    """Result columns being filled in, pair by pair or group by group (private, mutable)."""
+class Columns:
+    """Result columns being filled in, pair by pair or group by group (mutable; shared by the
+    one- and several-metric decisions, never returned)."""
 
     theta: npt.NDArray[np.float64]
     p_mean: npt.NDArray[np.float64]
@@ -141,7 +142,7 @@ class _Columns:
     method: list[Route]
 
     @classmethod
-    def empty(cls, P: int) -> _Columns:
+    def empty(cls, P: int) -> Columns:
         return cls(np.full(P, np.nan), np.full((P, 3), np.nan), np.full(P, np.nan), np.full(P, np.nan), np.full(P, np.nan), ["nuts"] * P)
 
     def put(self, index: npt.ArrayLike, theta: Any, p_mean: Any, se: Any, ess: Any, rhat: Any, method: Route) -> None:
@@ -155,22 +156,23 @@ class _Columns:
         for i in index:
             self.method[int(i)] = method
 
-    def result(self, gamma: float, sampler: Sampler, settings: DecisionSettings) -> DecisionResult:
+    def result(self, settings: DecisionSettings) -> DecisionResult:
         return DecisionResult(
             theta=self.theta,
-            decision=decision_from_theta(self.theta, gamma),
+            decision=decision_from_theta(self.theta, settings.gamma),
             p_mean=self.p_mean,
             theta_mc_se=self.se,
             ess=self.ess,
             rhat=self.rhat,
             method=tuple(self.method),
-            sampler=sampler,
+            sampler=settings.sampler,
             settings=settings,
         )
 
 
-def _decide_fast(
-    columns: _Columns,
+def fill_fast(
+    columns: Columns,
+    rows: npt.NDArray[np.int64],
     n: FloatArray,
     K: FloatArray,
     m: FloatArray,
@@ -179,48 +181,49 @@ def _decide_fast(
     gamma: float,
     settings: SamplerSettings,
 ) -> None:
+    """Decide the pairs with counts ``n``, ``K``, ``m`` (and known ``mu``) by the fast sampler into
+    ``columns`` at ``rows`` (also the ids seeding each pair's draws)."""
     routes = np.array([fast_route(items, settings) for items in m.sum(axis=1)], dtype=object)
     closed = np.flatnonzero(routes == "closed_form")
     if closed.size:
-        columns.put(closed, human_only_theta(n[closed]), dirichlet_mean(n[closed]), 0.0, np.inf, np.nan, "closed_form")
+        columns.put(rows[closed], human_only_theta(n[closed]), dirichlet_mean(n[closed]), 0.0, np.inf, np.nan, "closed_form")
     enumerated = np.flatnonzero(routes == "enumeration")
     if enumerated.size:
         with single_threaded_blas():
             for i in enumerated:
                 exact = enumerate_posterior(n[i], K[i], m[i], None if mu is None else mu[i])
-                columns.put(i, exact.theta, exact.p_mean, 0.0, np.inf, np.nan, "enumeration")
+                columns.put(rows[i], exact.theta, exact.p_mean, 0.0, np.inf, np.nan, "enumeration")
     sampled = np.flatnonzero(routes == "importance")
     if not sampled.size:
         return
-    estimate = importance_posterior(
-        n[sampled], K[sampled], m[sampled], None if mu is None else mu[sampled], sampled, seed=seed, gamma=gamma, settings=settings
-    )
+    known = None if mu is None else mu[sampled]
+    estimate = importance_posterior(n[sampled], K[sampled], m[sampled], known, rows[sampled], seed=seed, gamma=gamma, settings=settings)
     good = estimate.ess >= settings.is_min_ess
     theta, p_mean, se, ess = estimate.theta[good], estimate.p_mean[good], estimate.theta_mc_se[good], estimate.ess[good]
-    columns.put(sampled[good], theta, p_mean, se, ess, np.nan, "importance")
-    if not np.all(good):
-        decide_nuts(columns, n, K, m, mu, sampled[~good], seed, settings, fallback=True)
+    columns.put(rows[sampled[good]], theta, p_mean, se, ess, np.nan, "importance")
+    bad = sampled[~good]
+    if bad.size:
+        fill_nuts(columns, rows[bad], n[bad], K[bad], m[bad], None if mu is None else mu[bad], seed, settings, fallback=True)
 
 
-def decide_nuts(
-    columns: _Columns,
+def fill_nuts(
+    columns: Columns,
+    rows: npt.NDArray[np.int64],
     n: FloatArray,
     K: FloatArray,
     m: FloatArray,
     mu: FloatArray | None,
-    index: npt.NDArray[np.int64],
     seed: int,
     settings: SamplerSettings,
     fallback: bool = False,
 ) -> None:
-    """Decide pairs ``index`` by NUTS: the reference (one pair per run, ``settings.nuts_*``) or,
-    with ``fallback``, all of them in one run with ``settings.fallback_*``."""
+    """Decide the given pairs by NUTS into ``columns`` at ``rows``: the reference (one pair per run,
+    ``settings.nuts_*``) or, with ``fallback``, all of them in one run with ``settings.fallback_*``
+    (padded to a power of two by repeating the first pair: one compiled sampler per bucket)."""
     from prefeval_core.decision.reference import nuts_posterior
 
     if fallback:
-        # pad to a power of two (repeating the first pair): one compiled sampler per bucket
-        bucket = 1 << (len(index) - 1).bit_length()
-        padded = np.concatenate([index, np.repeat(index[:1], bucket - len(index))])
+        padded = pad_to_power_of_two(len(rows))
         summary = nuts_posterior(
             n[padded],
             K[padded],
@@ -232,9 +235,9 @@ def decide_nuts(
             draws=settings.fallback_draws,
             chains=settings.fallback_chains,
         )
-        keep = slice(0, len(index))
+        keep = slice(0, len(rows))
         columns.put(
-            index,
+            rows,
             summary.theta[keep],
             summary.p_mean[keep],
             summary.theta_mc_se[keep],
@@ -243,10 +246,16 @@ def decide_nuts(
             "nuts_fallback",
         )
         return
-    for i in index:
+    for i, row in enumerate(rows):
         one = slice(i, i + 1)
         summary = nuts_posterior(n[one], K[one], m[one], None if mu is None else mu[one], seed=seed, settings=settings)
-        columns.put(i, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts")
+        columns.put(row, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts")
+
+
+def pad_to_power_of_two(size: int) -> npt.NDArray[np.int64]:
+    """Indices ``0..size-1`` followed by zeros up to the next power of two."""
+    bucket = 1 << (size - 1).bit_length()
+    return np.concatenate([np.arange(size), np.zeros(bucket - size, dtype=np.int64)])
 
 
 def check_counts(n: npt.ArrayLike, K: npt.ArrayLike | None, m: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -313,4 +322,3 @@ def check_mu(mu: npt.ArrayLike | None, m: FloatArray) -> FloatArray:
         message = f"pair {pair}: the known mu gives probability 0 to the metric outcome '{SYMBOLS[c]}' observed in m"
         raise settings_error(message, field="mu")
     return mu_arr
-

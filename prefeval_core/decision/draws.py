@@ -89,8 +89,15 @@ def posterior_draws(
         latent = rng.choice(len(mixture.weight), size=draws, p=mixture.weight)
         return dirichlet_draws(rng, mixture.alpha[latent])
     estimate = importance_posterior(
-        n_arr[None], K_arr[None], m_arr[None], None if mu_arr is None else mu_arr[None], np.zeros(1, dtype=np.int64),
-        seed=seed, gamma=gamma, settings=settings, keep_draws=True,
+        n_arr[None],
+        K_arr[None],
+        m_arr[None],
+        None if mu_arr is None else mu_arr[None],
+        np.zeros(1, dtype=np.int64),
+        seed=seed,
+        gamma=gamma,
+        settings=settings,
+        keep_draws=True,
     )
     if estimate.ess[0] >= settings.is_min_ess and estimate.kept is not None:
         p_draws, weights = estimate.kept[0]

@@ -37,7 +37,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.decision.importance import Evaluation, ImportanceSummary, importance_sample, log_beta, log_ratios, simplex_from_ratios
+from prefeval_core.decision.importance import (
+    Evaluation,
+    ImportanceSummary,
+    importance_sample,
+    log_beta,
+    log_ratios,
+    simplex_from_ratios,
+)
 from prefeval_core.decision.settings import SamplerSettings
 
 FloatArray = npt.NDArray[np.float64]

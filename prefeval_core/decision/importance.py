@@ -291,9 +291,8 @@ def _sample_chunk(
         batch = max(1, settings.is_chunk_draws // draws)
         for start in range(0, active.size, batch):
             rows = active[start : start + batch]
-            shares = np.concatenate(
-                [base_shares[rows] * np.where(t_on[rows], 1.0 - T_SHARE, 1.0)[:, None], np.where(t_on[rows], T_SHARE, 0.0)[:, None]], axis=1
-            )
+            t_share = np.where(t_on[rows], T_SHARE, 0.0)
+            shares = np.concatenate([base_shares[rows] * (1.0 - t_share)[:, None], t_share[:, None]], axis=1)
             z, log_w, p = _draw_round(target, pairs[rows], pair_ids[rows], rows, shares, student, seed, round_number, draws)
             per_draw[start : start + batch] = sums.add(rows, log_w, p, keep_draws)
             if round_number + 1 >= settings.is_max_rounds:

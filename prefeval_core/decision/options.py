@@ -20,10 +20,11 @@ from prefeval_core.errors import settings_error
 
 Model = Literal["human_only", "known_mu", "full"]
 Sampler = Literal["fast", "nuts"]
-Route = Literal["closed_form", "enumeration", "importance", "joint_importance", "nuts_fallback", "nuts"]
-"""``closed_form`` and ``enumeration`` are exact; ``importance`` (one metric) and
-``joint_importance`` (several) are importance sampling with exact weights; ``nuts_fallback``
-is NUTS for pairs whose importance weights stayed too uneven; ``nuts`` the reference."""
+Route = Literal["closed_form", "enumeration", "importance", "joint_gibbs", "nuts_fallback", "nuts"]
+"""``closed_form`` and ``enumeration`` are exact; ``importance`` (one metric) is importance sampling
+with exact weights; ``joint_gibbs`` (several metrics) is data augmentation (Gibbs) with Rao-Blackwellised
+estimates; ``nuts_fallback`` is NUTS for pairs whose importance weights stayed too uneven or whose
+chains failed their diagnostics; ``nuts`` the reference."""
 EXACT_ROUTES: frozenset[Route] = frozenset({"closed_form", "enumeration"})
 """Routes whose ``theta`` has no Monte-Carlo error."""
 MAX_SEED = 2**63

@@ -10,7 +10,7 @@ One metric (:func:`fast_route`, used by :func:`~prefeval_core.decision.decide_pa
 Several metrics (:func:`joint_route`, used by :func:`~prefeval_core.decision.decide_joint`): the
 same with the metric-only items that at least one metric rated, where the items of only one
 metric (all unrevealed items rated by the same single metric) are exactly the one-metric model
-of that metric; otherwise ``joint_importance``.
+of that metric; otherwise ``joint_gibbs``.
 
 An importance-sampled pair whose weights stay too uneven (effective sample size below
 ``settings.is_min_ess``) goes on to ``nuts_fallback``; :func:`is_exact` says whether a route's
@@ -52,7 +52,7 @@ def joint_route(unrevealed: npt.NDArray[np.integer], k: int, settings: SamplerSe
         return "closed_form"
     if informing == 1:
         return fast_route(items, settings, model=model)
-    return "joint_importance"
+    return "joint_gibbs"
 
 
 def is_exact(route: Route) -> bool:

@@ -47,6 +47,11 @@ class SamplerSettings:
         is_adapt_rounds: see ``is_adapt_below``.
         is_chunk_draws: at most this many draws (pairs x ``is_draws``) are held in memory
             at once: memory stays bounded whatever the number of pairs.
+        gibbs_chains, gibbs_warmup, gibbs_block, gibbs_max_iterations: the several-metric route
+            (data augmentation, :mod:`~prefeval_core.decision.joint_fast`): chains, warm-up
+            iterations, iterations between checks of the stop rule (the one-metric rule:
+            ``is_min_ess``, ``is_target_se``, ``is_decision_z``) and the most iterations per chain.
+        gibbs_max_rhat: a pair of that route stops only with a split R-hat at most this.
         fallback_chains, fallback_warmup, fallback_draws: NUTS sizes for that fallback.
     """
 
@@ -65,6 +70,11 @@ class SamplerSettings:
     is_adapt_below: float = 0.2
     is_adapt_rounds: int = 3
     is_chunk_draws: int = 2**15
+    gibbs_chains: int = 4
+    gibbs_warmup: int = 200
+    gibbs_block: int = 250
+    gibbs_max_iterations: int = 20000
+    gibbs_max_rhat: float = 1.01
     fallback_chains: int = 4
     fallback_warmup: int = 1000
     fallback_draws: int = 5000
@@ -78,13 +88,16 @@ class SamplerSettings:
             "is_round_draws_max",
             "is_max_rounds",
             "is_chunk_draws",
+            "gibbs_chains",
+            "gibbs_block",
+            "gibbs_max_iterations",
             "fallback_chains",
             "fallback_warmup",
             "fallback_draws",
         ):
             if getattr(self, name) < 1:
                 raise settings_error(f"SamplerSettings.{name} must be at least 1, got {getattr(self, name)}", field=name)
-        for name in ("enumeration_max_items", "is_adapt_rounds"):
+        for name in ("enumeration_max_items", "is_adapt_rounds", "gibbs_warmup"):
             if getattr(self, name) < 0:
                 raise settings_error(f"SamplerSettings.{name} must not be negative, got {getattr(self, name)}", field=name)
         if not 0.0 < self.nuts_target_accept < 1.0:
@@ -108,6 +121,10 @@ class SamplerSettings:
             is_max_rounds=6,
             is_target_se=0.01,
             is_min_ess=150.0,
+            gibbs_warmup=100,
+            gibbs_block=100,
+            gibbs_max_iterations=2000,
+            gibbs_max_rhat=1.05,
             fallback_chains=2,
             fallback_warmup=300,
             fallback_draws=1000,
