@@ -13,9 +13,9 @@ configure JAX; entry points call :func:`prefeval_core.runtime.configure_jax`.
 """
 
 from prefeval_core.decision.decide import DecisionResult, decide_counts, decide_pairs
-from prefeval_core.decision.draws import posterior_draws
+from prefeval_core.decision.draws import joint_posterior_draws, posterior_draws
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta
-from prefeval_core.decision.joint import decide_joint
+from prefeval_core.decision.joint import MetricContributions, decide_joint, metric_contributions
 from prefeval_core.decision.options import EXACT_ROUTES, MAX_SEED, DecisionSettings, Model, Route, Sampler
 from prefeval_core.decision.routes import fast_route, is_exact, joint_route
 from prefeval_core.decision.settings import SamplerSettings
@@ -25,6 +25,7 @@ __all__ = [
     "MAX_SEED",
     "DecisionResult",
     "DecisionSettings",
+    "MetricContributions",
     "Model",
     "Route",
     "Sampler",
@@ -38,6 +39,8 @@ __all__ = [
     "fast_route",
     "human_only_theta",
     "is_exact",
+    "joint_posterior_draws",
     "joint_route",
+    "metric_contributions",
     "posterior_draws",
 ]

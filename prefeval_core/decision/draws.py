@@ -24,11 +24,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from prefeval_core.counts import JointCounts
 from prefeval_core.decision.decide import check_counts, check_mu
 from prefeval_core.decision.exact import latent_mixture, single_threaded_blas
 from prefeval_core.decision.fast import importance_posterior
+from prefeval_core.decision.joint_data import joint_inputs
+from prefeval_core.decision.joint_fast import joint_gibbs
 from prefeval_core.decision.options import DecisionSettings, Model, Sampler
-from prefeval_core.decision.routes import fast_route
+from prefeval_core.decision.routes import fast_route, informing_metrics
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
 
@@ -141,4 +144,64 @@ def _nuts_draws(
     sizes = {"warmup": settings.fallback_warmup, "draws": settings.fallback_draws, "chains": settings.fallback_chains} if fallback else {}
     kept = nuts_draws(n[None], K[None], m[None], None if mu is None else mu[None], seed=seed, settings=settings, **sizes)
     p = kept.p[:, :, 0, :].reshape(-1, 3)
+    return systematic_resample(rng, p, np.ones(len(p)), draws)
+
+
+def joint_posterior_draws(
+    counts: JointCounts,
+    pair: int = 0,
+    *,
+    model: Model = "full",
+    sampler: Sampler = "fast",
+    gamma: float = 0.05,
+    draws: int = 4000,
+    seed: int = 0,
+    settings: SamplerSettings | None = None,
+) -> FloatArray:
+    """``draws`` unweighted draws of ``p`` of pair ``pair`` of ``counts`` from the several-metric
+    posterior (:func:`~prefeval_core.decision.decide_joint`), by the same route:
+
+    * ``closed_form``: ``p ~ Dirichlet(n + 1)``;
+    * one informing metric: :func:`posterior_draws` of that metric's count triple;
+    * ``joint_gibbs``: for each draw, a kept Gibbs iteration (of any chain, evenly spaced by
+      systematic resampling) and ``p`` from its exact conditional ``Dirichlet(n + 1 + S)``;
+    * chains that fail their diagnostics, and ``sampler="nuts"``: NUTS draws (fallback or
+      reference sizes), evenly spaced.
+
+    Returns (draws, 3) float64 in random order. Raises SettingsError as :func:`~prefeval_core.decision.decide_joint`.
+    """
+    from prefeval_core.decision.joint import decide_joint  # the decision validates every argument
+
+    if not 0 <= pair < counts.n_pairs:
+        raise settings_error(f"pair {pair} out of range for {counts.n_pairs} pairs", field="pair")
+    if draws < 1:
+        raise settings_error(f"draws must be at least 1, got {draws}", field="draws")
+    one = counts.subset(np.array([pair]))
+    decided = decide_joint(one, model=model, sampler=sampler, gamma=gamma, seed=seed, settings=settings)
+    settings = decided.settings.sampler_settings
+    rng = np.random.default_rng([seed, DRAWS_STREAM])
+    route = decided.method[0]
+    if counts.k == 1 or route in ("enumeration", "importance"):
+        j = 0 if counts.k == 1 else int(np.flatnonzero(informing_metrics(one.unrevealed, counts.k)[0])[0])
+        triple = one.triples(j)
+        return posterior_draws(
+            triple.n[0], triple.K[0], triple.m[0], model=model, sampler=sampler, gamma=gamma, draws=draws, seed=seed, settings=settings
+        )
+    if route == "closed_form":
+        return dirichlet_draws(rng, np.broadcast_to(one.n[0] + 1.0, (draws, 3)))
+    inputs = joint_inputs(one)
+    if route == "joint_gibbs":
+        kept = joint_gibbs(inputs, seed=seed, gamma=gamma, settings=settings, keep_draws=True).kept
+        assert kept is not None  # asked for
+        chosen = systematic_resample(rng, kept[0], np.ones(len(kept[0])), draws)
+        return dirichlet_draws(rng, chosen)
+    from prefeval_core.decision.reference import joint_nuts_draws
+
+    sizes = (
+        {"warmup": settings.fallback_warmup, "draws": settings.fallback_draws, "chains": settings.fallback_chains}
+        if route == "nuts_fallback"
+        else {}
+    )
+    nuts = joint_nuts_draws(inputs.n, inputs.K, inputs.patterns, inputs.u, seed=seed, settings=settings, **sizes)
+    p = nuts.p[:, :, 0, :].reshape(-1, 3)
     return systematic_resample(rng, p, np.ones(len(p)), draws)

@@ -10,14 +10,14 @@ pattern is ``c = (c_1..c_k)`` (metrics that gave no outcome simply absent) has l
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import JointCounts
 from prefeval_core.decision.decide import Columns, DecisionResult, decide_counts, fill_fast, pad_to_power_of_two
-from prefeval_core.decision.exact import dirichlet_mean, human_only_theta
+from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.decision.joint_data import JointInputs, joint_inputs
 from prefeval_core.decision.joint_fast import joint_gibbs
 from prefeval_core.decision.options import DecisionSettings, Model, Sampler
@@ -150,3 +150,38 @@ def _check_joint(counts: JointCounts) -> None:
             or np.any(values != np.round(values))
         ):
             raise settings_error(f"JointCounts.{name} must hold non-negative integer counts", field=name)
+
+
+@dataclass(frozen=True)
+class MetricContributions:
+    """What each metric adds to the decisions of P pairs (θ = ``P(p> > p< | data)``).
+
+    Attributes:
+        metrics: the k metric names.
+        theta_all: (P,) with every metric (:func:`decide_joint`).
+        theta_without: (P, k) without metric j (the other k - 1 metrics).
+        theta_alone: (P, k) with metric j alone (its count triple, :func:`~prefeval_core.decision.decide_counts`).
+        theta_human: (P,) human outcomes only (exact).
+        gamma: the level; ``decision(theta)`` gives the codes (0 ``>``, 1 undecided, 2 ``<``).
+    """
+
+    metrics: tuple[str, ...]
+    theta_all: FloatArray
+    theta_without: FloatArray
+    theta_alone: FloatArray
+    theta_human: FloatArray
+    gamma: float
+
+    def decision(self, theta: npt.ArrayLike) -> npt.NDArray[np.int8]:
+        return decision_from_theta(theta, self.gamma)
+
+
+def metric_contributions(
+    counts: JointCounts, *, gamma: float = 0.05, seed: int = 0, settings: SamplerSettings | None = None
+) -> MetricContributions:
+    """θ with all metrics, without each one, each alone and with humans only (full model, fast
+    sampler): 2k + 1 decisions of the same pairs, for showing what each metric contributes."""
+    with_all = decide_joint(counts, gamma=gamma, seed=seed, settings=settings)
+    without = np.stack([decide_joint(counts.without(j), gamma=gamma, seed=seed, settings=settings).theta for j in range(counts.k)], axis=1)
+    alone = np.stack([decide_counts(counts.triples(j), gamma=gamma, seed=seed, settings=settings).theta for j in range(counts.k)], axis=1)
+    return MetricContributions(counts.metrics, with_all.theta, without, alone, human_only_theta(counts.n), gamma)

@@ -28,7 +28,7 @@ same result, but a pair's draws depend on the other pairs of the call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +56,8 @@ class GibbsSummary:
         rhat: (P,) its split R-hat.
         iterations: (P,) Gibbs iterations per chain (warm-up included).
         settled: (P,) whether the pair met the stop rule (else it needs NUTS).
+        kept: with ``keep_draws=True``, per pair the Dirichlet parameters ``n + 1 + S`` (N, 3) of
+            every kept iteration of every chain (``p | S`` is exactly that Dirichlet); else ``None``.
     """
 
     theta: FloatArray
@@ -65,6 +67,7 @@ class GibbsSummary:
     rhat: FloatArray
     iterations: IntArray
     settled: npt.NDArray[np.bool_]
+    kept: tuple[FloatArray, ...] | None = None
 
 
 @dataclass
@@ -75,10 +78,11 @@ class _State:
     columns: FloatArray
 
 
-def joint_gibbs(inputs: JointInputs, *, seed: int, gamma: float, settings: SamplerSettings) -> GibbsSummary:
+def joint_gibbs(inputs: JointInputs, *, seed: int, gamma: float, settings: SamplerSettings, keep_draws: bool = False) -> GibbsSummary:
     """Run the data-augmentation Gibbs sampler (module docstring) on every pair of ``inputs``.
 
-    Every pair must have at least one unrevealed item with a metric outcome.
+    Every pair must have at least one unrevealed item with a metric outcome. ``keep_draws`` keeps
+    the Dirichlet parameters of ``p`` of every kept iteration (``GibbsSummary.kept``).
     """
     P = inputs.n.shape[0]
     rng = np.random.default_rng([seed, JOINT_STREAM])
@@ -91,16 +95,23 @@ def joint_gibbs(inputs: JointInputs, *, seed: int, gamma: float, settings: Sampl
         np.zeros(P, np.int64),
         np.zeros(P, bool),
     )
-    if P == 0:
-        return out
+    alphas: list[list[FloatArray]] | None = [[] for _ in range(P)] if keep_draws else None
     chunk = max(1, settings.is_chunk_draws // (settings.gibbs_chains * max(1, inputs.u.shape[1])))
     for start in range(0, P, chunk):
-        _run_batch(inputs, np.arange(start, min(P, start + chunk)), rng, gamma, settings, out)
-    return out
+        _run_batch(inputs, np.arange(start, min(P, start + chunk)), rng, gamma, settings, out, alphas)
+    if alphas is None:
+        return out
+    return replace(out, kept=tuple(np.concatenate(a).reshape(-1, 3) if a else np.zeros((0, 3)) for a in alphas))
 
 
 def _run_batch(
-    inputs: JointInputs, pairs: IntArray, rng: np.random.Generator, gamma: float, settings: SamplerSettings, out: GibbsSummary
+    inputs: JointInputs,
+    pairs: IntArray,
+    rng: np.random.Generator,
+    gamma: float,
+    settings: SamplerSettings,
+    out: GibbsSummary,
+    alphas: list[list[FloatArray]] | None,
 ) -> None:
     n, K, u = inputs.n[pairs], inputs.K[pairs], inputs.u[pairs]
     C = settings.gibbs_chains
@@ -125,6 +136,9 @@ def _run_batch(
             alpha = n[active][:, None, :] + 1.0 + S  # (A, C, 3)
             thetas[:, :, t] = betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5)
             p_sums[active] += (alpha / alpha.sum(axis=-1, keepdims=True)).sum(axis=1)
+            if alphas is not None:
+                for j, row in enumerate(active):
+                    alphas[int(pairs[row])].append(alpha[j])
         iterations += block
         kept[active] += block * C
         for j, row in enumerate(active):
