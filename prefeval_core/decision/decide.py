@@ -32,7 +32,7 @@ import numpy.typing as npt
 from prefeval_core.counts import CountTriples
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta, single_threaded_blas
 from prefeval_core.decision.fast import importance_posterior
-from prefeval_core.decision.options import DecisionSettings, Model, Route, Sampler
+from prefeval_core.decision.options import MAX_SEED, DecisionSettings, Model, Route, Sampler
 from prefeval_core.decision.routes import fast_route
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
@@ -85,6 +85,7 @@ def decide_pairs(
     gamma: float = 0.05,
     seed: int = 0,
     settings: SamplerSettings | None = None,
+    pair_ids: npt.ArrayLike | None = None,
 ) -> DecisionResult:
     """Decide P pairs from their count triples (method.md §3-4).
 
@@ -104,6 +105,9 @@ def decide_pairs(
         seed: seeds every random step, an integer in ``[0, 2**63)``; same inputs and seed give
             the same result bit for bit (on one machine and JAX configuration).
         settings: sampler sizes (default: the paper's for NUTS, production sizes for fast).
+        pair_ids: (P,) non-negative integers seeding each pair's importance draws (default: the
+            row index). Give a pair the same id in every call (e.g. its index in the study, or its
+            line in a file) and its result does not depend on which other pairs are decided with it.
 
     Raises:
         SettingsError: on shapes, counts that are not non-negative integers or contradict each
@@ -116,12 +120,23 @@ def decide_pairs(
     if model == "human_only":
         K_arr = np.zeros_like(K_arr)
         m_arr = np.zeros_like(m_arr)
+    ids = check_pair_ids(pair_ids, P)
     columns = Columns.empty(P)
     if sampler == "nuts":
         fill_nuts(columns, np.arange(P), n_arr, K_arr, m_arr, mu_arr, seed, decision_settings.sampler_settings)
     else:
-        fill_fast(columns, np.arange(P), n_arr, K_arr, m_arr, mu_arr, seed, gamma, decision_settings.sampler_settings)
+        fill_fast(columns, np.arange(P), n_arr, K_arr, m_arr, mu_arr, seed, gamma, decision_settings.sampler_settings, ids)
     return columns.result(decision_settings)
+
+
+def check_pair_ids(pair_ids: npt.ArrayLike | None, P: int) -> npt.NDArray[np.int64]:
+    """``pair_ids`` as (P,) int64 (``None``: ``0..P-1``); SettingsError unless non-negative integers."""
+    if pair_ids is None:
+        return np.arange(P, dtype=np.int64)
+    ids = _array(pair_ids, "pair_ids")
+    if ids.shape != (P,) or not np.all(np.isfinite(ids)) or np.any(ids < 0) or np.any(ids != np.round(ids)) or np.any(ids >= MAX_SEED):
+        raise settings_error(f"pair_ids must be {P} non-negative integers below 2**63", field="pair_ids")
+    return ids.astype(np.int64)
 
 
 def decide_counts(counts: CountTriples, **kwargs: Any) -> DecisionResult:
@@ -180,9 +195,10 @@ def fill_fast(
     seed: int,
     gamma: float,
     settings: SamplerSettings,
+    ids: npt.NDArray[np.int64],
 ) -> None:
     """Decide the pairs with counts ``n``, ``K``, ``m`` (and known ``mu``) by the fast sampler into
-    ``columns`` at ``rows`` (also the ids seeding each pair's draws)."""
+    ``columns`` at ``rows``; ``ids`` seed each pair's importance draws."""
     routes = np.array([fast_route(items, settings) for items in m.sum(axis=1)], dtype=object)
     closed = np.flatnonzero(routes == "closed_form")
     if closed.size:
@@ -197,7 +213,7 @@ def fill_fast(
     if not sampled.size:
         return
     known = None if mu is None else mu[sampled]
-    estimate = importance_posterior(n[sampled], K[sampled], m[sampled], known, rows[sampled], seed=seed, gamma=gamma, settings=settings)
+    estimate = importance_posterior(n[sampled], K[sampled], m[sampled], known, ids[sampled], seed=seed, gamma=gamma, settings=settings)
     good = estimate.ess >= settings.is_min_ess
     theta, p_mean, se, ess = estimate.theta[good], estimate.p_mean[good], estimate.theta_mc_se[good], estimate.ess[good]
     columns.put(rows[sampled[good]], theta, p_mean, se, ess, np.nan, "importance")

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import JointCounts
-from prefeval_core.decision.decide import Columns, DecisionResult, decide_counts, fill_fast, pad_to_power_of_two
+from prefeval_core.decision.decide import Columns, DecisionResult, check_pair_ids, decide_counts, fill_fast, pad_to_power_of_two
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.decision.joint_data import JointInputs, joint_inputs
 from prefeval_core.decision.joint_fast import joint_gibbs
@@ -37,6 +37,7 @@ def decide_joint(
     gamma: float = 0.05,
     seed: int = 0,
     settings: SamplerSettings | None = None,
+    pair_ids: npt.ArrayLike | None = None,
 ) -> DecisionResult:
     """Decide P pairs from the joint counts of k metrics (module docstring; docs/model.md).
 
@@ -54,7 +55,9 @@ def decide_joint(
     Args:
         counts: revealed (P, 4**k, 3) and unrevealed (P, 4**k) counts by metric pattern.
         model: ``"full"`` or ``"human_only"`` (a known ``mu`` per metric is not supported here).
-        sampler, gamma, seed, settings: as in :func:`~prefeval_core.decision.decide_pairs`.
+        sampler, gamma, seed, settings, pair_ids: as in :func:`~prefeval_core.decision.decide_pairs`
+            (``pair_ids`` seed the one-metric routes; the several-metric route draws one stream
+            for all its pairs).
 
     Raises:
         SettingsError: on counts that are not non-negative integers, ``model="known_mu"`` or an
@@ -67,10 +70,13 @@ def decide_joint(
         )
     _check_joint(counts)
     if counts.k == 1:
-        single = decide_counts(counts.triples(0), model=model, sampler=sampler, gamma=gamma, seed=seed, settings=settings)
+        single = decide_counts(
+            counts.triples(0), model=model, sampler=sampler, gamma=gamma, seed=seed, settings=settings, pair_ids=pair_ids
+        )
         return replace(single, settings=decision_settings)
     sampler_settings = decision_settings.sampler_settings
     P = counts.n_pairs
+    ids = check_pair_ids(pair_ids, P)
     columns = Columns.empty(P)
     inputs = joint_inputs(counts)
     if sampler == "nuts":
@@ -89,7 +95,7 @@ def decide_joint(
         if alone.size:
             triple = counts.subset(alone).triples(j)
             n, K, m = (np.asarray(a, dtype=np.float64) for a in (triple.n, triple.K, triple.m))
-            fill_fast(columns, alone, n, K, m, None, seed, gamma, sampler_settings)
+            fill_fast(columns, alone, n, K, m, None, seed, gamma, sampler_settings, ids[alone])
     several = np.array([i for i, route in enumerate(routes) if route == "joint_gibbs"], dtype=np.int64)
     if several.size:
         sub = _subset(inputs, several)
