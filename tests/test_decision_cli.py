@@ -74,7 +74,15 @@ def test_counts_that_contradict_each_other_are_refused(capsys) -> None:  # type:
 
 @pytest.mark.parametrize(
     "option",
-    [["--seed", "1180591620717411303424"], ["--seed", "-1"], ["--seed", "1.5"], ["--gamma", "1.5"], ["--gamma", "0"], ["--gamma", "nan"], ["--chunk", "0"]],
+    [
+        ["--seed", "1180591620717411303424"],
+        ["--seed", "-1"],
+        ["--seed", "1.5"],
+        ["--gamma", "1.5"],
+        ["--gamma", "0"],
+        ["--gamma", "nan"],
+        ["--chunk", "0"],
+    ],
 )
 def test_bad_option_values_are_one_line_usage_errors(option, capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SystemExit) as exit_info:
