@@ -25,12 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from prefeval_core.runtime import configure_jax  # noqa: E402
 
 configure_jax(x64=True, host_devices=5)
 
 import numpy as np  # noqa: E402
+from make_decision_golden import CLOSE, FAVOURS_A, GOOD, MODERATE, NEVER_TIE, OK, STRONG, TIES_TO_A, USELESS  # noqa: E402
 
 from prefeval_core.counts import JointCounts, pattern_codes  # noqa: E402
 from prefeval_core.decision.joint_data import joint_inputs  # noqa: E402
@@ -40,17 +42,7 @@ from prefeval_core.decision.settings import SamplerSettings  # noqa: E402
 OUT = ROOT / "tests" / "golden" / "joint_reference.json"
 SEED = 20261123
 
-GOOD = [[0.8, 0.25, 0.1], [0.1, 0.5, 0.1], [0.1, 0.25, 0.8]]  # the ideal metric of method.md §10
-OK = [[0.6, 0.3, 0.2], [0.2, 0.4, 0.2], [0.2, 0.3, 0.6]]
 WEAK = [[0.5, 0.3, 0.3], [0.2, 0.4, 0.2], [0.3, 0.3, 0.5]]
-USELESS = [[0.34, 0.33, 0.33], [0.33, 0.34, 0.33], [0.33, 0.33, 0.34]]
-TIES_TO_A = [[0.8, 0.8, 0.1], [0.1, 0.1, 0.1], [0.1, 0.1, 0.8]]
-NEVER_TIE = [[0.9, 0.5, 0.1], [0.0, 0.0, 0.0], [0.1, 0.5, 0.9]]
-FAVOURS_A = [[0.9, 0.6, 0.3], [0.05, 0.3, 0.2], [0.05, 0.1, 0.5]]
-
-CLOSE = [0.42, 0.2, 0.38]
-MODERATE = [0.45, 0.2, 0.35]
-STRONG = [0.6, 0.1, 0.3]
 EVEN = [0.4, 0.2, 0.4]
 
 # name, p, mixture matrices, share of items each metric rated, revealed items, unrevealed items

@@ -24,7 +24,7 @@ chains). For NUTS ``ess`` is NaN when every draw agrees (then ``theta_mc_se`` is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,9 @@ from prefeval_core.decision.routes import fast_route
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import SYMBOLS
+
+if TYPE_CHECKING:
+    from prefeval_core.decision.reference import NutsSummary  # imports JAX: only when NUTS runs
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -171,6 +174,11 @@ class Columns:
         for i in index:
             self.method[int(i)] = method
 
+    def put_summary(self, rows: npt.NDArray[np.int64], summary: NutsSummary, method: Route) -> None:
+        """Fill rows ``rows`` from the first ``len(rows)`` pairs of a NUTS summary (the rest is padding)."""
+        k = len(rows)
+        self.put(rows, summary.theta[:k], summary.p_mean[:k], summary.theta_mc_se[:k], summary.ess[:k], summary.rhat[:k], method)
+
     def result(self, settings: DecisionSettings) -> DecisionResult:
         return DecisionResult(
             theta=self.theta,
@@ -251,21 +259,12 @@ def fill_nuts(
             draws=settings.fallback_draws,
             chains=settings.fallback_chains,
         )
-        keep = slice(0, len(rows))
-        columns.put(
-            rows,
-            summary.theta[keep],
-            summary.p_mean[keep],
-            summary.theta_mc_se[keep],
-            summary.ess[keep],
-            summary.rhat[keep],
-            "nuts_fallback",
-        )
+        columns.put_summary(rows, summary, "nuts_fallback")
         return
     for i, row in enumerate(rows):
         one = slice(i, i + 1)
         summary = nuts_posterior(n[one], K[one], m[one], None if mu is None else mu[one], seed=seed, settings=settings)
-        columns.put(row, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts")
+        columns.put_summary(np.array([row]), summary, "nuts")
 
 
 def pad_to_power_of_two(size: int) -> npt.NDArray[np.int64]:

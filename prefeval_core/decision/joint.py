@@ -120,23 +120,12 @@ def fill_joint_nuts(columns: Columns, rows: IntArray, inputs: JointInputs, seed:
         draws = joint_nuts_draws(
             inputs.n[padded], inputs.K[padded], inputs.patterns, inputs.u[padded], seed=seed, settings=settings, **sizes
         )
-        summary = summarise_draws(draws.p, draws.divergences, draws.chain_method)
-        keep = slice(0, len(rows))
-        columns.put(
-            rows,
-            summary.theta[keep],
-            summary.p_mean[keep],
-            summary.theta_mc_se[keep],
-            summary.ess[keep],
-            summary.rhat[keep],
-            "nuts_fallback",
-        )
+        columns.put_summary(rows, summarise_draws(draws.p, draws.divergences, draws.chain_method), "nuts_fallback")
         return
     for i, row in enumerate(rows):
         one = _subset(inputs, np.array([i]))
         draws = joint_nuts_draws(one.n, one.K, one.patterns, one.u, seed=seed, settings=settings)
-        summary = summarise_draws(draws.p, draws.divergences, draws.chain_method)
-        columns.put(row, summary.theta, summary.p_mean, summary.theta_mc_se, summary.ess, summary.rhat, "nuts")
+        columns.put_summary(np.array([row]), summarise_draws(draws.p, draws.divergences, draws.chain_method), "nuts")
 
 
 def _subset(inputs: JointInputs, rows: IntArray) -> JointInputs:
