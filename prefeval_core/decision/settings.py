@@ -60,7 +60,7 @@ class SamplerSettings:
     nuts_draws: int = 10000
     nuts_chain_method: ChainMethod = "auto"
     nuts_target_accept: float = 0.8
-    enumeration_max_items: int = 64
+    enumeration_max_items: int = 100
     is_draws: int = 2**9
     is_round_draws_max: int = 2**13
     is_max_rounds: int = 16
