@@ -151,3 +151,22 @@ def test_summeval_first_round_is_decided_exactly(summeval) -> None:  # type: ign
 def test_no_pairs_gives_empty_results() -> None:
     result = decide_pairs(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
     assert result.theta.shape == (0,) and result.p_mean.shape == (0, 3) and result.method == ()
+
+
+@pytest.mark.parametrize(
+    ("n", "K", "m", "mu"),
+    [
+        ([8, 2, 6], [[5, 1, 1], [1, 1, 1], [2, 0, 4]], [30, 8, 25], None),
+        ([12, 4, 9], [[5, 1, 1], [1, 1, 1], [2, 0, 4]], [30, 8, 25], None),  # revealed items the metric did not rate (d > 0)
+        ([0, 9, 0], [[0, 2, 0], [0, 5, 0], [0, 2, 0]], [20, 30, 15], None),  # humans all ties
+        ([3, 0, 0], np.zeros((3, 3)), [35, 5, 20], None),  # no confusion counts at all
+        ([5, 1, 4], None, [40, 10, 30], GOOD_MU),
+    ],
+)
+def test_importance_agrees_with_exact_enumeration(n, K, m, mu) -> None:  # type: ignore[no-untyped-def]
+    options = {} if mu is None else {"model": "known_mu", "mu": mu}
+    sampled = decide_pairs([n], None if K is None else [K], [m], seed=3, settings=PRECISE.with_(enumeration_max_items=0), **options)
+    exact = decide_pairs([n], None if K is None else [K], [m], seed=3, settings=PRECISE, **options)
+    assert sampled.method == ("importance",) and exact.method == ("enumeration",)
+    assert abs(sampled.theta[0] - exact.theta[0]) <= 4 * sampled.theta_mc_se[0] + 1e-4
+    assert sampled.p_mean[0] == pytest.approx(exact.p_mean[0], abs=0.01)
