@@ -120,7 +120,7 @@ def _run_batch(
         _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), C, 3))),
         _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), C, *prior.shape[1:]))),
     )
-    sweep = _Sweep(inputs.patterns, n, prior, u)
+    sweep = _Sweep.build(inputs.patterns, n, prior, u)
     for _ in range(settings.gibbs_warmup):
         sweep.step(rng, state)
     active = np.arange(len(pairs))
@@ -157,41 +157,44 @@ def _run_batch(
 
 @dataclass(frozen=True)
 class _Sweep:
-    """One Gibbs sweep over a batch of pairs (the nonzero unrevealed patterns, flattened)."""
+    """One Gibbs sweep over a batch of pairs; the nonzero unrevealed cells (pair, pattern) flattened
+    and sorted by pair, with what every sweep reuses."""
 
     patterns: IntArray  # (J, k)
     n: FloatArray  # (B, 3)
     prior: FloatArray  # (B, k, h, c)
     u: FloatArray  # (B, J)
+    pair: IntArray  # (N,) pair of each cell
+    items: IntArray  # (N,) unrevealed items of each cell
+    codes: IntArray  # (N, k) the cell's metric outcomes (3: none)
+    onehot: FloatArray  # (N, k, c) the same, one-hot (all zero where none)
+    starts: IntArray  # (B,) first cell of each pair
 
-    @property
-    def cells(self) -> tuple[IntArray, IntArray]:
-        """Pair and pattern of every nonzero ``u`` entry, sorted by pair."""
-        pair, pattern = np.nonzero(self.u > 0)
-        return pair, pattern
+    @classmethod
+    def build(cls, patterns: IntArray, n: FloatArray, prior: FloatArray, u: FloatArray) -> _Sweep:
+        pair, pattern = np.nonzero(u > 0)
+        codes = patterns[pattern]
+        onehot = np.eye(4)[codes][..., :3]
+        return cls(patterns, n, prior, u, pair, u[pair, pattern].astype(np.int64), codes, onehot, np.searchsorted(pair, np.arange(len(n))))
 
     def subset(self, keep: npt.NDArray[np.bool_]) -> _Sweep:
-        return _Sweep(self.patterns, self.n[keep], self.prior[keep], self.u[keep])
+        return _Sweep.build(self.patterns, self.n[keep], self.prior[keep], self.u[keep])
 
     def step(self, rng: np.random.Generator, state: _State) -> FloatArray:
         """Update ``state`` in place by one sweep; returns ``S`` (B, C, 3) of the new latent draw."""
-        pair, pattern = self.cells
-        B, C, k = state.p.shape[0], state.p.shape[1], self.prior.shape[1]
+        C, k = state.p.shape[1], self.prior.shape[1]
         log_mu = np.log(np.swapaxes(state.columns, -1, -2))  # (B, C, k, c, h)
-        log_joint = np.log(state.p)[pair]  # (N, C, h)
+        log_joint = np.log(state.p)[self.pair]  # (N, C, h)
         for j in range(k):
-            codes = self.patterns[pattern, j]
-            present = codes < 3
-            log_joint[present] += log_mu[pair[present], :, j, codes[present], :]
+            present = self.codes[:, j] < 3
+            log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
         prob = np.exp(log_joint - log_joint.max(axis=-1, keepdims=True))
         prob /= prob.sum(axis=-1, keepdims=True)
-        latent = _multinomial(rng, np.broadcast_to(self.u[pair, pattern][:, None], (len(pair), C)).astype(np.int64), prob)  # (N, C, h)
-        starts = np.searchsorted(pair, np.arange(B))
-        S = np.add.reduceat(latent, starts, axis=0).astype(np.float64)  # (B, C, h): every pair has a cell
+        latent = _multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
+        S = np.add.reduceat(latent, self.starts, axis=0)  # (B, C, h): every pair has a cell
         state.p = _dirichlet(rng, self.n[:, None, :] + 1.0 + S)
-        onehot = np.eye(4)[self.patterns[pattern]][..., :3]  # (N, k, c): each cell's metric outcomes
-        by_outcome = latent[:, :, None, :, None] * onehot[:, None, :, None, :]  # (N, C, k, h, c)
-        counts = np.add.reduceat(by_outcome, starts, axis=0)  # (B, C, k, h, c)
+        by_outcome = latent[:, :, None, :, None] * self.onehot[:, None, :, None, :]  # (N, C, k, h, c)
+        counts = np.add.reduceat(by_outcome, self.starts, axis=0)  # (B, C, k, h, c)
         state.columns = _dirichlet(rng, self.prior[:, None] + counts)
         return S
 
