@@ -1,38 +1,50 @@
-"""Benchmark and agreement figures of the decision engine (issue 3; results in bench/README.md).
+"""Benchmark and agreement figures of the decision engine (results in bench/README.md).
 
-    .venv/bin/python bench/bench_decision.py agreement      # fast vs the golden NUTS reference
-    .venv/bin/python bench/bench_decision.py speed          # SummEval 120 pairs + the hard regime, vs NUTS
+    .venv/bin/python bench/bench_decision.py agreement        # one metric: fast vs the golden NUTS reference
+    .venv/bin/python bench/bench_decision.py joint-agreement  # several metrics: fast vs the golden NUTS reference
+    .venv/bin/python bench/bench_decision.py speed            # the speed targets, each against NUTS in the same run
+    .venv/bin/python bench/bench_decision.py rng              # NumPy vs JAX random variates on this machine
 
 Speed figures are ratios measured in the same run: the reference (NumPyro NUTS, paper settings,
-one pair per call, compiled once and reused) on a few pairs, extrapolated per pair, against
-the fast path on all 120 pairs in one call. Timings on a shared 2-core machine vary with load.
+one pair per call, compiled once and reused) timed on a few pairs of the workload and
+extrapolated per pair, against the fast path on the whole workload. Wall and CPU (process) time
+are both printed with the load average: the machine has 2 cores shared with other jobs.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from prefeval_core.runtime import configure_jax  # noqa: E402
 
 configure_jax(x64=True, host_devices=5)
 
-import numpy as np  # noqa: E402
+import json  # noqa: E402
 
-from prefeval_core.counts import CountTriples, align_outcomes, count_triples  # noqa: E402
-from prefeval_core.data.dataset import load_dataset  # noqa: E402
-from prefeval_core.decision import SamplerSettings, decide_pairs  # noqa: E402
+import numpy as np  # noqa: E402
+from decision_workloads import hard_counts, many_systems_study, replay_decisions, summeval_counts, wmt20_study  # noqa: E402
+
+from prefeval_core.counts import CountTriples, JointCounts  # noqa: E402
+from prefeval_core.decision import SamplerSettings, decide_counts, decide_joint, decide_pairs, decision_from_theta  # noqa: E402
 from prefeval_core.decision.reference import nuts_posterior  # noqa: E402
-from prefeval_core.preferences import pair_outcomes  # noqa: E402
 from tests.decision_fixtures import PRECISE, golden_cases, stacked  # noqa: E402
 
-GOOD = np.array([[0.8, 0.25, 0.1], [0.1, 0.5, 0.1], [0.1, 0.25, 0.8]])
+COMMAND = ".venv/bin/python bench/bench_decision.py"
+
+
+def load() -> str:
+    return "load average " + " / ".join(f"{v:.1f}" for v in os.getloadavg())
 
 
 def agreement(settings: SamplerSettings, label: str, seed: int) -> None:
@@ -48,67 +60,63 @@ def agreement(settings: SamplerSettings, label: str, seed: int) -> None:
             diff = abs(result.theta[i] - c["theta_ref"])
             rows.append((c, result.theta[i], result.theta_mc_se[i], result.method[i], diff, int(result.decision[i])))
         print(f"<!-- {label}: {len(group)} settings ({'known mu' if known else 'full/human only'}) in {seconds:.1f} s -->")
-    print(f"\n### Agreement, fast path with {label} settings (seed {seed})\n")
-    print(
-        "| setting | humans | metric-only | theta_ref ± MC s.e. | theta_fast ± MC s.e. | method "
-        "| abs diff | diff / ref s.e. | z (both s.e.) |"
-    )
+    print(f"\n### Agreement, one metric, fast path with {label} settings (seed {seed}; `{COMMAND} agreement`)\n")
+    _agreement_table([(c["name"], sum(c["n"]), sum(c["m"]), c["theta_ref"], c["theta_ref_se"], t, se, m, d) for c, t, se, m, _, d in rows])
+
+
+def _agreement_table(rows: list[tuple[str, int, int, float, float, float, float, str, int]]) -> None:
+    print("| setting | humans | metric-only | theta_ref ± MC s.e. | theta_fast ± MC s.e. | route | abs diff | diff / ref s.e. | z |")
     print("|---|---:|---:|---|---|---|---:|---:|---:|")
-    worst = (0.0, "")
-    for c, theta, se, method, diff, _ in rows:
-        ref_se = c["theta_ref_se"]
+    worst, worst_ratio, worst_z, same = (0.0, ""), 0.0, 0.0, 0
+    for name, humans, metric_only, ref, ref_se, theta, se, method, decision in rows:
+        diff = abs(theta - ref)
         ratio = diff / ref_se if ref_se > 0 else float("nan")
-        z = diff / np.hypot(se, ref_se) if np.hypot(se, ref_se) > 0 else float("nan")
+        both = float(np.hypot(se, ref_se))
+        z = diff / both if both > 0 else float("nan")
         print(
-            f"| {c['name']} | {sum(c['n'])} | {sum(c['m'])} | {c['theta_ref']:.4f} ± {ref_se:.4f} | {theta:.4f} ± {se:.4f} | {method} "
+            f"| {name} | {humans} | {metric_only} | {ref:.4f} ± {ref_se:.4f} | {theta:.4f} ± {se:.4f} | {method} "
             f"| {diff:.4f} | {ratio:.1f} | {z:.1f} |"
         )
-        worst = max(worst, (diff, c["name"]))
-    same = sum(1 for c, *_, d in rows if d == _decision(c["theta_ref"]))
-    print(f"\nmax |theta_fast - theta_ref| = {worst[0]:.4f} ({worst[1]}); same decision as the reference on {same} of {len(rows)} settings")
+        worst = max(worst, (diff, name))
+        worst_ratio = max(worst_ratio, ratio if np.isfinite(ratio) else 0.0)
+        worst_z = max(worst_z, z if np.isfinite(z) else 0.0)
+        same += decision == int(decision_from_theta(ref, 0.05))
+    print(
+        f"\nmax |theta_fast - theta_ref| = {worst[0]:.4f} ({worst[1]}); largest in reference s.e. {worst_ratio:.1f}; "
+        f"largest z {worst_z:.1f}; same decision as the reference on {same} of {len(rows)} settings"
+    )
 
 
-def _decision(theta: float, gamma: float = 0.05) -> int:
-    return 0 if theta > 1 - gamma / 2 else 2 if theta < gamma / 2 else 1
-
-
-def summeval_counts(revealed_per_pair: int, seed: int) -> CountTriples:
-    """SummEval, human:relevance vs rougeL, with ``revealed_per_pair`` human items per pair revealed in a seeded random order."""
-    ds = load_dataset(ROOT.parent / "shared" / "data" / "summeval")
-    table = align_outcomes(pair_outcomes(ds, "human:relevance"), pair_outcomes(ds, "rougeL"))
-    rng = np.random.default_rng(seed)
-    revealed = np.zeros(table.human.shape, dtype=bool)
-    for pair in range(table.n_pairs):
-        rows = np.flatnonzero((table.pair_index == pair) & (table.human >= 0))
-        revealed[rng.permutation(rows)[:revealed_per_pair]] = True
-    return count_triples(table, revealed)
-
-
-def hard_counts(pairs: int, humans: int, metric_only: int, seed: int) -> CountTriples:
-    """Synthetic pairs: p ~ Dirichlet(2, 1, 2) per pair, the ideal metric of method.md §10, counts drawn."""
-    rng = np.random.default_rng(seed)
-    n = np.zeros((pairs, 3), dtype=np.int64)
-    K = np.zeros((pairs, 3, 3), dtype=np.int64)
-    m = np.zeros((pairs, 3), dtype=np.int64)
-    for i in range(pairs):
-        p = rng.dirichlet([2.0, 1.0, 2.0])
-        n[i] = rng.multinomial(humans, p)
-        for h in range(3):
-            K[i, :, h] = rng.multinomial(n[i, h], GOOD[:, h])
-        m[i] = rng.multinomial(metric_only, GOOD @ p)
-    return CountTriples(n, K, m)
-
-
-def time_fast(counts: CountTriples, repeats: int, settings: SamplerSettings) -> tuple[float, float, tuple[str, ...]]:
-    start = time.perf_counter()
-    result = decide_pairs(counts.n, counts.K, counts.m, seed=0, settings=settings)
-    first = time.perf_counter() - start
-    steady = []
-    for r in range(repeats):
+def joint_agreement(settings: SamplerSettings, label: str, seed: int) -> None:
+    cases = json.loads((ROOT / "tests" / "golden" / "joint_reference.json").read_text())["cases"]
+    rows = []
+    for k in sorted({c["k"] for c in cases}):
+        group = [c for c in cases if c["k"] == k]
+        counts = JointCounts(
+            tuple(f"m{j}" for j in range(k)),
+            np.array([c["revealed"] for c in group], dtype=np.int64),
+            np.array([c["unrevealed"] for c in group], dtype=np.int64),
+        )
         start = time.perf_counter()
-        decide_pairs(counts.n, counts.K, counts.m, seed=r + 1, settings=settings)
-        steady.append(time.perf_counter() - start)
-    return first, statistics.median(steady), result.method
+        result = decide_joint(counts, seed=seed, settings=settings)
+        print(f"<!-- {label}: {len(group)} settings with k = {k} in {time.perf_counter() - start:.1f} s ({load()}) -->")
+        for i, c in enumerate(group):
+            humans, unrevealed = int(np.sum(c["revealed"])), int(np.sum(c["unrevealed"]))
+            rows.append(
+                (
+                    c["name"],
+                    humans,
+                    unrevealed,
+                    c["theta_ref"],
+                    c["theta_ref_se"],
+                    float(result.theta[i]),
+                    float(result.theta_mc_se[i]),
+                    result.method[i],
+                    int(result.decision[i]),
+                )
+            )
+    print(f"\n### Agreement, several metrics, with {label} settings (seed {seed}; `{COMMAND} joint-agreement`)\n")
+    _agreement_table(rows)
 
 
 def time_reference(counts: CountTriples, pairs: list[int]) -> tuple[float, float]:
@@ -122,44 +130,123 @@ def time_reference(counts: CountTriples, pairs: list[int]) -> tuple[float, float
     return times[0], statistics.median(times[1:]) if len(times) > 1 else times[0]
 
 
+def timed(call: Callable[[], object]) -> tuple[float, float, object]:
+    """Wall and CPU seconds of ``call()`` and its value."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    value = call()
+    return time.perf_counter() - wall, time.process_time() - cpu, value
+
+
 def speed(reference_pairs: int, repeats: int) -> None:
-    settings = SamplerSettings()
-    print("\n### Speed (all times in seconds; same run)\n")
-    print(
-        "| workload | pairs | fast first call | fast steady state | methods "
-        "| reference per pair (first / steady) | reference, all pairs one by one | ratio reference / fast |"
-    )
-    print("|---|---:|---:|---:|---|---|---:|---:|")
-    workloads = [
+    print(f"\n### Speed (seconds; same run; `{COMMAND} speed`; {load()} at the start)\n")
+    print("| workload | pairs | fast: wall (CPU) | routes | reference per pair (first / steady) | reference, all pairs | ratio |")
+    print("|---|---:|---|---|---|---:|---:|")
+    rounds = [
         ("SummEval relevance vs rougeL, 10 human items revealed per pair (90 metric-only)", summeval_counts(10, 0)),
         ("SummEval, 30 revealed per pair (70 metric-only)", summeval_counts(30, 0)),
-        ("SummEval, all 100 revealed (no metric-only item)", summeval_counts(100, 0)),
         ("hard regime: 20 human, 10,900 metric-only per pair", hard_counts(120, 20, 10900, 0)),
     ]
-    for label, counts in workloads:
-        first, steady, methods = time_fast(counts, repeats, settings)
-        tally = ", ".join(f"{name} {methods.count(name)}" for name in sorted(set(methods)))
+    for extra in (0, 400):
+        study = many_systems_study(100, 100, extra, 0)
+        label = (
+            f"100 systems (4,950 pairs), 100 items per pair{f' + {extra} metric-only' if extra else ''}: one round (10 revealed per pair)"
+        )
+        rounds.append((label, study.counts(np.full(study.n_pairs, 10))))
+    for label, counts in rounds:
+        runs = [timed(lambda r=r, c=counts: decide_counts(c, seed=r)) for r in range(repeats)]
+        wall = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[1] for r in runs)
+        methods = runs[0][2].method  # type: ignore[attr-defined]
+        tally = ", ".join(f"{name} {count}" for name, count in sorted(Counter(methods).items()))
         sample = [int(i) for i in np.linspace(0, len(methods) - 1, reference_pairs).round()]
         ref_first, ref_steady = time_reference(counts, sample)
         total_ref = ref_first + ref_steady * (len(methods) - 1)
         print(
-            f"| {label} | {len(methods)} | {first:.3f} | {steady:.3f} | {tally} | {ref_first:.1f} / {ref_steady:.1f} "
-            f"| {total_ref:.0f} (extrapolated from {reference_pairs}) | {total_ref / steady:.0f}x |",
+            f"| {label} | {len(methods)} | {wall:.2f} ({cpu:.2f}) | {tally} | {ref_first:.1f} / {ref_steady:.1f} "
+            f"| {total_ref:.0f} | {total_ref / wall:.0f}x |",
+            flush=True,
+        )
+    replay_speed(reference_pairs)
+    print(f"\n<!-- {load()} at the end -->")
+
+
+def replay_speed(reference_pairs: int) -> None:
+    """The engine's share of full replays (N = 10), synthetic and WMT20 en-de, against NUTS per pair."""
+    print(f"\n### Replay: the engine's share of a full replay (N = 10; `{COMMAND} speed`)\n")
+    print(
+        "| study | engine calls | pair decisions | engine: wall (CPU) | longest call | reference per pair | reference, all pairs | ratio |"
+    )
+    print("|---|---:|---:|---|---:|---:|---:|---:|")
+    studies = [
+        ("synthetic: 10 systems (45 pairs), 500 human + 500 metric-only items per pair", many_systems_study(10, 500, 500, 0)),
+        ("WMT20 en-de, MQM vs YiSi-2, half of each pair's human outcomes withheld", wmt20_study("YiSi-2", 0.5, 0)),
+    ]
+    for label, study in studies:
+        seen: list[CountTriples] = []
+
+        def decide(counts: CountTriples, round_number: int, seen: list[CountTriples] = seen) -> object:
+            seen.append(counts)
+            return decide_counts(counts, seed=round_number, pair_ids=np.arange(counts.n.shape[0]))
+
+        cpu = time.process_time()
+        timing = replay_decisions(study, decide)  # type: ignore[arg-type]
+        cpu = time.process_time() - cpu
+        picks = [seen[int(i)] for i in np.linspace(0, len(seen) - 1, reference_pairs).round()]
+        sample = CountTriples(np.stack([c.n[0] for c in picks]), np.stack([c.K[0] for c in picks]), np.stack([c.m[0] for c in picks]))
+        first, steady = time_reference(sample, list(range(len(picks))))
+        decisions = sum(timing.pairs_per_call)
+        total_ref = first + steady * (decisions - 1)
+        print(
+            f"| {label} ({study.describe()}) | {timing.calls} | {decisions} | {timing.engine_seconds:.2f} ({cpu:.2f} for the whole loop) "
+            f"| {max(timing.call_seconds):.2f} | {steady:.1f} | {total_ref:.0f} | {total_ref / timing.engine_seconds:.0f}x |",
             flush=True,
         )
 
 
+def rng_speed() -> None:
+    """NumPy (PCG64) against JAX's CPU generator, per float64 variate, same run."""
+    import jax
+
+    size = 2**20
+    rng = np.random.default_rng(0)
+    key = jax.random.PRNGKey(0)
+    print(f"\n### Random variates, ns per float64 variate ({size} at a time; `{COMMAND} rng`; {load()})\n")
+    print("| variate | NumPy | JAX (jit, CPU) |")
+    print("|---|---:|---:|")
+    jitted = {
+        "uniform": jax.jit(lambda k: jax.random.uniform(k, (size,))),
+        "normal": jax.jit(lambda k: jax.random.normal(k, (size,))),
+        "gamma(1.5)": jax.jit(lambda k: jax.random.gamma(k, 1.5, (size,))),
+    }
+    numpy_calls = {
+        "uniform": lambda: rng.random(size),
+        "normal": lambda: rng.standard_normal(size),
+        "gamma(1.5)": lambda: rng.standard_gamma(1.5, size),
+    }
+    for name, call in numpy_calls.items():
+        jitted[name](key).block_until_ready()
+        numpy_s = min(timed(call)[0] for _ in range(5))
+        jax_s = min(timed(lambda f=jitted[name]: f(key).block_until_ready())[0] for _ in range(5))
+        print(f"| {name} | {numpy_s / size * 1e9:.1f} | {jax_s / size * 1e9:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("part", choices=("agreement", "speed", "all"))
+    parser.add_argument("part", choices=("agreement", "joint-agreement", "speed", "rng", "all"))
     parser.add_argument("--reference-pairs", type=int, default=3, help="reference pairs timed per workload")
-    parser.add_argument("--repeats", type=int, default=3, help="steady-state repeats of the fast call")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of the fast call per workload")
     args = parser.parse_args()
     if args.part in ("agreement", "all"):
         agreement(SamplerSettings(), "default (decision-mode early stop)", seed=1)
         agreement(PRECISE, "PRECISE (tests/decision_fixtures.py: rounds until s.e. <= 0.003)", seed=1)
-        fine = SamplerSettings().with_(is_max_rounds=48, is_target_se=0.002, is_decision_z=float("inf"))
-        agreement(fine, "reference-grade (rounds until s.e. <= 0.002, at most 48)", seed=1)
+        fine = SamplerSettings().with_(is_max_rounds=24, is_target_se=0.001, is_decision_z=float("inf"))
+        agreement(fine, "reference-grade (rounds until s.e. <= 0.001)", seed=1)
+    if args.part in ("joint-agreement", "all"):
+        joint_agreement(SamplerSettings(), "default (decision-mode early stop)", seed=1)
+        fine = SamplerSettings().with_(is_target_se=0.004, is_decision_z=float("inf"), gibbs_max_iterations=12000)
+        joint_agreement(fine, "reference-grade (Gibbs until s.e. <= 0.004)", seed=1)
+    if args.part in ("rng", "all"):
+        rng_speed()
     if args.part in ("speed", "all"):
         speed(args.reference_pairs, args.repeats)
 

@@ -250,6 +250,18 @@ class JointCounts:
         m = np.stack([self.unrevealed[:, codes == c].sum(axis=1) for c in range(3)], axis=1)
         return CountTriples(self.n, K, m)
 
+    def without(self, metric: int) -> JointCounts:
+        """The counts of the other k - 1 metrics (metric ``metric`` summed out of every pattern)."""
+        if not 0 <= metric < self.k:
+            raise ValueError(f"metric index {metric} out of range for {self.k} metrics")
+        patterns = np.arange(4**self.k, dtype=np.int64)
+        low, high = 4**metric, 4 ** (metric + 1)
+        target = patterns % low + patterns // high * low  # pattern index with digit `metric` removed
+        merge = np.zeros((4**self.k, 4 ** (self.k - 1)), dtype=np.int64)
+        merge[patterns, target] = 1
+        metrics = self.metrics[:metric] + self.metrics[metric + 1 :]
+        return JointCounts(metrics, np.einsum("pjh,jq->pqh", self.revealed, merge), self.unrevealed @ merge)
+
     def subset(self, pairs: npt.NDArray[np.bool_] | npt.NDArray[np.integer]) -> JointCounts:
         """The counts of the pairs with these indices (or boolean mask)."""
         return JointCounts(self.metrics, self.revealed[pairs], self.unrevealed[pairs])

@@ -15,7 +15,12 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "decision_reference.json"
 # importance sampling aimed at a small standard error (no early stop on certain decisions),
 # a small NUTS fallback: what the agreement test needs, in seconds per pair
 PRECISE = SamplerSettings().with_(
-    is_max_rounds=16, is_target_se=0.003, is_decision_z=float("inf"), fallback_chains=2, fallback_warmup=500, fallback_draws=2500
+    is_max_rounds=16,
+    is_target_se=0.003,
+    is_decision_z=float("inf"),
+    fallback_chains=2,
+    fallback_warmup=500,
+    fallback_draws=2500,
 )
 
 

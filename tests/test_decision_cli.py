@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_decide_one_pair_as_json(capsys) -> None:  # type: ignore[no-untyped-def]
-    code = main(["decide", "--n", "40,10,50", "--confusion", "30,5,2;6,3,4;4,2,44", "--m", "30,10,40", "--json"])
+    code = main(["decide", "--n", "40,10,50", "--confusion", "30,5,2;6,3,4;4,2,44", "--m", "20,10,25", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert {"theta", "decision", "p_mean", "theta_mc_se", "sampler", "settings", "method"} <= out.keys()
@@ -54,11 +54,56 @@ def test_bad_counts_are_one_line_errors(args, capsys) -> None:  # type: ignore[n
     assert err.startswith("error:") and "Traceback" not in err
 
 
-def test_bad_batch_line_names_the_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_bad_batch_line_names_the_line_before_anything_is_decided(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     batch = tmp_path / "pairs.jsonl"
     batch.write_text('{"n": [1, 2, 3]}\n{"n": [1, 2]}\n')
     assert main(["decide", "--batch", str(batch)]) == 1
-    assert "line 2" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "line 2" in captured.err and captured.out == ""
+    batch.write_text('{"n": [1, 2, 3]}\n\n{"n": [1, 0, 3], "K": [[2, 0, 0], [0, 0, 0], [0, 0, 0]]}\n')
+    assert main(["decide", "--batch", str(batch)]) == 1
+    err = capsys.readouterr().err
+    assert "line 3" in err and "more than the 1 human outcomes '>'" in err
+
+
+def test_counts_that_contradict_each_other_are_refused(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["decide", "--n", "4,1,5", "--confusion", "30,5,2;6,3,4;4,2,44"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "confusion column of human outcome '>' holds 40 items" in err
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--seed", "1180591620717411303424"],
+        ["--seed", "-1"],
+        ["--seed", "1.5"],
+        ["--gamma", "1.5"],
+        ["--gamma", "0"],
+        ["--gamma", "nan"],
+        ["--chunk", "0"],
+    ],
+)
+def test_bad_option_values_are_one_line_usage_errors(option, capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["decide", "--n", "1,2,3", *option])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"argument {option[0]}" in err and "Traceback" not in err
+
+
+def test_batch_is_streamed_and_independent_of_the_chunk_size(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    batch = tmp_path / "pairs.jsonl"
+    lines = [{"id": i, "n": [5 + i, 2, 6], "K": [[5, 0, 1], [0, 2, 0], [0, 0, 5]], "m": [300 + 40 * i, 50, 280]} for i in range(7)]
+    batch.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert main(["decide", "--batch", str(batch), "--json", "--chunk", "3", "--seed", "9"]) == 0
+    captured = capsys.readouterr()
+    chunked = json.loads(captured.out)
+    assert "decided 3 of 7 pairs" in captured.err and "decided 7 of 7 pairs" in captured.err
+    assert main(["decide", "--batch", str(batch), "--json", "--seed", "9"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert [p["theta"] for p in chunked["pairs"]] == [p["theta"] for p in whole["pairs"]]
+    assert {p["method"] for p in whole["pairs"]} == {"importance"} and whole["settings"]["seed"] == 9
 
 
 def test_configure_jax_sets_the_device_count_before_jax_starts() -> None:

@@ -11,7 +11,7 @@ from prefeval_core.decision.draws import systematic_resample
 
 # one pair per route of the fast sampler: (n, K, m)
 CLOSED = ([30, 5, 20], np.zeros((3, 3)), [0, 0, 0])
-ENUMERATION = ([8, 2, 4], [[5, 0, 1], [1, 2, 0], [2, 0, 3]], [40, 10, 30])
+ENUMERATION = ([8, 2, 4], [[5, 0, 1], [1, 2, 0], [2, 0, 3]], [25, 8, 20])
 IMPORTANCE = ([12, 3, 6], [[8, 1, 1], [2, 1, 1], [2, 1, 4]], [300, 80, 250])
 DRAWS = 20_000
 GOOD_MU = np.array([[0.8, 0.25, 0.1], [0.1, 0.5, 0.1], [0.1, 0.25, 0.8]])
@@ -55,7 +55,7 @@ def test_closed_form_draws_are_dirichlet_n_plus_1() -> None:
     alpha = np.asarray(n, dtype=float) + 1.0
     assert draws.mean(axis=0) == pytest.approx(dirichlet_mean(n), abs=0.003)
     assert kstest(draws[:, 0], beta(alpha[0], alpha.sum() - alpha[0]).cdf).pvalue > 1e-3
-    human_only = posterior_draws(n, [[9, 0, 0], [0, 9, 0], [0, 0, 9]], [50, 0, 0], model="human_only", draws=DRAWS, seed=2)
+    human_only = posterior_draws(n, [[9, 0, 0], [0, 5, 0], [0, 0, 9]], [50, 0, 0], model="human_only", draws=DRAWS, seed=2)
     assert np.array_equal(human_only, draws)  # the human-only model ignores K and m
 
 

@@ -37,7 +37,7 @@ def test_routes_each_pair_to_the_cheapest_exact_method() -> None:
     n = np.array([[40, 10, 50], [4, 1, 5], [4, 1, 5]])
     K = np.zeros((3, 3, 3))
     K[:, 0, 0], K[:, 1, 1], K[:, 2, 2] = 3, 1, 4
-    m = np.array([[0, 0, 0], [30, 10, 40], [3000, 1000, 4000]])
+    m = np.array([[0, 0, 0], [20, 10, 25], [3000, 1000, 4000]])
     result = decide_pairs(n, K, m, settings=SMALL)
     assert result.method[:2] == ("closed_form", "enumeration")
     assert result.method[2] in ("importance", "nuts_fallback")
@@ -98,9 +98,10 @@ def test_same_seed_same_result_bit_for_bit() -> None:
 
 
 def test_swapping_the_pair_mirrors_the_result() -> None:
-    n, K, m = stacked([c for c in golden_cases() if sum(c["m"]) <= SamplerSettings().enumeration_max_items])
-    result = decide_pairs(n, K, m)
-    swapped = decide_pairs(*flipped(n, K, m))
+    wide = SamplerSettings().with_(enumeration_max_items=160)
+    n, K, m = stacked([c for c in golden_cases() if sum(c["m"]) <= wide.enumeration_max_items])
+    result = decide_pairs(n, K, m, settings=wide)
+    swapped = decide_pairs(*flipped(n, K, m), settings=wide)
     assert set(result.method) == {"closed_form", "enumeration"}
     assert swapped.theta == pytest.approx(1.0 - result.theta, abs=1e-10)
     assert swapped.decision.tolist() == (2 - result.decision).tolist()
@@ -139,7 +140,7 @@ def test_summeval_first_round_is_decided_exactly(summeval) -> None:  # type: ign
     for pair in range(table.n_pairs):
         revealed[np.flatnonzero((table.pair_index == pair) & (table.human >= 0))[:10]] = True
     counts = count_triples(table, revealed)
-    result = decide_counts(counts, seed=0)
+    result = decide_counts(counts, seed=0, settings=SamplerSettings().with_(enumeration_max_items=100))
     assert result.n_pairs == 120
     assert set(result.method) == {"enumeration"}
     assert np.all((result.theta >= 0) & (result.theta <= 1))
@@ -150,3 +151,22 @@ def test_summeval_first_round_is_decided_exactly(summeval) -> None:  # type: ign
 def test_no_pairs_gives_empty_results() -> None:
     result = decide_pairs(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
     assert result.theta.shape == (0,) and result.p_mean.shape == (0, 3) and result.method == ()
+
+
+@pytest.mark.parametrize(
+    ("n", "K", "m", "mu"),
+    [
+        ([8, 2, 6], [[5, 1, 1], [1, 1, 1], [2, 0, 4]], [30, 8, 25], None),
+        ([12, 4, 9], [[5, 1, 1], [1, 1, 1], [2, 0, 4]], [30, 8, 25], None),  # revealed items the metric did not rate (d > 0)
+        ([0, 9, 0], [[0, 2, 0], [0, 5, 0], [0, 2, 0]], [20, 30, 15], None),  # humans all ties
+        ([3, 0, 0], np.zeros((3, 3)), [35, 5, 20], None),  # no confusion counts at all
+        ([5, 1, 4], None, [40, 10, 30], GOOD_MU),
+    ],
+)
+def test_importance_agrees_with_exact_enumeration(n, K, m, mu) -> None:  # type: ignore[no-untyped-def]
+    options = {} if mu is None else {"model": "known_mu", "mu": mu}
+    sampled = decide_pairs([n], None if K is None else [K], [m], seed=3, settings=PRECISE.with_(enumeration_max_items=0), **options)
+    exact = decide_pairs([n], None if K is None else [K], [m], seed=3, settings=PRECISE, **options)
+    assert sampled.method == ("importance",) and exact.method == ("enumeration",)
+    assert abs(sampled.theta[0] - exact.theta[0]) <= 4 * sampled.theta_mc_se[0] + 1e-4
+    assert sampled.p_mean[0] == pytest.approx(exact.p_mean[0], abs=0.01)

@@ -23,7 +23,7 @@ def test_live_nuts_agrees_with_the_exact_answer_and_the_golden_reference() -> No
     assert result.rhat[0] == pytest.approx(1.0, abs=0.02)
     assert abs(result.theta[0] - exact) <= 4 * result.theta_mc_se[0]
     assert abs(result.theta[0] - case["theta_ref"]) <= 4 * np.hypot(result.theta_mc_se[0], case["theta_ref_se"])
-    assert result.settings["nuts_chains"] == 2 and result.settings["nuts_draws"] == 2000
+    assert result.settings.sampler_settings.nuts_chains == 2 and result.settings.as_dict()["nuts_draws"] == 2000
 
 
 def test_summaries_of_draws_by_hand() -> None:

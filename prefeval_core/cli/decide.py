@@ -8,7 +8,12 @@ outcome, columns = human outcome. ``--mu`` (same layout, columns summing to 1) s
 known-mu model; ``--human-only`` ignores the metric. A batch line is a JSON object with the
 keys ``n`` (3 numbers), ``confusion`` (3x3, optional) or ``K``, ``m`` (optional), ``mu``
 (optional; a batch uses the known-mu model for all lines or for none) and optionally ``id``.
-All pairs of a batch are decided in one call.
+
+A batch is read twice, line by line: first every line is checked (a bad line is reported with
+its line number before anything is decided), then the pairs are decided ``--chunk`` at a time and
+written as they are decided, with progress on stderr: memory stays bounded and time grows with
+the number of pairs. A pair's draws are seeded by its position in the file, so its result does not
+depend on ``--chunk``.
 """
 
 from __future__ import annotations
@@ -16,13 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from prefeval_core.cli._common import print_json, progress
-from prefeval_core.errors import DataError
+from prefeval_core.cli._common import open_probability, print_json, progress, seed_int
+from prefeval_core.errors import DataError, SettingsError
 from prefeval_core.outcomes import SYMBOLS
 
 
@@ -42,40 +50,120 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--m", metavar="M>,M=,M<", help="metric outcomes on items without a revealed human outcome")
     parser.add_argument("--mu", metavar="ROW;ROW;ROW", help="known mixture matrix (rows = metric, columns = human, columns sum to 1)")
     parser.add_argument("--human-only", action="store_true", help="ignore the metric: exact Dirichlet(n + 1)")
-    parser.add_argument("--batch", metavar="FILE.jsonl", help="decide every pair of a JSON-lines file in one call")
+    parser.add_argument("--batch", metavar="FILE.jsonl", help="decide every pair of a JSON-lines file, streamed")
+    parser.add_argument("--chunk", type=_positive_int, default=256, help="pairs per engine call in a batch (default %(default)s)")
     parser.add_argument("--sampler", choices=("fast", "nuts"), default="fast", help="fast (default) or the NUTS reference (slow)")
-    parser.add_argument("--gamma", type=float, default=0.05, help="significance level (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level, in (0, 1) (default %(default)s)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="random seed, an integer in [0, 2**63) (default %(default)s)")
     parser.add_argument("--small", action="store_true", help="small sampler sizes (quick preview, larger Monte-Carlo error)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
+    def one_line_error(message: str) -> None:  # a bad option: one line and exit 2, not the whole usage
+        print(f"{parser.prog}: error: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+    parser.error = one_line_error
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """One pair's counts as read: ``n`` (3,), ``K`` (3, 3), ``m`` (3,), known ``mu`` or None, ``id``."""
+
+    n: np.ndarray
+    K: np.ndarray
+    m: np.ndarray
+    mu: np.ndarray | None
+    id: Any
+
 
 def run(args: argparse.Namespace) -> int:
-    from prefeval_core.decision import Model, SamplerSettings, decide_pairs
+    from prefeval_core.decision import DecisionSettings, Model, SamplerSettings
 
-    ids, n, K, m, mu = _read_batch(Path(args.batch)) if args.batch else _read_single(args)
-    model: Model = "human_only" if args.human_only else "known_mu" if mu is not None else "full"
     settings = SamplerSettings.small() if args.small else SamplerSettings()
+    if args.batch:
+        path = Path(args.batch)
+        total, known_mu = _scan(path)
+        pairs: Iterator[_Pair] = _read_batch(path)
+    else:
+        single = _read_single(args)
+        total, known_mu, pairs = 1, single.mu is not None, iter([single])
+    model: Model = "human_only" if args.human_only else "known_mu" if known_mu else "full"
+    decision_settings = DecisionSettings(model, args.sampler, args.gamma, args.seed, settings)
     if args.sampler == "nuts":
         sizes = f"{settings.nuts_chains} chains, {settings.nuts_warmup} warm-up, {settings.nuts_draws} draws"
-        progress(f"running NUTS ({sizes}) on {len(n)} pair(s)")
-    try:
-        result = decide_pairs(n, K, m, model=model, mu=mu, sampler=args.sampler, gamma=args.gamma, seed=args.seed, settings=settings)
-    except ValueError as exc:
-        raise DataError.single("invalid_counts", str(exc)) from None
-    rows = [_row(result, i, ids[i]) for i in range(result.n_pairs)]
-    if args.json:
-        print_json(rows[0] if not args.batch else {"sampler": result.sampler, "settings": result.settings, "pairs": rows})
-        return 0
-    for row in rows:
-        label = f"{row['id']}: " if row.get("id") is not None else ""
-        print(
-            f"{label}theta = P(p> > p<) = {row['theta']:.4f} (MC s.e. {row['theta_mc_se']:.4f}, {row['method']}): "
-            f"decision {row['decision']}; p = ({', '.join(f'{v:.3f}' for v in row['p_mean'])})"
-        )
-    print(f"sampler {result.sampler}, gamma {args.gamma}, seed {args.seed}")
+        progress(f"running NUTS ({sizes}) on {total} pair(s)")
+    rows = _decide_stream(pairs, decision_settings, args.chunk, total, show_progress=bool(args.batch))
+    if not args.json:
+        for row in rows:
+            _print_text(row)
+        print(f"sampler {args.sampler}, gamma {args.gamma}, seed {args.seed}")
+    elif args.batch:
+        _print_json_stream(rows, decision_settings.as_dict(), args.sampler)
+    else:
+        print_json(next(rows))
     return 0
+
+
+def _decide_stream(pairs: Iterator[_Pair], settings: Any, chunk: int, total: int, *, show_progress: bool) -> Iterator[dict[str, Any]]:
+    """Decide ``pairs`` ``chunk`` at a time; yield one output row per pair, in order."""
+    from prefeval_core.decision import decide_pairs
+
+    done = 0
+    while batch := _take(pairs, chunk):
+        result = decide_pairs(
+            np.stack([p.n for p in batch]),
+            np.stack([p.K for p in batch]),
+            np.stack([p.m for p in batch]),
+            model=settings.model,
+            mu=None if batch[0].mu is None else np.stack([p.mu for p in batch]),  # type: ignore[misc]
+            sampler=settings.sampler,
+            gamma=settings.gamma,
+            seed=settings.seed,
+            settings=settings.sampler_settings,
+            pair_ids=np.arange(done, done + len(batch)),
+        )
+        done += len(batch)
+        if show_progress:
+            progress(f"decided {done} of {total} pairs")
+        for i, pair in enumerate(batch):
+            yield _row(result, i, pair.id)
+
+
+def _take(pairs: Iterator[_Pair], size: int) -> list[_Pair]:
+    batch = []
+    for pair in pairs:
+        batch.append(pair)
+        if len(batch) == size:
+            break
+    return batch
+
+
+def _print_json_stream(rows: Iterator[dict[str, Any]], settings: dict[str, Any], sampler: str) -> None:
+    """The batch's JSON object ``{"sampler", "settings", "pairs": [...]}``, written pair by pair."""
+    head = json.dumps({"sampler": sampler, "settings": settings}, indent=2, allow_nan=False)
+    sys.stdout.write(head[:-2] + ',\n  "pairs": [')
+    for i, row in enumerate(rows):
+        sys.stdout.write(("," if i else "") + "\n    " + json.dumps(row, allow_nan=False))
+    sys.stdout.write("\n  ]\n}\n")
+
+
+def _print_text(row: dict[str, Any]) -> None:
+    label = f"{row['id']}: " if row.get("id") is not None else ""
+    print(
+        f"{label}theta = P(p> > p<) = {row['theta']:.4f} (MC s.e. {row['theta_mc_se']:.4f}, {row['method']}): "
+        f"decision {row['decision']}; p = ({', '.join(f'{v:.3f}' for v in row['p_mean'])})"
+    )
 
 
 def _row(result: Any, i: int, pair_id: Any) -> dict[str, Any]:
@@ -93,46 +181,77 @@ def _row(result: Any, i: int, pair_id: Any) -> dict[str, Any]:
         rhat=number(result.rhat[i]),
         method=result.method[i],
         sampler=result.sampler,
-        settings=result.settings,
+        settings=result.settings.as_dict(),
     )
     return row
 
 
-def _read_single(args: argparse.Namespace) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+def _read_single(args: argparse.Namespace) -> _Pair:
     if args.n is None:
         raise DataError.single("missing_counts", "give --n (and --confusion, --m) or --batch FILE.jsonl")
     n = _vector(args.n, "--n")
     K = _matrix(args.confusion, "--confusion") if args.confusion else np.zeros((3, 3))
     m = _vector(args.m, "--m") if args.m else np.zeros(3)
     mu = _matrix(args.mu, "--mu") if args.mu else None
-    return [None], n[None], K[None], m[None], None if mu is None else mu[None]
+    return _checked(n, K, m, mu, None)
 
 
-def _read_batch(path: Path) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    ids, ns, Ks, ms, mus = [], [], [], [], []
+def _checked(n: np.ndarray, K: np.ndarray, m: np.ndarray, mu: np.ndarray | None, pair_id: Any) -> _Pair:
+    """The pair, after the engine's own checks of its counts (and of ``mu``)."""
+    from prefeval_core.decision.decide import check_counts, check_mu
+
+    n_arr, K_arr, m_arr = check_counts(n[None], K[None], m[None])
+    if mu is not None:
+        check_mu(mu, m_arr)
+    return _Pair(n_arr[0], K_arr[0], m_arr[0], mu, pair_id)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The non-empty lines of ``path`` with their 1-based numbers, read one at a time."""
     try:
-        lines = path.read_text().splitlines()
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield number, line
     except OSError as exc:
         raise DataError.single("unreadable", f"{path}: {exc.strerror}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            ns.append(np.asarray(record["n"], dtype=float).reshape(3))
-            Ks.append(np.asarray(record.get("confusion", record.get("K", np.zeros((3, 3)))), dtype=float).reshape(3, 3))
-            ms.append(np.asarray(record.get("m", np.zeros(3)), dtype=float).reshape(3))
-            mus.append(None if record.get("mu") is None else np.asarray(record["mu"], dtype=float).reshape(3, 3))
-            ids.append(record.get("id"))
-        except (json.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
-            raise DataError.single("invalid_batch_line", f"{exc}", file=str(path), line=number) from None
-    if not ns:
+    except UnicodeDecodeError:
+        raise DataError.single("encoding", f"{path}: not UTF-8 text") from None
+
+
+def _read_batch(path: Path) -> Iterator[_Pair]:
+    for number, line in _lines(path):
+        yield _parse_line(path, number, line)
+
+
+def _parse_line(path: Path, number: int, line: str) -> _Pair:
+    try:
+        record = json.loads(line)
+        n = np.asarray(record["n"], dtype=float).reshape(3)
+        K = np.asarray(record.get("confusion", record.get("K", np.zeros((3, 3)))), dtype=float).reshape(3, 3)
+        m = np.asarray(record.get("m", np.zeros(3)), dtype=float).reshape(3)
+        mu = None if record.get("mu") is None else np.asarray(record["mu"], dtype=float).reshape(3, 3)
+        return _checked(n, K, m, mu, record.get("id"))
+    except SettingsError as exc:
+        message = "; ".join(p.message for p in exc.problems)
+        raise DataError.single("invalid_counts", message, file=str(path), line=number) from None
+    except (json.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise DataError.single("invalid_batch_line", f"{exc}", file=str(path), line=number) from None
+
+
+def _scan(path: Path) -> tuple[int, bool]:
+    """Check every line of a batch (one at a time); the number of pairs and whether they give ``mu``."""
+    total, known = 0, None
+    for number, line in _lines(path):
+        pair = _parse_line(path, number, line)
+        if known is None:
+            known = pair.mu is not None
+        elif known != (pair.mu is not None):
+            raise DataError.single("mixed_mu", "give mu on every line or on none", file=str(path), line=number)
+        total += 1
+    if not total:
         raise DataError.single("empty_batch", f"{path} holds no pair")
-    known = [mu is not None for mu in mus]
-    if any(known) and not all(known):
-        raise DataError.single("mixed_mu", f"{path}: give mu on every line or on none")
-    mu_arr = np.stack(mus) if all(known) else None  # type: ignore[arg-type]
-    return ids, np.stack(ns), np.stack(Ks), np.stack(ms), mu_arr
+    return total, bool(known)
 
 
 def _vector(text: str, option: str) -> np.ndarray:

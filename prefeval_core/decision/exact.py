@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import betainc, gammaln, xlogy
 
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
@@ -63,7 +64,7 @@ def decision_from_theta(theta: npt.ArrayLike, gamma: float) -> npt.NDArray[np.in
     Both inequalities are strict: ``theta`` exactly at a threshold stays undecided.
     """
     if not 0.0 < gamma < 1.0:
-        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
+        raise settings_error(f"gamma must be in (0, 1), got {gamma}", field="gamma")
     theta = np.asarray(theta, dtype=np.float64)
     codes = np.full(theta.shape, TIE, dtype=np.int8)
     codes[theta > 1.0 - gamma / 2.0] = BETTER
@@ -88,7 +89,7 @@ def enumerate_posterior(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu
             (columns sum to 1) or ``None`` for the full model.
 
     Raises:
-        ValueError: with a known ``mu`` under which the observed ``m`` is impossible (a row
+        SettingsError: with a known ``mu`` under which the observed ``m`` is impossible (a row
             of zeros where ``m[c] > 0``).
     """
     mixture = latent_mixture(n, K, m, mu)
@@ -126,11 +127,10 @@ def latent_mixture(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu: npt
     else:
         mu = np.asarray(mu, dtype=np.float64)
         if np.any((mu.sum(axis=1) <= 0.0) & (m_int > 0)):
-            raise ValueError("the known mixture matrix gives probability 0 to an observed metric outcome")
+            raise settings_error("the known mixture matrix gives probability 0 to an observed metric outcome", field="mu")
         log_cell = _known_cell_terms(mu, m_int)
     rows = sorted((_row_table(log_cell[c], int(m_int[c])) for c in range(3)), key=len, reverse=True)
-    with _single_threaded_blas():
-        tables = _convolve(_convolve(rows[0], rows[1]), rows[2])  # smallest table last: cheapest order
+    tables = _convolve(_convolve(rows[0], rows[1]), rows[2])  # smallest table last: cheapest order
     # tables[a, b]: sum over L with column sums S = (a, b, total - a - b), up to a constant
     s_better, s_tie = np.meshgrid(np.arange(total + 1), np.arange(total + 1), indexing="ij")
     s_worse = total - s_better - s_tie
@@ -144,9 +144,10 @@ def latent_mixture(n: npt.ArrayLike, K: npt.ArrayLike, m: npt.ArrayLike, mu: npt
     return DirichletMixture(alpha=alpha, weight=weight / weight.sum())
 
 
-def _single_threaded_blas() -> AbstractContextManager[object]:
-    """Limit BLAS to one thread: these small products ran 10x slower multi-threaded on a busy
-    2-core machine (threads spin while other processes hold the cores)."""
+def single_threaded_blas() -> AbstractContextManager[object]:
+    """Limit BLAS to one thread around a batch of enumerations (entering the limit costs about
+    2 ms: once per batch, not per pair): their small products ran 10x slower multi-threaded on a
+    busy 2-core machine (threads spin while other processes hold the cores)."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # optional: only speed depends on it

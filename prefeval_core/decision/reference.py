@@ -1,4 +1,5 @@
-"""The reference sampler: NumPyro NUTS on :func:`~prefeval_core.decision.model.preference_model`.
+"""The reference sampler: NumPyro NUTS on :func:`~prefeval_core.decision.model.preference_model`
+(one metric) and :func:`~prefeval_core.decision.model.joint_preference_model` (several).
 
 With the paper's settings (``SamplerSettings()``: 5 chains, 2000 warm-up + 10000 draws per
 chain) this is the ground truth the fast path is tested against. Compiled samplers are cached
@@ -23,7 +24,7 @@ import numpy.typing as npt
 from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 from numpyro.infer import MCMC, NUTS
 
-from prefeval_core.decision.model import preference_model
+from prefeval_core.decision.model import joint_preference_model, preference_model
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.outcomes import BETTER, WORSE
 
@@ -109,18 +110,51 @@ def nuts_draws(
     chains: int | None = None,
 ) -> NutsDraws:
     """Run NUTS on P pairs at once and keep the draws (arguments of :func:`nuts_posterior`)."""
+    n_arr = np.asarray(n, dtype=np.float64)
+    mu_arr = None if mu is None else np.broadcast_to(np.asarray(mu, dtype=np.float64), (n_arr.shape[0], 3, 3))
+    args = (n_arr, np.asarray(K, dtype=np.float64), np.asarray(m, dtype=np.float64), mu_arr)
+    return _run("triple" if mu is None else "triple_known_mu", args, seed, settings, warmup, draws, chains)
+
+
+def joint_nuts_draws(
+    n: npt.ArrayLike,
+    K: npt.ArrayLike,
+    patterns: npt.ArrayLike,
+    u: npt.ArrayLike,
+    *,
+    seed: int = 0,
+    settings: SamplerSettings | None = None,
+    warmup: int | None = None,
+    draws: int | None = None,
+    chains: int | None = None,
+) -> NutsDraws:
+    """NUTS on :func:`~prefeval_core.decision.model.joint_preference_model` (several metrics) for P
+    pairs at once: n (P, 3), K (P, k, 3, 3), patterns (J, k), u (P, J); other arguments as
+    :func:`nuts_posterior`."""
+    args = (
+        np.asarray(n, dtype=np.float64),
+        np.asarray(K, dtype=np.float64),
+        np.asarray(patterns, dtype=np.int64),
+        np.asarray(u, dtype=np.float64),
+    )
+    return _run("joint", args, seed, settings, warmup, draws, chains)
+
+
+def _run(
+    variant: str,
+    args: tuple[object, ...],
+    seed: int,
+    settings: SamplerSettings | None,
+    warmup: int | None,
+    draws: int | None,
+    chains: int | None,
+) -> NutsDraws:
     settings = settings or SamplerSettings()
     chains = chains or settings.nuts_chains
-    n_arr = np.asarray(n, dtype=np.float64)
-    K_arr = np.asarray(K, dtype=np.float64)
-    m_arr = np.asarray(m, dtype=np.float64)
     method = _chain_method(settings.nuts_chain_method, chains)
-    mcmc = _cached_mcmc(
-        warmup or settings.nuts_warmup, draws or settings.nuts_draws, chains, method, settings.nuts_target_accept, mu is not None
-    )
-    mu_arr = None if mu is None else np.broadcast_to(np.asarray(mu, dtype=np.float64), (n_arr.shape[0], 3, 3))
+    mcmc = _cached_mcmc(warmup or settings.nuts_warmup, draws or settings.nuts_draws, chains, method, settings.nuts_target_accept, variant)
     with _LOCK:
-        mcmc.run(jax.random.PRNGKey(seed), n_arr, K_arr, m_arr, mu_arr, extra_fields=("diverging",))
+        mcmc.run(jax.random.PRNGKey(seed), *args, extra_fields=("diverging",))
         p = np.asarray(mcmc.get_samples(group_by_chain=True)["p"], dtype=np.float64)  # (chains, draws, P, 3)
         diverging = np.asarray(mcmc.get_extra_fields(group_by_chain=True)["diverging"])
     # divergences are per transition of the joint (all pairs') sampler: shared by its pairs
@@ -159,10 +193,10 @@ def _chain_method(requested: str, chains: int) -> str:
 
 
 @lru_cache(maxsize=16)
-def _cached_mcmc(warmup: int, draws: int, chains: int, chain_method: str, target_accept: float, known_mu: bool) -> MCMC:
-    """One compiled sampler per configuration (``known_mu`` changes the model's sites)."""
-    del known_mu  # part of the cache key only: the model's structure differs
-    kernel = NUTS(preference_model, target_accept_prob=target_accept)
+def _cached_mcmc(warmup: int, draws: int, chains: int, chain_method: str, target_accept: float, variant: str) -> MCMC:
+    """One compiled sampler per configuration; ``variant`` is the model: ``triple`` (one metric,
+    ``mu`` uncertain), ``triple_known_mu`` (its sites differ) or ``joint`` (several metrics)."""
+    kernel = NUTS(joint_preference_model if variant == "joint" else preference_model, target_accept_prob=target_accept)
     return MCMC(
         kernel,
         num_warmup=warmup,

@@ -38,8 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import JointCounts, pattern_index
-from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts
-from prefeval_core.errors import SettingsError
+from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts, decide_joint
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
@@ -73,7 +72,7 @@ def decide_pairs_of_round(
         pairs = np.zeros((0, 2))
         return RoundDecisions(empty, np.zeros(0, dtype=np.int8), np.zeros((0, 3)), pairs, pairs, np.zeros(0, dtype=bool))
     counts = state.revealed_counts().subset(chosen)
-    posterior = _posterior(state, counts, number, sampler_settings)
+    posterior = _posterior(state, counts, chosen, number, sampler_settings)
     no_evidence = np.full((D, 2), np.nan)
     if settings.error_control == "none":
         return RoundDecisions(posterior.theta, posterior.decision, posterior.p_mean, no_evidence, np.zeros((D, 2)), np.zeros(D, dtype=bool))
@@ -106,20 +105,25 @@ def decide_pairs_of_round(
     return RoundDecisions(posterior.theta, evidence.decision, posterior.p_mean, evidence.log_evidence, log_numerator, stop)
 
 
-def _posterior(state: ProtocolState, counts: JointCounts, number: int, sampler_settings: SamplerSettings | None) -> DecisionResult:
-    """The decision engine's ``theta`` and posterior means (its decisions are the paper's rule)."""
+def _posterior(
+    state: ProtocolState, counts: JointCounts, chosen: npt.NDArray[np.int64], number: int, sampler_settings: SamplerSettings | None
+) -> DecisionResult:
+    """The decision engine's ``theta`` and posterior means (its decisions are the paper's rule):
+    one metric's count triples, or all metrics in one posterior (Dawid–Skene, docs/model.md).
+    Each pair's draws depend on its index in the study, never on the other pairs decided with it."""
     settings = state.settings
-    if counts.k > 1 and settings.model != "human_only":
-        raise SettingsError.single("bad_setting", "deciding with several metrics at once needs the joint decision engine", column="metrics")
-    return decide_counts(
-        counts.triples(0),
-        model=settings.model,
-        mu=None if settings.mu is None else np.asarray(settings.mu, dtype=np.float64),
-        sampler=settings.sampler,
-        gamma=settings.gamma,
-        seed=round_seed(settings.seed, number),
-        settings=sampler_settings,
-    )
+    options = {
+        "model": settings.model,
+        "sampler": settings.sampler,
+        "gamma": settings.gamma,
+        "seed": round_seed(settings.seed, number),
+        "settings": sampler_settings,
+        "pair_ids": chosen,
+    }
+    if counts.k > 1 and settings.model == "full":
+        return decide_joint(counts, **options)  # type: ignore[arg-type]
+    mu = None if settings.mu is None else np.asarray(settings.mu, dtype=np.float64)
+    return decide_counts(counts.triples(0), mu=mu, **options)
 
 
 def _spending(

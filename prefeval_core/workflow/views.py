@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from prefeval_core.decision import Model, SamplerSettings, posterior_draws
-from prefeval_core.decision.decide import fast_route
+from prefeval_core.decision import Model, SamplerSettings, fast_route, posterior_draws
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason

@@ -1,0 +1,263 @@
+"""The ``joint_gibbs`` route: several metrics' posterior by data augmentation, vectorised over pairs and chains.
+
+The model (:mod:`~prefeval_core.decision.joint`) is conditionally conjugate. With the latent true
+outcomes of the unrevealed items, ``L[c, h]`` = items of pattern ``c`` whose truth is ``h``
+(``sum_h L[c, h] = u_c``), ``S = sum_c L[c]`` and ``L_j[c', h] = sum_{c: c_j = c'} L[c, h]``, the
+Gibbs sampler alternates exactly
+
+    L[c] | p, mu ~ Multinomial(u_c, normalise(p * prod_j mu_j[c_j, :])),
+    p | L ~ Dirichlet(n + 1 + S),   mu_j[:, h] | L ~ Dirichlet(K_j[:, h] + 1 + L_j[:, h]),
+
+for all pairs and ``settings.gibbs_chains`` chains at once (NumPy arrays of shape (pairs, chains,
+...)), each chain started from its own draw of ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``.
+The estimates are Rao-Blackwellised: given ``L``, ``p ~ Dirichlet(n + 1 + S)`` exactly, so each
+kept iteration contributes ``theta(S) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` and ``E[p | S]``
+rather than an indicator. After ``gibbs_warmup`` iterations the chains run in blocks of
+``gibbs_block``; a pair stops once the effective sample size of its ``theta(S)`` series over all
+chains (NumPyro's estimator) is at least ``is_min_ess``, its split R-hat is at most
+``gibbs_max_rhat`` and either its Monte-Carlo standard error ``sd(theta(S)) / sqrt(ESS)`` is at most
+``is_target_se`` or ``theta`` is more than ``is_decision_z`` standard errors from both thresholds.
+A pair still unsettled after ``gibbs_max_iterations`` goes to NUTS unless its ESS and R-hat pass.
+
+Data augmentation mixes slowly when the unrevealed items carry much more information than the
+revealed ones about the metrics' errors (the missing-information fraction is high: many metric-only
+items and few revealed items); the diagnostics then send the pair to NUTS. Random numbers come from
+one NumPy stream per call (``default_rng([seed, JOINT_STREAM])``): same inputs and seed give the
+same result, but a pair's draws depend on the other pairs of the call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
+from scipy.special import betainc
+
+from prefeval_core.decision.joint_data import JointInputs
+from prefeval_core.decision.settings import SamplerSettings
+from prefeval_core.outcomes import BETTER, WORSE
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+JOINT_STREAM = 0x6A17
+"""Second word of the seed of the joint route's stream."""
+
+
+@dataclass(frozen=True)
+class GibbsSummary:
+    """Estimates of P pairs (arrays in the order of the input rows).
+
+    Attributes:
+        theta: (P,) ``P(p> > p< | data)``; p_mean: (P, 3) ``E[p | data]``.
+        theta_mc_se: (P,) Monte-Carlo standard error of ``theta``.
+        ess: (P,) effective sample size of the ``theta(S)`` series over all chains.
+        rhat: (P,) its split R-hat.
+        iterations: (P,) Gibbs iterations per chain (warm-up included).
+        settled: (P,) whether the pair met the stop rule (else it needs NUTS).
+        kept: with ``keep_draws=True``, per pair the Dirichlet parameters ``n + 1 + S`` (N, 3) of
+            every kept iteration of every chain (``p | S`` is exactly that Dirichlet); else ``None``.
+    """
+
+    theta: FloatArray
+    p_mean: FloatArray
+    theta_mc_se: FloatArray
+    ess: FloatArray
+    rhat: FloatArray
+    iterations: IntArray
+    settled: npt.NDArray[np.bool_]
+    kept: tuple[FloatArray, ...] | None = None
+
+
+@dataclass
+class _State:
+    """The chains of a batch of pairs (private, mutable): ``p`` (B, C, 3), ``columns`` (B, C, k, h, c)."""
+
+    p: FloatArray
+    columns: FloatArray
+
+
+def joint_gibbs(inputs: JointInputs, *, seed: int, gamma: float, settings: SamplerSettings, keep_draws: bool = False) -> GibbsSummary:
+    """Run the data-augmentation Gibbs sampler (module docstring) on every pair of ``inputs``.
+
+    Every pair must have at least one unrevealed item with a metric outcome. ``keep_draws`` keeps
+    the Dirichlet parameters of ``p`` of every kept iteration (``GibbsSummary.kept``).
+    """
+    P = inputs.n.shape[0]
+    rng = np.random.default_rng([seed, JOINT_STREAM])
+    out = GibbsSummary(
+        np.full(P, np.nan),
+        np.full((P, 3), np.nan),
+        np.full(P, np.nan),
+        np.zeros(P),
+        np.full(P, np.nan),
+        np.zeros(P, np.int64),
+        np.zeros(P, bool),
+    )
+    alphas: list[list[FloatArray]] | None = [[] for _ in range(P)] if keep_draws else None
+    chunk = max(1, settings.is_chunk_draws // (settings.gibbs_chains * max(1, inputs.u.shape[1])))
+    for start in range(0, P, chunk):
+        _run_batch(inputs, np.arange(start, min(P, start + chunk)), rng, gamma, settings, out, alphas)
+    if alphas is None:
+        return out
+    return replace(out, kept=tuple(np.concatenate(a).reshape(-1, 3) if a else np.zeros((0, 3)) for a in alphas))
+
+
+def _run_batch(
+    inputs: JointInputs,
+    pairs: IntArray,
+    rng: np.random.Generator,
+    gamma: float,
+    settings: SamplerSettings,
+    out: GibbsSummary,
+    alphas: list[list[FloatArray]] | None,
+) -> None:
+    n, K, u = inputs.n[pairs], inputs.K[pairs], inputs.u[pairs]
+    C = settings.gibbs_chains
+    prior = np.swapaxes(K, -1, -2) + 1.0  # (B, k, h, c): Dirichlet parameters of mu's columns
+    state = _State(
+        _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), C, 3))),
+        _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), C, *prior.shape[1:]))),
+    )
+    sweep = _Sweep.build(inputs.patterns, n, prior, u)
+    for _ in range(settings.gibbs_warmup):
+        sweep.step(rng, state)
+    active = np.arange(len(pairs))
+    theta_series: list[list[FloatArray]] = [[] for _ in pairs]
+    p_sums = np.zeros((len(pairs), 3))
+    kept = np.zeros(len(pairs), dtype=np.int64)
+    iterations = settings.gibbs_warmup
+    while active.size and iterations < settings.gibbs_max_iterations:
+        block = min(settings.gibbs_block, settings.gibbs_max_iterations - iterations)
+        thetas = np.empty((active.size, C, block))
+        for t in range(block):
+            S = sweep.step(rng, state)
+            alpha = n[active][:, None, :] + 1.0 + S  # (A, C, 3)
+            thetas[:, :, t] = betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5)
+            p_sums[active] += (alpha / alpha.sum(axis=-1, keepdims=True)).sum(axis=1)
+            if alphas is not None:
+                for j, row in enumerate(active):
+                    alphas[int(pairs[row])].append(alpha[j])
+        iterations += block
+        kept[active] += block * C
+        for j, row in enumerate(active):
+            theta_series[row].append(thetas[j])
+        summary = _summaries([np.concatenate(theta_series[row], axis=1) for row in active])
+        done = _settled(summary, gamma, settings)
+        _write(out, pairs[active[done]], summary, done, p_sums[active[done]] / kept[active[done], None], iterations, settled=True)
+        keep = ~done
+        active, state = active[keep], _State(state.p[keep], state.columns[keep])
+        sweep = sweep.subset(keep)
+    if active.size:
+        summary = _summaries([np.concatenate(theta_series[row], axis=1) for row in active])
+        acceptable = (summary[2] >= settings.is_min_ess) & (summary[3] <= settings.gibbs_max_rhat)
+        _write(out, pairs[active], summary, np.ones(active.size, bool), p_sums[active] / kept[active, None], iterations, settled=acceptable)
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """One Gibbs sweep over a batch of pairs; the nonzero unrevealed cells (pair, pattern) flattened
+    and sorted by pair, with what every sweep reuses."""
+
+    patterns: IntArray  # (J, k)
+    n: FloatArray  # (B, 3)
+    prior: FloatArray  # (B, k, h, c)
+    u: FloatArray  # (B, J)
+    pair: IntArray  # (N,) pair of each cell
+    items: IntArray  # (N,) unrevealed items of each cell
+    codes: IntArray  # (N, k) the cell's metric outcomes (3: none)
+    onehot: FloatArray  # (N, k, c) the same, one-hot (all zero where none)
+    starts: IntArray  # (B,) first cell of each pair
+
+    @classmethod
+    def build(cls, patterns: IntArray, n: FloatArray, prior: FloatArray, u: FloatArray) -> _Sweep:
+        pair, pattern = np.nonzero(u > 0)
+        codes = patterns[pattern]
+        onehot = np.eye(4)[codes][..., :3]
+        return cls(patterns, n, prior, u, pair, u[pair, pattern].astype(np.int64), codes, onehot, np.searchsorted(pair, np.arange(len(n))))
+
+    def subset(self, keep: npt.NDArray[np.bool_]) -> _Sweep:
+        return _Sweep.build(self.patterns, self.n[keep], self.prior[keep], self.u[keep])
+
+    def step(self, rng: np.random.Generator, state: _State) -> FloatArray:
+        """Update ``state`` in place by one sweep; returns ``S`` (B, C, 3) of the new latent draw."""
+        C, k = state.p.shape[1], self.prior.shape[1]
+        log_mu = np.log(np.swapaxes(state.columns, -1, -2))  # (B, C, k, c, h)
+        log_joint = np.log(state.p)[self.pair]  # (N, C, h)
+        for j in range(k):
+            present = self.codes[:, j] < 3
+            log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
+        prob = np.exp(log_joint - log_joint.max(axis=-1, keepdims=True))
+        prob /= prob.sum(axis=-1, keepdims=True)
+        latent = _multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
+        S = np.add.reduceat(latent, self.starts, axis=0)  # (B, C, h): every pair has a cell
+        state.p = _dirichlet(rng, self.n[:, None, :] + 1.0 + S)
+        by_outcome = latent[:, :, None, :, None] * self.onehot[:, None, :, None, :]  # (N, C, k, h, c)
+        counts = np.add.reduceat(by_outcome, self.starts, axis=0)  # (B, C, k, h, c)
+        state.columns = _dirichlet(rng, self.prior[:, None] + counts)
+        return S
+
+
+def _multinomial(rng: np.random.Generator, total: IntArray, prob: FloatArray) -> FloatArray:
+    """Draws (..., 3) of ``Multinomial(total, prob)`` by two binomials (vectorised)."""
+    first = rng.binomial(total, np.clip(prob[..., 0], 0.0, 1.0))
+    rest = total - first
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(prob[..., 0] < 1.0, prob[..., 1] / (1.0 - prob[..., 0]), 0.0)
+    second = rng.binomial(rest, np.clip(share, 0.0, 1.0))
+    return np.stack([first, second, rest - second], axis=-1).astype(np.float64)
+
+
+def _dirichlet(rng: np.random.Generator, alpha: FloatArray) -> FloatArray:
+    gammas = rng.standard_gamma(alpha)
+    return np.asarray(gammas / gammas.sum(axis=-1, keepdims=True), dtype=np.float64)
+
+
+def _summaries(series: list[FloatArray]) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """theta, its MC s.e., ESS and split R-hat of each pair's ``theta(S)`` series (C, T)."""
+    theta, se, ess, rhat = (np.empty(len(series)) for _ in range(4))
+    for i, chains in enumerate(series):
+        theta[i] = chains.mean()
+        spread = chains.var()
+        if spread <= 1e-24:  # every draw gives the same theta(S): no Monte-Carlo error
+            se[i], ess[i], rhat[i] = 0.0, np.inf, 1.0
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ess[i] = float(effective_sample_size(chains[:, :, None])[0])
+            rhat[i] = float(split_gelman_rubin(chains[:, :, None])[0])
+        se[i] = np.sqrt(spread / ess[i]) if ess[i] > 0 else np.inf
+    return theta, se, ess, rhat
+
+
+def _settled(
+    summary: tuple[FloatArray, FloatArray, FloatArray, FloatArray], gamma: float, settings: SamplerSettings
+) -> npt.NDArray[np.bool_]:
+    theta, se, ess, rhat = summary
+    distance = np.minimum(np.abs(theta - gamma / 2.0), np.abs(theta - (1.0 - gamma / 2.0)))
+    with np.errstate(invalid="ignore"):
+        return (
+            (ess >= settings.is_min_ess)
+            & (rhat <= settings.gibbs_max_rhat)
+            & ((se <= settings.is_target_se) | (distance > settings.is_decision_z * se))
+        )
+
+
+def _write(
+    out: GibbsSummary,
+    rows: IntArray,
+    summary: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+    which: npt.NDArray[np.bool_],
+    p_mean: FloatArray,
+    iterations: int,
+    *,
+    settled: bool | npt.NDArray[np.bool_],
+) -> None:
+    theta, se, ess, rhat = (a[which] for a in summary)
+    out.theta[rows] = np.clip(theta, 0.0, 1.0)
+    out.theta_mc_se[rows] = se
+    out.ess[rows] = ess
+    out.rhat[rows] = rhat
+    out.p_mean[rows] = p_mean
+    out.iterations[rows] = iterations
+    out.settled[rows] = settled

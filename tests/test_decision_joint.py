@@ -1,0 +1,204 @@
+"""Several metrics in one posterior (docs/model.md): exact reductions, a brute-force check of the
+data-augmentation route, the NUTS golden settings, contributions and draws."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import betainc, gammaln
+
+from prefeval_core.counts import JointCounts, joint_counts, pattern_codes
+from prefeval_core.decision import (
+    SamplerSettings,
+    decide_counts,
+    decide_joint,
+    decision_from_theta,
+    human_only_theta,
+    joint_posterior_draws,
+    metric_contributions,
+)
+from prefeval_core.decision.joint_data import joint_inputs
+from prefeval_core.errors import SettingsError
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "joint_reference.json"
+# the golden test's sizes: Gibbs until s.e. <= 0.004 (no early stop on certain decisions), small NUTS fallback
+PRECISE = SamplerSettings().with_(
+    is_target_se=0.004, is_decision_z=float("inf"), gibbs_max_iterations=12000, fallback_chains=2, fallback_warmup=500, fallback_draws=2500
+)
+
+
+def _random_counts(rng: np.random.Generator, k: int, pairs: int, rows: int, reveal: float) -> JointCounts:
+    pair_index = np.sort(rng.integers(0, pairs, rows))
+    human = rng.integers(-1, 3, rows)
+    metrics = rng.integers(-1, 3, (rows, k))
+    revealed = (human >= 0) & (rng.random(rows) < reveal)
+    return joint_counts(tuple(f"m{j}" for j in range(k)), pair_index, human, metrics, revealed, pairs)
+
+
+@pytest.mark.property
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), rows=st.sampled_from([30, 200, 900]))
+def test_one_metric_is_exactly_decide_counts(seed: int, rows: int) -> None:
+    counts = _random_counts(np.random.default_rng(seed), 1, 4, rows, 0.4)
+    joint = decide_joint(counts, seed=seed)
+    single = decide_counts(counts.triples(0), seed=seed)
+    assert joint.method == single.method
+    for field in ("theta", "p_mean", "theta_mc_se", "decision"):
+        assert np.array_equal(getattr(joint, field), getattr(single, field), equal_nan=True), field
+    assert joint.settings.metrics == ("m0",) and single.settings.metrics is None
+
+
+def test_exact_reductions_human_only_and_a_single_informing_metric() -> None:
+    revealed = np.zeros((3, 16, 3), dtype=np.int64)
+    revealed[:, 0 + 4 * 0, 0] = [6, 2, 1]  # both metrics said '>' where the human did
+    revealed[:, 2 + 4 * 2, 2] = [3, 1, 5]
+    revealed[:, 1 + 4 * 1, 1] = 2
+    unrevealed = np.zeros((3, 16), dtype=np.int64)
+    unrevealed[1, 0 + 4 * 3] = 40  # pair 1: only metric 0 rated its unrevealed items ('>')
+    unrevealed[1, 2 + 4 * 3] = 10
+    unrevealed[2, 0 + 4 * 0] = 30  # pair 2: both metrics
+    unrevealed[2, 2 + 4 * 1] = 5
+    unrevealed[:, 15] = 7  # no metric outcome: informs nothing
+    counts = JointCounts(("a", "b"), revealed, unrevealed)
+    result = decide_joint(counts, seed=4, settings=SamplerSettings.small())
+    assert result.method[0] == "closed_form" and result.theta[0] == human_only_theta(counts.n[0])
+    assert result.method[1] == "enumeration"
+    alone = decide_counts(counts.subset(np.array([1])).triples(0))
+    assert result.theta[1] == pytest.approx(alone.theta[0], abs=1e-14)
+    assert result.method[2] == "joint_gibbs"
+    human = decide_joint(counts, model="human_only")
+    assert set(human.method) == {"closed_form"} and np.array_equal(human.theta, human_only_theta(counts.n))
+
+
+def _brute_force_theta(counts: JointCounts) -> float:
+    """theta of one pair by summing the collapsed posterior P(L | data) over every latent table L."""
+    inputs = joint_inputs(counts)
+    n, K, u, patterns = inputs.n[0], inputs.K[0], inputs.u[0].astype(int), inputs.patterns
+    k = K.shape[0]
+    splits = [[(a, b, total - a - b) for a in range(total + 1) for b in range(total + 1 - a)] for total in u]
+    log_w, thetas = [], []
+    for choice in itertools.product(*splits):
+        L = np.array(choice, dtype=float)  # (J, h)
+        S = L.sum(axis=0)
+        term = np.sum(gammaln(u + 1.0)) - np.sum(gammaln(L + 1.0))
+        term += np.sum(gammaln(n + 1.0 + S)) - gammaln(np.sum(n + 1.0 + S))
+        for j in range(k):
+            Lj = np.stack([L[patterns[:, j] == c].sum(axis=0) for c in range(3)])  # (c, h)
+            alpha = K[j] + 1.0 + Lj
+            term += np.sum(gammaln(alpha)) - np.sum(gammaln(alpha.sum(axis=0)))
+        log_w.append(term)
+        thetas.append(betainc(n[2] + 1.0 + S[2], n[0] + 1.0 + S[0], 0.5))
+    w = np.exp(np.asarray(log_w) - max(log_w))
+    return float(w @ np.asarray(thetas) / w.sum())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_data_augmentation_agrees_with_a_brute_force_sum(seed: int) -> None:
+    revealed = np.zeros((1, 16, 3), dtype=np.int64)
+    revealed[0, 0, 0], revealed[0, 10, 2], revealed[0, 5, 1], revealed[0, 2, 0], revealed[0, 8, 2] = 3, 2, 1, 1, 1
+    unrevealed = np.zeros((1, 16), dtype=np.int64)
+    unrevealed[0, [0, 10, 2, 8, 3 + 4 * 0]] = [3, 2, 2, 1, 2]  # the last: only metric 0 rated it
+    counts = JointCounts(("a", "b"), revealed, unrevealed)
+    exact = _brute_force_theta(counts)
+    result = decide_joint(counts, seed=seed, settings=SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf")))
+    assert result.method == ("joint_gibbs",)
+    assert abs(result.theta[0] - exact) <= 4 * result.theta_mc_se[0] + 1e-3, (result.theta[0], exact, result.theta_mc_se[0])
+
+
+def _golden() -> list[dict]:  # type: ignore[type-arg]
+    return json.loads(GOLDEN.read_text())["cases"]
+
+
+def _golden_counts(cases: list[dict], k: int) -> JointCounts:  # type: ignore[type-arg]
+    group = [c for c in cases if c["k"] == k]
+    return JointCounts(
+        tuple(f"m{j}" for j in range(k)),
+        np.array([c["revealed"] for c in group], dtype=np.int64),
+        np.array([c["unrevealed"] for c in group], dtype=np.int64),
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.golden
+def test_fast_routes_agree_with_the_nuts_reference_on_every_golden_setting() -> None:
+    cases = _golden()
+    assert len(cases) >= 20 and {c["k"] for c in cases} == {2, 3}
+    routes = []
+    for k in (2, 3):
+        group = [c for c in cases if c["k"] == k]
+        result = decide_joint(_golden_counts(cases, k), seed=1, settings=PRECISE)
+        for i, case in enumerate(group):
+            combined = np.hypot(result.theta_mc_se[i], case["theta_ref_se"])
+            assert abs(result.theta[i] - case["theta_ref"]) <= 4.0 * combined + 1e-4, (case["name"], result.theta[i], result.method[i])
+            near = min(abs(case["theta_ref"] - t) for t in (0.025, 0.975)) <= 4.0 * combined
+            if not near:
+                assert result.decision[i] == decision_from_theta(case["theta_ref"], 0.05), case["name"]
+        routes += list(result.method)
+    assert routes.count("joint_gibbs") >= 15
+
+
+def test_contributions_of_a_useful_and_a_useless_metric() -> None:
+    rng = np.random.default_rng(3)
+    rows, pairs = 2000, 2
+    pair_index = np.repeat(np.arange(pairs), rows // pairs)
+    truth = rng.choice(3, rows, p=[0.55, 0.1, 0.35])
+    good = np.where(rng.random(rows) < 0.85, truth, rng.integers(0, 3, rows))  # agrees with the truth 90% of the time
+    noise = rng.integers(0, 3, rows)  # says nothing
+    revealed = rng.random(rows) < 0.1
+    counts = joint_counts(("good", "noise"), pair_index, truth, np.stack([good, noise], axis=1), revealed, pairs)
+    small = SamplerSettings.small()
+    c = metric_contributions(counts, seed=0, settings=small)
+    assert c.metrics == ("good", "noise") and c.theta_without.shape == (2, 2) and c.theta_alone.shape == (2, 2)
+    assert np.array_equal(c.theta_human, human_only_theta(counts.n))
+    assert np.array_equal(c.theta_all, decide_joint(counts, seed=0, settings=small).theta)
+    assert np.array_equal(c.theta_without[:, 0], decide_joint(counts.without(0), seed=0, settings=small).theta)
+    assert np.array_equal(c.theta_alone[:, 1], decide_counts(counts.triples(1), seed=0, settings=small).theta)
+    # a metric independent of the truth says nothing: alone it leaves theta where the humans put it
+    assert np.abs(c.theta_alone[:, 1] - c.theta_human).max() < 0.03
+    assert c.decision(c.theta_all).dtype == np.int8
+
+
+def test_joint_draws_follow_the_decision() -> None:
+    cases = _golden()
+    case = next(c for c in cases if c["name"] == "k2_ok_weak_100_1000")
+    counts = JointCounts(("a", "b"), np.array([case["revealed"]]), np.array([case["unrevealed"]]))
+    result = decide_joint(counts, seed=2, settings=SamplerSettings.small())
+    draws = joint_posterior_draws(counts, 0, seed=2, draws=8000, settings=SamplerSettings.small())
+    assert draws.shape == (8000, 3) and np.allclose(draws.sum(axis=1), 1.0)
+    assert np.mean(draws[:, 0] > draws[:, 2]) == pytest.approx(result.theta[0], abs=4 * result.theta_mc_se[0] + 0.02)
+    again = joint_posterior_draws(counts, 0, seed=2, draws=8000, settings=SamplerSettings.small())
+    assert np.array_equal(draws, again)
+
+
+def test_without_removes_one_metric_from_every_pattern() -> None:
+    counts = _random_counts(np.random.default_rng(5), 3, 3, 500, 0.5)
+    for j in range(3):
+        rest = counts.without(j)
+        assert rest.metrics == tuple(m for i, m in enumerate(counts.metrics) if i != j)
+        assert rest.revealed.sum() == counts.revealed.sum() and rest.unrevealed.sum() == counts.unrevealed.sum()
+        for i, other in enumerate(i for i in range(3) if i != j):
+            assert np.array_equal(rest.triples(i).K, counts.triples(other).K)
+    assert pattern_codes(2).shape == (16, 2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"model": "known_mu"}, "known mu"), ({"gamma": 0.0}, "gamma"), ({"seed": -1}, "seed"), ({"sampler": "gibbs"}, "sampler")],
+)
+def test_bad_options_are_settings_errors(kwargs, message) -> None:  # type: ignore[no-untyped-def]
+    counts = _random_counts(np.random.default_rng(0), 2, 2, 50, 0.5)
+    with pytest.raises(SettingsError, match=message):
+        decide_joint(counts, **kwargs)
+
+
+def test_negative_counts_are_refused() -> None:
+    counts = _random_counts(np.random.default_rng(0), 2, 2, 50, 0.5)
+    bad = JointCounts(counts.metrics, counts.revealed, counts.unrevealed - 100)
+    with pytest.raises(SettingsError, match="non-negative"):
+        decide_joint(bad)
