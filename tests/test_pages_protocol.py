@@ -148,3 +148,23 @@ def test_the_baselines_tab_compares_the_run_with_ppi_and_bradley_terry() -> None
     assert frame["method"].iloc[0] == "prefeval protocol (this run)"
     assert {"PPI++ (rougeL)", "Bradley–Terry", "CLT (human only)"} <= set(frame["method"])
     assert (frame[["correct", "inversion", "omission", "insertion"]].sum(axis=1) == 120).all()
+
+
+def test_with_several_metrics_the_win_rates_show_what_each_contributes() -> None:
+    at = page("protocol.py")
+    at.session_state["pe.human"] = "human:relevance"
+    at.session_state["pe.metrics"] = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance")
+    run_ok(at)
+    next(n for n in at.number_input if n.label.startswith("Budget")).set_value(600)
+    next(s for s in at.selectbox if s.label == "A paid judgment is").set_value("comparisons")
+    at.button[0].click()
+    run_ok(at)
+    at.button(key="pe_next").click()
+    run_ok(at)
+    assert at.session_state["pe.protocol"].table.k == 2
+    at.session_state["pe.w.protocol_tab"] = "Win rates"
+    run_ok(at)
+    frame = at.dataframe[-1].value
+    assert list(frame["evidence"][:2]) == ["all metrics", "human judgments only"]
+    assert {"without gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance alone"} <= set(frame["evidence"])
+    assert frame["θ = P(p> > p<)"].between(0, 1).all()

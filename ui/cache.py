@@ -84,6 +84,12 @@ def baselines(protocol: ProtocolState) -> pd.DataFrame:
     return baselines_frame(protocol, baselines_at(protocol))
 
 
+@st.cache_data(max_entries=8, hash_funcs={ProtocolState: state_to_json}, show_spinner="Deciding with and without each metric ...")
+def contributions(protocol: ProtocolState, pair: int) -> pd.DataFrame:
+    """:func:`prefeval_core.workflow.views.contributions_frame`, cached per state and pair."""
+    return views.contributions_frame(protocol, pair)
+
+
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Computing the diagnostics ...")
 def metric_report(choice: DataChoice, check: MetricCheck) -> MetricReport:
     """Every diagnostic of the metric check (method.md §6-§9)."""

@@ -90,7 +90,7 @@ def decide_pairs_of_round(
     stop = np.zeros(D, dtype=bool)
     if undecided.any():
         rows = np.flatnonzero(undecided)
-        remaining, patterns = _remaining(state, chosen[rows], counts.k)
+        remaining, patterns = _remaining(state, chosen[rows])
         stop[rows] = futility(
             counts.subset(rows),
             remaining,
@@ -148,17 +148,17 @@ def _spending(
     stop = np.zeros(len(chosen), dtype=bool)
     open_rows = np.flatnonzero(decision == 1)
     if open_rows.size:
-        remaining = _remaining(state, chosen[open_rows], 1)[0]
+        remaining = _remaining(state, chosen[open_rows])[0]
         stop[open_rows] = spending_futility(n[open_rows], remaining, gamma, state.settings.futility)
     return decision, stop
 
 
-def _remaining(state: ProtocolState, pairs: npt.NDArray[np.int64], k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Rows each pair can still get (P,), and their metric patterns (P, 4^k)."""
+def _remaining(state: ProtocolState, pairs: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Rows each pair can still get (P,), and their metric patterns (P, 4^k) for the table's k metrics."""
     table = state.table
     rounds, _ = state.row_reveals
     left = table.row_requestable_for_pairs & (rounds == 0)
-    J = 4**k
+    J = 4 ** max(table.k, 1)
     position = np.full(table.n_pairs, -1, dtype=np.int64)
     position[pairs] = np.arange(len(pairs))
     rows = left & (position[table.row_pair] >= 0)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from prefeval_core.decision import Model, SamplerSettings, fast_route, posterior_draws
+from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_contributions, posterior_draws
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason
@@ -203,3 +203,21 @@ def protocol_section(state: ProtocolState, result: ProtocolResult | None = None)
         f"error control {settings.error_control}, gamma {settings.gamma}, batch {settings.batch}, seed {settings.seed}."
     )
     return ReportSection("Protocol", text, (theta_history_figure(state),), html_body=table)
+
+
+def contributions_frame(state: ProtocolState, pair: int) -> pd.DataFrame:
+    """What each metric contributes to one pair's θ (several metrics, full model): θ and the
+    decision with all metrics, without each one, with each alone, and with human judgments only."""
+    counts = state.revealed_counts().subset(np.array([pair]))
+    found = metric_contributions(counts, gamma=state.settings.gamma, seed=state.settings.seed)
+    rows = [("all metrics", found.theta_all[0]), ("human judgments only", found.theta_human[0])]
+    rows += [(f"without {name}", found.theta_without[0, j]) for j, name in enumerate(found.metrics)]
+    rows += [(f"{name} alone", found.theta_alone[0, j]) for j, name in enumerate(found.metrics)]
+    thetas = np.array([theta for _, theta in rows])
+    return pd.DataFrame(
+        {
+            "evidence": [label for label, _ in rows],
+            "θ = P(p> > p<)": thetas,
+            "decision": [DECISION_WORDS[int(c)] for c in found.decision(thetas)],
+        }
+    )
