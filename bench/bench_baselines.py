@@ -13,6 +13,8 @@ Studies on SummEval relevance:
 
 * ``abstractive``: the 12 systems the LLM judges rated (66 pairs), metrics rougeL, GPT-4 and
   GPT-3.5 reason-then-score judges;
+* ``judges``: the same 12 systems, three LLM judges (GPT-4, GPT-3.5, Llama-2-70B, reason-then-score),
+  fixed before any run: the combination of judges the engine takes in one posterior;
 * ``all``: all 16 systems (120 pairs), rougeL.
 
 ``null`` mode: the error rate of each rule on true ties, simulated. Each run is a pair whose
@@ -47,6 +49,7 @@ from prefeval_core.runtime import configure_jax
 
 STUDIES: dict[str, tuple[str, ...]] = {
     "abstractive": ("rougeL", "gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance"),
+    "judges": ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-70b-chat-hf-rts:relevance"),
     "all": ("rougeL",),
 }
 COLUMNS = ("correct", "correct_significant", "correct_undecided", "inversion", "omission", "insertion")

@@ -75,6 +75,7 @@ def test_several_metrics_add_one_full_model_and_one_ppi_per_metric_and_a_mean_pr
         "prefeval human only",
         "prefeval full (m1)",
         "prefeval full (m2)",
+        "prefeval full (all 2 metrics)",
         "PPI++ (m1)",
         "PPI++ (m2)",
         "PPI++ (mean(m1, m2))",

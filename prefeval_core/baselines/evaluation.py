@@ -4,8 +4,9 @@
 
 * ``prefeval human only``: :func:`~prefeval_core.decision.decide_counts` with ``model="human_only"``
   (exact ``Dirichlet(n + 1)``);
-* ``prefeval full (<metric>)``: the same with ``model="full"``, one per metric (the engine on
-  this branch takes one metric at a time);
+* ``prefeval full (<metric>)``: the same with ``model="full"``, one per metric;
+* ``prefeval full (all k metrics)``: with several metrics, all of them in one posterior
+  (Dawid–Skene, :func:`~prefeval_core.decision.decide_joint`);
 * ``PPI++ (<metric>)``, one per metric, and ``PPI++ (mean(<metrics>))`` when there are several
   (:mod:`prefeval_core.baselines.ppi`);
 * ``CLT (human only)``: the classical normal interval on the revealed human outcomes
@@ -34,8 +35,8 @@ from prefeval_core.baselines.inputs import pair_systems, revealed_rows
 from prefeval_core.baselines.intervals import check_gamma
 from prefeval_core.baselines.ppi import ppi_decisions
 from prefeval_core.comparison import ERROR_TYPES, ErrorFrequencies, ErrorType, error_frequencies, error_types, human_reference_outcomes
-from prefeval_core.counts import PairTable, count_triples
-from prefeval_core.decision import SamplerSettings, decide_counts
+from prefeval_core.counts import PairTable, count_triples, joint_counts
+from prefeval_core.decision import SamplerSettings, decide_counts, decide_joint
 from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import TIE
 
@@ -153,6 +154,11 @@ def compare_methods(
         methods.append(
             summary(f"prefeval full ({name})", "prefeval_full", name, decide_counts(count_triples(one, is_revealed), **engine).decision)
         )
+    if len(names) > 1:
+        joint = joint_counts(names, table.pair_index, np.where(is_revealed, table.human, -1), codes, is_revealed, table.n_pairs)
+        label = f"all {len(names)} metrics"
+        decided = decide_joint(joint, gamma=gamma, seed=seed, settings=sampler_settings).decision
+        methods.append(summary(f"prefeval full ({label})", "prefeval_full", label, decided))
     predictors = [((name,), codes[:, [j]]) for j, name in enumerate(names)] + ([(names, codes)] if len(names) > 1 else [])
     for predictor_names, predictor_codes in predictors:
         ppi = ppi_decisions(table, is_revealed, metric_codes=predictor_codes, metric_names=predictor_names, gamma=gamma)
