@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.combine import majority_outcomes, mean_scores
+from prefeval_core.errors import settings_error
 from prefeval_core.kendall import tau_b
 from prefeval_core.store.frames import COMPARISON_TASK, RATING_TASK, latest_answers
 from prefeval_core.store.records import Comparison, JudgmentKind, Rating
@@ -61,7 +62,7 @@ def cohen_kappa(first: Sequence[float] | np.ndarray, second: Sequence[float] | n
     undefined (no units, or chance agreement ``p_e = 1``: both used one and the same category)."""
     x, y = np.asarray(first), np.asarray(second)
     if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"cohen_kappa needs two 1-d vectors of one length, got shapes {x.shape} and {y.shape}")
+        raise settings_error(f"cohen_kappa needs two 1-d vectors of one length, got shapes {x.shape} and {y.shape}")
     if x.size == 0:
         return math.nan
     categories = np.union1d(x, y)

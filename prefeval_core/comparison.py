@@ -27,6 +27,7 @@ import numpy.typing as npt
 from scipy.stats import binomtest
 
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 
 ErrorType = Literal["correct_significant", "correct_undecided", "inversion", "omission", "insertion"]
@@ -126,9 +127,9 @@ def annotation_fraction(human_used: int, human_available: int) -> float:
     """ "Ann." (Deriu et al. Table 3): human outcomes used over all pairs divided by all human
     outcomes available over all pairs, in [0, 1]; 0 when nothing is available."""
     if human_used < 0 or human_available < 0:
-        raise ValueError("annotation counts must be >= 0")
+        raise settings_error("annotation counts must be >= 0")
     if human_used > human_available:
-        raise ValueError(f"{human_used} human outcomes used but only {human_available} available")
+        raise settings_error(f"{human_used} human outcomes used but only {human_available} available")
     return human_used / human_available if human_available else 0.0
 
 

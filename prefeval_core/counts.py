@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.errors import CoverageError
+from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.outcomes import MISSING, canonical_pair
 from prefeval_core.preferences import PairOutcomes
 
@@ -70,7 +70,7 @@ class PairTable:
         indices are renumbered in the same order."""
         keep = np.asarray(keep, dtype=bool)
         if keep.shape != (self.n_pairs,):
-            raise ValueError(f"keep has shape {keep.shape}, expected ({self.n_pairs},)")
+            raise settings_error(f"keep has shape {keep.shape}, expected ({self.n_pairs},)")
         if keep.all():
             return self
         rows = keep[self.pair_index]
@@ -153,9 +153,9 @@ def count_triples(table: PairTable, revealed: npt.NDArray[np.bool_]) -> CountTri
     """
     revealed = np.asarray(revealed, dtype=bool)
     if revealed.shape != table.human.shape:
-        raise ValueError(f"revealed has shape {revealed.shape}, expected {table.human.shape}")
+        raise settings_error(f"revealed has shape {revealed.shape}, expected {table.human.shape}")
     if np.any(revealed & (table.human < 0)):
-        raise ValueError("a row without a human outcome cannot be revealed")
+        raise settings_error("a row without a human outcome cannot be revealed")
     P = table.n_pairs
     has_metric = table.metric >= 0
     n = _bincount(table.pair_index[revealed] * 3 + table.human[revealed], P * 3).reshape(P, 3)
@@ -228,7 +228,7 @@ class JointCounts:
         J = 4 ** len(self.metrics)
         P = self.revealed.shape[0]
         if self.revealed.shape != (P, J, 3) or self.unrevealed.shape != (P, J):
-            raise ValueError(f"JointCounts of {len(self.metrics)} metrics need revealed (P, {J}, 3) and unrevealed (P, {J})")
+            raise settings_error(f"JointCounts of {len(self.metrics)} metrics need revealed (P, {J}, 3) and unrevealed (P, {J})")
 
     @property
     def k(self) -> int:
@@ -253,7 +253,7 @@ class JointCounts:
     def without(self, metric: int) -> JointCounts:
         """The counts of the other k - 1 metrics (metric ``metric`` summed out of every pattern)."""
         if not 0 <= metric < self.k:
-            raise ValueError(f"metric index {metric} out of range for {self.k} metrics")
+            raise settings_error(f"metric index {metric} out of range for {self.k} metrics")
         patterns = np.arange(4**self.k, dtype=np.int64)
         low, high = 4**metric, 4 ** (metric + 1)
         target = patterns % low + patterns // high * low  # pattern index with digit `metric` removed
@@ -292,7 +292,7 @@ def joint_counts(
     a revealed human outcome count in ``unrevealed`` by their metric pattern."""
     revealed = np.asarray(revealed, dtype=bool)
     if np.any(revealed & (np.asarray(human) < 0)):
-        raise ValueError("a row without a human outcome cannot be revealed")
+        raise settings_error("a row without a human outcome cannot be revealed")
     J = 4 ** len(metrics)
     pattern = pattern_index(np.asarray(metric_codes).reshape(len(pair_index), len(metrics)))
     index = np.asarray(pair_index, dtype=np.int64)

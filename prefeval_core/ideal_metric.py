@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import PairTable, count_triples
+from prefeval_core.errors import settings_error
 
 IDEAL_METRIC_NAME: Final = "ideal"
 """The name under which the simulated metric is offered (CLI ``--metric ideal``)."""
@@ -50,9 +51,9 @@ def ideal_metric_table(table: PairTable, *, seed: int, extra_items: int = 0, mu:
     """
     mu = np.asarray(mu, dtype=np.float64)
     if mu.shape != (3, 3) or not np.allclose(mu.sum(axis=0), 1.0):
-        raise ValueError("mu must be 3 x 3 with columns summing to 1")
+        raise settings_error("mu must be 3 x 3 with columns summing to 1")
     if extra_items < 0:
-        raise ValueError(f"extra_items must be >= 0, got {extra_items}")
+        raise settings_error(f"extra_items must be >= 0, got {extra_items}")
     rng = np.random.default_rng(seed)
     has_human = table.human >= 0
     metric = np.full(table.human.shape, -1, dtype=np.int8)

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.errors import CoverageError, UnknownNameError
+from prefeval_core.errors import CoverageError, UnknownNameError, settings_error
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def tau_b(x: np.ndarray, y: np.ndarray) -> float:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"tau_b needs two 1-d vectors of one length, got shapes {x.shape} and {y.shape}")
+        raise settings_error(f"tau_b needs two 1-d vectors of one length, got shapes {x.shape} and {y.shape}")
     if x.size < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return math.nan
     return float(kendalltau(x, y, variant="b").statistic)
@@ -79,7 +79,7 @@ def kendall_tau_segments(
     human = np.asarray(human, dtype=float)
     metric = np.asarray(metric, dtype=float)
     if not (item_id.shape == human.shape == metric.shape) or item_id.ndim != 1:
-        raise ValueError(f"item_id, human and metric must be 1-d of one length, got {item_id.shape}, {human.shape}, {metric.shape}")
+        raise settings_error(f"item_id, human and metric must be 1-d of one length, got {item_id.shape}, {human.shape}, {metric.shape}")
     per_item: list[float] = []
     skipped = 0
     if item_id.size:

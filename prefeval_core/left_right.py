@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
 from prefeval_core.store.records import Comparison, ComparisonLabel, utc_now
 
@@ -38,7 +39,7 @@ def outcome_from_choice(choice: Choice, left_system: str, system_a: str, system_
     ``both_bad`` is a tie."""
     a, b, _ = canonical_pair(system_a, system_b)
     if left_system not in (a, b):
-        raise ValueError(f"left_system {left_system!r} is not one of the pair ({a}, {b})")
+        raise settings_error(f"left_system {left_system!r} is not one of the pair ({a}, {b})")
     if choice in ("equal", "both_bad"):
         return TIE
     winner = left_system if choice == "left" else (b if left_system == a else a)

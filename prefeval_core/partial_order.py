@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.comparison import error_types as compute_error_types
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, WORSE
 
 
@@ -90,7 +91,7 @@ def partial_order(
     """
     codes = np.asarray(outcomes, dtype=np.int64).reshape(-1)
     if len(codes) != len(pairs):
-        raise ValueError(f"{len(pairs)} pairs but {len(codes)} outcomes")
+        raise settings_error(f"{len(pairs)} pairs but {len(codes)} outcomes")
     ref = None if reference is None else np.asarray(reference, dtype=np.int64).reshape(-1)
     types: npt.NDArray[np.str_] | None = None
     if error_types is not None:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.errors import CoverageError, Problem, UnknownNameError
+from prefeval_core.errors import CoverageError, Problem, UnknownNameError, settings_error
 from prefeval_core.outcomes import canonical_pair, codes_from_differences, flip_codes
 
 
@@ -87,7 +87,7 @@ def pair_outcomes(dataset: Dataset, rater: str, eps: float = 0.0) -> PairOutcome
         CoverageError: the rater gives no pair at all (it rated only one system).
     """
     if eps < 0:
-        raise ValueError(f"the tie threshold eps must be >= 0, got {eps}")
+        raise settings_error(f"the tie threshold eps must be >= 0, got {eps}")
     require_rater(dataset, rater)
     if dataset.rater_kind(rater) == "pairwise":
         rows = dataset.preferences[dataset.preferences["rater"] == rater]

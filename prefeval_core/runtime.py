@@ -20,6 +20,8 @@ import re
 import sys
 import warnings
 
+from prefeval_core.errors import settings_error
+
 _DEVICE_FLAG = "--xla_force_host_platform_device_count"
 
 
@@ -34,7 +36,7 @@ def configure_jax(*, x64: bool = True, host_devices: int | None = None) -> None:
     """
     if host_devices is not None:
         if host_devices < 1:
-            raise ValueError(f"host_devices must be at least 1, got {host_devices}")
+            raise settings_error(f"host_devices must be at least 1, got {host_devices}")
         if _backend_started() and _DEVICE_FLAG + f"={host_devices}" not in os.environ.get("XLA_FLAGS", ""):
             # Streamlit re-runs app.py on every interaction: repeating the same setting is fine.
             warnings.warn(

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import PairTable, count_triples
+from prefeval_core.errors import settings_error
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def confusion_matrices(table: PairTable, *, joint_only: bool = False) -> PairCon
         ValueError: ``table`` has no metric (built with ``align_outcomes(human, None)``).
     """
     if table.metric_rater is None:
-        raise ValueError("the pair table has no metric rater; align a metric's outcomes first")
+        raise settings_error("the pair table has no metric rater; align a metric's outcomes first")
     human_rows = table.human >= 0
     with_human = count_triples(table, human_rows)
     metric_only = count_triples(table, np.zeros_like(human_rows))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import VALUES
 
 ERROR_COST: npt.NDArray[np.int64] = VALUES[:, None].astype(np.int64) - VALUES[None, :].astype(np.int64)
@@ -58,7 +59,7 @@ def favi_score(K: npt.ArrayLike) -> float:
     """Favi-Score of one 3x3 confusion matrix; NaN if it has no error."""
     K = np.asarray(K)
     if K.shape != (3, 3):
-        raise ValueError(f"a confusion matrix is 3x3, got shape {K.shape}")
+        raise settings_error(f"a confusion matrix is 3x3, got shape {K.shape}")
     return float(favi_scores(K))
 
 
@@ -91,7 +92,7 @@ def favi_posterior(K: npt.ArrayLike, *, seed: int, samples: int = 4000, level: f
         level: mass of the equal-tailed credible interval, in (0, 1).
     """
     if not 0 < level < 1:
-        raise ValueError(f"the interval level must be in (0, 1), got {level}")
+        raise settings_error(f"the interval level must be in (0, 1), got {level}")
     K = np.asarray(K, dtype=np.float64).reshape(-1, 3, 3)
     rng = np.random.default_rng(seed)
     alpha = K.reshape(-1, 9) + 1.0

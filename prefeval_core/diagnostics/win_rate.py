@@ -23,6 +23,7 @@ import numpy.typing as npt
 from scipy.stats import beta as beta_distribution
 
 from prefeval_core.comparison import human_only_theta
+from prefeval_core.errors import settings_error
 
 Source = Literal["dirichlet", "samples"]
 
@@ -74,14 +75,14 @@ def win_rate_densities(
         bins: histogram bins on [0, 1] (and on [-1, 1] for the difference).
     """
     if (alpha is None) == (samples is None):
-        raise ValueError("give exactly one of alpha (Dirichlet parameters) or samples (S, 3)")
+        raise settings_error("give exactly one of alpha (Dirichlet parameters) or samples (S, 3)")
     rate_edges = np.linspace(0.0, 1.0, bins + 1)
     difference_edges = np.linspace(-1.0, 1.0, bins + 1)
     rate_grid = _centres(rate_edges)
     if alpha is not None:
         a = np.asarray(alpha, dtype=np.float64).reshape(3)
         if np.any(a <= 0):
-            raise ValueError(f"Dirichlet parameters must be > 0, got {a.tolist()}")
+            raise settings_error(f"Dirichlet parameters must be > 0, got {a.tolist()}")
         density = np.stack([beta_distribution.pdf(rate_grid, a[k], a.sum() - a[k]) for k in range(3)])
         draws_p = np.random.default_rng(seed).dirichlet(a, size=draws)
         mean = a / a.sum()
@@ -90,7 +91,7 @@ def win_rate_densities(
     else:
         draws_p = np.asarray(samples, dtype=np.float64)
         if draws_p.ndim != 2 or draws_p.shape[1] != 3 or draws_p.shape[0] == 0:
-            raise ValueError(f"samples must have shape (S, 3) with S > 0, got {draws_p.shape}")
+            raise settings_error(f"samples must have shape (S, 3) with S > 0, got {draws_p.shape}")
         density = np.stack([np.histogram(draws_p[:, k], bins=rate_edges, density=True)[0] for k in range(3)])
         mean = draws_p.mean(axis=0)
         exact_theta = float(np.mean(draws_p[:, 0] > draws_p[:, 2]))

@@ -9,6 +9,7 @@ from plotly.subplots import make_subplots
 
 from prefeval_core.diagnostics.confusion import mixture_matrix
 from prefeval_core.diagnostics.favi import favi_score
+from prefeval_core.errors import settings_error
 from prefeval_core.figures._style import SEQUENTIAL, base_layout
 from prefeval_core.outcomes import SYMBOLS
 
@@ -27,7 +28,7 @@ def confusion_heatmap(K: npt.ArrayLike, system_a: str, system_b: str, *, metric:
     """
     K = np.asarray(K, dtype=np.int64)
     if K.shape != (3, 3):
-        raise ValueError(f"a confusion matrix is 3x3, got shape {K.shape}")
+        raise settings_error(f"a confusion matrix is 3x3, got shape {K.shape}")
     mixture = mixture_matrix(K)
     labels = outcome_labels(system_a, system_b)
     figure = make_subplots(

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from prefeval_core.diagnostics.win_rate import WinRateDensities
+from prefeval_core.errors import settings_error
 from prefeval_core.figures._style import NEUTRAL, OUTCOME_COLOURS, base_layout
 
 
@@ -103,7 +104,7 @@ def win_rate_ridge(
     its ``y`` the density scaled to at most 0.9 row heights plus the row offset.
     """
     if len(pairs) != len(densities):
-        raise ValueError(f"{len(pairs)} pairs but {len(densities)} densities")
+        raise settings_error(f"{len(pairs)} pairs but {len(densities)} densities")
     figure = go.Figure()
     rows = len(pairs)
     peak = max((float(d.difference_density.max()) for d in densities), default=1.0) or 1.0

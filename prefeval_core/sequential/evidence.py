@@ -137,10 +137,10 @@ def anytime_decisions(
     check_gamma(gamma)
     check_concentration(concentration)
     if log_numerator is not None and not isinstance(counts, JointCounts):
-        raise ValueError("the metric e-process needs JointCounts")
+        raise settings_error("the metric e-process needs JointCounts")
     n = counts.n if isinstance(counts, JointCounts) else np.asarray(counts, dtype=np.float64)
     if n.ndim != 2 or n.shape[1] != 3 or np.any(n < 0):
-        raise ValueError(f"human counts must be (P, 3) and non-negative, got shape {n.shape}")
+        raise settings_error(f"human counts must be (P, 3) and non-negative, got shape {n.shape}")
     human = human_log_e(n, concentration)
     if log_numerator is None:
         metric, share, evidence = None, 0.0, human

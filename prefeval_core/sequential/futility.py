@@ -134,7 +134,7 @@ def futility(
     n = np.asarray(counts.n if isinstance(counts, JointCounts) else counts, dtype=np.float64)
     remaining_arr = np.asarray(remaining, dtype=np.int64)
     if remaining_arr.shape != (n.shape[0],) or np.any(remaining_arr < 0):
-        raise ValueError(f"remaining must be (P,) = ({n.shape[0]},) and non-negative")
+        raise settings_error(f"remaining must be (P,) = ({n.shape[0]},) and non-negative")
     with_metric = log_numerator is not None
     threshold, metric_threshold = log_thresholds(gamma, metric_share if with_metric else None)
     P = n.shape[0]
@@ -154,7 +154,7 @@ def futility(
     probability[:] = human
     if with_metric:
         if not isinstance(counts, JointCounts) or remaining_patterns is None:
-            raise ValueError("futility with a metric needs JointCounts and remaining_patterns")
+            raise settings_error("futility with a metric needs JointCounts and remaining_patterns")
         candidates = open_pairs[human[open_pairs] < beta]
         if candidates.size:
             probability[candidates] += approximate_metric_success(

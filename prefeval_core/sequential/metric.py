@@ -51,6 +51,7 @@ import numpy.typing as npt
 from scipy.special import gammaln, xlogy
 
 from prefeval_core.counts import JointCounts, pattern_codes
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, VALUES, WORSE
 from prefeval_core.sequential.mle import Fit, MetricData, Side, max_log_likelihood, smoothed_fit
 
@@ -92,7 +93,7 @@ def metric_data(counts: JointCounts, mu: npt.ArrayLike | None = None) -> MetricD
         ValueError: for a known ``mu`` with k > 1 (a mixture matrix describes one metric, not a vote).
     """
     if mu is not None and counts.k > 1:
-        raise ValueError(f"a known mixture matrix describes one metric; these counts have {counts.k}")
+        raise settings_error(f"a known mixture matrix describes one metric; these counts have {counts.k}")
     single = vote_counts(counts)
     revealed = single.revealed.astype(np.float64)
     return MetricData(K=revealed[:, :3, :], n0=revealed[:, _NO_METRIC, :], m=single.unrevealed[:, :3].astype(np.float64))
@@ -132,11 +133,11 @@ def update_log_numerator(
     """
     log_numerator = np.asarray(log_numerator, dtype=np.float64)
     if log_numerator.shape != (previous.n_pairs, 2) or current.n_pairs != previous.n_pairs or current.metrics != previous.metrics:
-        raise ValueError("previous, current and log_numerator must describe the same pairs and metrics, log_numerator (P, 2)")
+        raise settings_error("previous, current and log_numerator must describe the same pairs and metrics, log_numerator (P, 2)")
     if np.any(current.revealed < previous.revealed) or not np.array_equal(
         current.revealed.sum(axis=2) + current.unrevealed, previous.revealed.sum(axis=2) + previous.unrevealed
     ):
-        raise ValueError("current counts must extend previous ones: revealed counts may only grow, and the items stay the same")
+        raise settings_error("current counts must extend previous ones: revealed counts may only grow, and the items stay the same")
     before, after = metric_data(previous, mu), metric_data(current, mu)
     new_K, new_n0 = after.K - before.K, after.n0 - before.n0
     mu_arr = None if mu is None else np.broadcast_to(np.asarray(mu, dtype=np.float64), (previous.n_pairs, 3, 3))

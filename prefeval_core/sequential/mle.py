@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import xlogy
 
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
@@ -186,10 +187,10 @@ def _check_mu(mu: FloatArray | None, data: MetricData) -> FloatArray | None:
         return None
     mu_arr = np.broadcast_to(np.asarray(mu, dtype=np.float64), (data.n_pairs, 3, 3))
     if np.any(mu_arr < 0) or not np.allclose(mu_arr.sum(axis=1), 1.0):
-        raise ValueError("mu must be non-negative with columns summing to 1")
+        raise settings_error("mu must be non-negative with columns summing to 1")
     impossible = ((mu_arr == 0) & (data.K > 0)).any(axis=(1, 2)) | ((mu_arr.sum(axis=2) == 0) & (data.m > 0)).any(axis=1)
     if np.any(impossible):
-        raise ValueError("the known mixture matrix gives probability 0 to an observed metric outcome")
+        raise settings_error("the known mixture matrix gives probability 0 to an observed metric outcome")
     return np.array(mu_arr)
 
 

@@ -53,6 +53,7 @@ import numpy.typing as npt
 from scipy.special import gammaln, ndtr, ndtri
 from scipy.stats import binom
 
+from prefeval_core.errors import settings_error
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.sequential.evidence import check_gamma
 
@@ -101,7 +102,7 @@ def _extend(walk: _Walk, look: Look, gamma: float) -> _Walk:
     decisive, revealed, pool = look
     new = decisive - (len(walk.alive) - 1)
     if new < 0 or revealed > pool or pool < 1:
-        raise ValueError(f"looks must have non-decreasing decisive counts and revealed <= pool, got {look}")
+        raise settings_error(f"looks must have non-decreasing decisive counts and revealed <= pool, got {look}")
     alive = np.convolve(walk.alive, binom.pmf(np.arange(new + 1), new, 0.5)) if new else walk.alive
     distance = np.abs(2 * np.arange(decisive + 1) - decisive)
     allowed = spent(revealed / pool, gamma) - walk.spent
@@ -128,7 +129,7 @@ def spending_decisions(looks: Sequence[tuple[Look, ...]], n_better: npt.ArrayLik
     check_gamma(gamma)
     better = np.asarray(n_better, dtype=np.int64)
     if len(looks) != len(better):
-        raise ValueError(f"{len(looks)} look histories for {len(better)} pairs")
+        raise settings_error(f"{len(looks)} look histories for {len(better)} pairs")
     decision = np.full(len(better), TIE, dtype=np.int8)
     boundary = np.zeros(len(better), dtype=np.int64)
     total = np.zeros(len(better))
@@ -138,7 +139,7 @@ def spending_decisions(looks: Sequence[tuple[Look, ...]], n_better: npt.ArrayLik
         walk = _walk(tuple(history), gamma)
         decisive = history[-1][0]
         if not 0 <= better[index] <= decisive:
-            raise ValueError(f"n> = {better[index]} is not between 0 and the {decisive} decisive outcomes")
+            raise settings_error(f"n> = {better[index]} is not between 0 and the {decisive} decisive outcomes")
         difference = 2 * int(better[index]) - decisive
         boundary[index], total[index] = walk.boundary, walk.spent
         if abs(difference) >= walk.boundary:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from prefeval_core.errors import settings_error
+
 EMBEDDING_DIM = 384
 """Width of all-MiniLM-L6-v2's sentence embeddings."""
 
@@ -125,7 +127,7 @@ def reduce_per_owner(values: np.ndarray, owner: np.ndarray, count: int, reduce: 
         sizes = np.bincount(owner, minlength=count)
         out = np.divide(out, sizes, out=np.full(count, np.nan), where=sizes > 0)
     else:
-        raise ValueError(f"reduce must be 'max' or 'mean', got {reduce!r}")
+        raise settings_error(f"reduce must be 'max' or 'mean', got {reduce!r}")
     out[np.bincount(owner, minlength=count) == 0] = np.nan
     return out
 
@@ -136,7 +138,7 @@ def embed_with_references(
     """Embeddings of H hypotheses (H, D), of their references flattened (R, D), and the
     owner (R,) of each reference row (index of its hypothesis)."""
     if len(hypotheses) != len(references):
-        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
+        raise settings_error(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
     owner = np.repeat(np.arange(len(hypotheses)), [len(r) for r in references])
     flat = [ref for refs in references for ref in refs]
     embedded = encoder.encode([*hypotheses, *flat], show_progress=show_progress)

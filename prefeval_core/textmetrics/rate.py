@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.errors import CoverageError
+from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, cosine_to_references, embed_with_references
 from prefeval_core.textmetrics.string_metrics import STRING_METRICS, string_scores
 
@@ -107,7 +107,7 @@ def metric_scores(
         progress = _tqdm(f"{metric}", len(segments.hypotheses)) if show_progress else iter
         return string_scores(segments.hypotheses, segments.references, metric, lowercase=lowercase, progress=progress)
     if encoder is None:
-        raise ValueError(f"metric '{metric}' needs a sentence encoder (load_encoder())")
+        raise settings_error(f"metric '{metric}' needs a sentence encoder (load_encoder())")
     if metric == "embed":
         hyp, ref, owner = embed_with_references(encoder, segments.hypotheses, segments.references, show_progress)
         return cosine_to_references(hyp, ref, owner, reduce)
@@ -115,9 +115,9 @@ def metric_scores(
         from prefeval_core.textmetrics.sescore2.score import sescore2_scores
 
         if sescore2_model is None:
-            raise ValueError("metric 'sescore2' needs a trained model (load_model(path) or train_sescore2(...))")
+            raise settings_error("metric 'sescore2' needs a trained model (load_model(path) or train_sescore2(...))")
         return sescore2_scores(sescore2_model, encoder, segments.hypotheses, segments.references, reduce, show_progress)
-    raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    raise settings_error(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
 
 
 def metric_ratings(

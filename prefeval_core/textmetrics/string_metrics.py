@@ -13,6 +13,8 @@ from typing import Literal
 
 import numpy as np
 
+from prefeval_core.errors import settings_error
+
 StringMetric = Literal["bleu", "chrf", "ter"]
 STRING_METRICS: tuple[StringMetric, ...] = ("bleu", "chrf", "ter")
 
@@ -35,7 +37,7 @@ def sentence_scorer(metric: StringMetric, lowercase: bool = True) -> Callable[[s
     if metric == "ter":
         ter = TER(case_sensitive=not lowercase)
         return lambda hyp, refs: -float(ter.sentence_score(hyp, list(refs)).score)
-    raise ValueError(f"unknown string metric {metric!r}; expected one of {', '.join(STRING_METRICS)}")
+    raise settings_error(f"unknown string metric {metric!r}; expected one of {', '.join(STRING_METRICS)}")
 
 
 def string_scores(
@@ -54,8 +56,8 @@ def string_scores(
         progress: wraps the loop over hypothesis indices (e.g. ``tqdm``).
     """
     if len(hypotheses) != len(references):
-        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
+        raise settings_error(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
     if any(len(refs) == 0 for refs in references):
-        raise ValueError("every hypothesis needs at least one reference")
+        raise settings_error("every hypothesis needs at least one reference")
     score = sentence_scorer(metric, lowercase)
     return np.array([score(hypotheses[i], references[i]) for i in progress(range(len(hypotheses)))], dtype=float)

@@ -18,6 +18,8 @@ from typing import Literal
 
 import numpy as np
 
+from prefeval_core.errors import settings_error
+
 EditKind = Literal["insert", "delete", "replace"]
 
 
@@ -107,7 +109,7 @@ def apply_edits(anchor: Sequence[str], edits: Sequence[Edit]) -> tuple[str, ...]
     ordered = sorted(edits, key=lambda e: (e.start, e.end))
     for first, second in itertools.pairwise(ordered):
         if second.start < first.end or (first.start == second.start == second.end):
-            raise ValueError(f"overlapping edits {first} and {second}")
+            raise settings_error(f"overlapping edits {first} and {second}")
     out: list[str] = []
     position = 0
     for edit in ordered:

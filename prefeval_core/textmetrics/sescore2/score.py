@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from prefeval_core.errors import settings_error
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, embed_with_references, reduce_per_owner
 from prefeval_core.textmetrics.sescore2.corpus import split_sentences
 
@@ -114,7 +115,7 @@ def sentence_level_scores(
     Sentences are split by :func:`~prefeval_core.textmetrics.sescore2.corpus.split_sentences`.
     """
     if len(hypotheses) != len(references):
-        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
+        raise settings_error(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
     split = [split_sentences(h) or [h] for h in hypotheses]
     split_refs = [[split_sentences(r) or [r] for r in refs] for refs in references]
     unique = list(dict.fromkeys([*(s for sents in split for s in sents), *(s for refs in split_refs for sents in refs for s in sents)]))

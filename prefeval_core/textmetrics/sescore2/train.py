@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from prefeval_core.errors import settings_error
 from prefeval_core.textmetrics.embedding import SentenceEncoder
 from prefeval_core.textmetrics.sescore2.corpus import detokenize, tokenize
 from prefeval_core.textmetrics.sescore2.perturb import apply_edits, candidate_edits, random_subsets
@@ -167,7 +168,7 @@ def train_sescore2(
     corpus = [tokenize(s) for s in dict.fromkeys(sentences)]
     corpus = [tokens for tokens in corpus if tokens]
     if len(corpus) < 3:
-        raise ValueError(f"the corpus needs at least 3 distinct sentences, got {len(corpus)}")
+        raise settings_error(f"the corpus needs at least 3 distinct sentences, got {len(corpus)}")
     started = time.perf_counter()
     texts = [detokenize(t) for t in corpus]
     rng = np.random.default_rng(seed)
@@ -176,7 +177,7 @@ def train_sescore2(
     neighbours = nearest_neighbours(embeddings, k=config.neighbours, max_similarity=config.max_similarity)
     data = synthesize(corpus, pick_neighbours(neighbours, rng), idf_table(corpus), config, int(seeds[0]))
     if not data.hypothesis:
-        raise ValueError("no anchor of the corpus yielded a perturbed hypothesis (are the sentences all unrelated?)")
+        raise settings_error("no anchor of the corpus yielded a perturbed hypothesis (are the sentences all unrelated?)")
     perturbed = encoder.encode(data.hypothesis, show_progress=show_progress)
     copies = encoder.encode_with_dropout(texts, seed=int(seeds[1]), show_progress=show_progress)
     unrelated = derangement(len(texts), np.random.default_rng(int(seeds[2])))
