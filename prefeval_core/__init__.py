@@ -6,6 +6,8 @@ input), ``preferences`` (§2), ``counts`` (§3). Importing the core has no side 
 flags are set by entry points (``app.py``, ``tests/conftest.py``, the CLI).
 """
 
+__version__ = "0.1.0"
+
 from prefeval_core.counts import CountTriple, CountTriples, PairTable, align_outcomes, count_triple, count_triples
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.errors import DataError, Problem, ValidationReport
