@@ -69,7 +69,7 @@ def main() -> None:
         wheel_mb = wheel.stat().st_size / 1e6
         venv_mb = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
         shutil.rmtree(work / "dist")
-    print(f"| step | wall s |\n|---|---:|\n" + "\n".join(f"| {label} | {seconds:.1f} |" for label, seconds in rows))
+    print("| step | wall s |\n|---|---:|\n" + "\n".join(f"| {label} | {seconds:.1f} |" for label, seconds in rows))
     print(f"\nwheel {wheel_mb:.1f} MB; fresh venv {venv_mb:,.0f} MB (files linked from uv's cache counted in full)")
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}; load average {os.getloadavg()[0]:.1f} at the end")
 
