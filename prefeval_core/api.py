@@ -58,24 +58,6 @@ from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.studies import Study, list_studies, resume_study, study_parts
 from prefeval_core.workflow.views import STOP_WORDS, StudyStatus, pairs_frame, study_status, theta_history_figure
 
-__all__ = [
-    "COUNT_COLUMNS",
-    "Decisions",
-    "MetricCheckResult",
-    "ReplayResult",
-    "StudyList",
-    "StudyView",
-    "check_metric",
-    "decide",
-    "load",
-    "load_sample",
-    "pair_counts",
-    "replay",
-    "resume",
-    "samples",
-    "studies",
-]
-
 OUTCOME_NAMES: Final = ("a", "tie", "b")
 """Column-name parts of the outcome codes 0, 1, 2 (``>``, ``=``, ``<``)."""
 N_COLUMNS: Final = tuple(f"n_{o}" for o in OUTCOME_NAMES)
