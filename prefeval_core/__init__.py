@@ -1,25 +1,90 @@
 """prefeval's core: data handling and statistics, no user interface.
 
+The notebook API is at the top level (:mod:`prefeval_core.api`, DataFrames in and out)::
+
+    import prefeval_core as pe
+    data = pe.load_sample("summeval")                     # pe.load(paths...), pe.load(ratings=df, ...)
+    pe.replay(data, human="human:relevance", metrics=["rougeL"]).to_frame()
+
+``load``, ``load_sample``, ``samples``, ``pair_counts``, ``decide``, ``replay``, ``check_metric``,
+``studies`` and ``resume`` are imported on first use, so that ``import prefeval_core`` (and the
+CLI's commands that never compute) stays free of JAX.
+
 The folder layout follows the method (``../shared/docs/method.md`` in the project's
 workplace, restated in the README): ``outcomes`` (§1), ``data`` (reading and checking
 input), ``preferences`` (§2), ``counts`` (§3). Importing the core has no side effects: JAX
 flags are set by entry points (``app.py``, ``tests/conftest.py``, the CLI).
 """
 
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
 from prefeval_core.counts import CountTriple, CountTriples, PairTable, align_outcomes, count_triple, count_triples
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.errors import DataError, Problem, ValidationReport
+from prefeval_core.errors import DataError, EngineError, PrefevalError, Problem, SettingsError, ValidationReport
 from prefeval_core.preferences import PairOutcomes, pair_outcomes
 
+if TYPE_CHECKING:  # the lazily imported API, for type checkers (`X as X`: re-exported)
+    from prefeval_core.api import Decisions as Decisions
+    from prefeval_core.api import MetricCheckResult as MetricCheckResult
+    from prefeval_core.api import ReplayResult as ReplayResult
+    from prefeval_core.api import StudyList as StudyList
+    from prefeval_core.api import StudyView as StudyView
+    from prefeval_core.api import check_metric as check_metric
+    from prefeval_core.api import decide as decide
+    from prefeval_core.api import load as load
+    from prefeval_core.api import load_sample as load_sample
+    from prefeval_core.api import pair_counts as pair_counts
+    from prefeval_core.api import replay as replay
+    from prefeval_core.api import resume as resume
+    from prefeval_core.api import samples as samples
+    from prefeval_core.api import studies as studies
+
+_API = (
+    "Decisions",
+    "MetricCheckResult",
+    "ReplayResult",
+    "StudyList",
+    "StudyView",
+    "check_metric",
+    "decide",
+    "load",
+    "load_sample",
+    "pair_counts",
+    "replay",
+    "resume",
+    "samples",
+    "studies",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from prefeval_core import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'prefeval_core' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})
+
+
 __all__ = [
+    *_API,
     "CountTriple",
     "CountTriples",
     "DataError",
     "Dataset",
+    "EngineError",
     "PairOutcomes",
     "PairTable",
+    "PrefevalError",
     "Problem",
+    "SettingsError",
     "ValidationReport",
+    "__version__",
     "align_outcomes",
     "count_triple",
     "count_triples",

@@ -13,17 +13,15 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Final, Literal
 
+from prefeval_core.bundled import SAMPLES_DIR  # a clone's sample_data/, or the installed copy
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import TableKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.store import Comparison, utc_now
 
-SAMPLES_DIR: Final = Path(__file__).resolve().parents[1] / "sample_data"
-"""The bundled samples (``sample_data/<name>/``)."""
 DEFAULT_SAMPLE: Final = "summeval"
 SESSION_VERSION: Final = 2
 """Version 2: a study setup and the protocol state of round 2 (version 1 files are refused with a message)."""
@@ -34,8 +32,8 @@ class SessionFileError(DataError):
 
 
 def sample_names() -> tuple[str, ...]:
-    """The bundled samples, sorted."""
-    return tuple(sorted(p.name for p in SAMPLES_DIR.iterdir() if p.is_dir())) if SAMPLES_DIR.is_dir() else ()
+    """The bundled samples (folders with a ratings or preferences file: not the corpus or the model), sorted."""
+    return tuple(sorted({f.parent.name for f in SAMPLES_DIR.glob("*/*") if f.name.startswith(("ratings.", "preferences."))}))
 
 
 @dataclass(frozen=True)

@@ -17,4 +17,5 @@ if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev
 fi
 # --- end of PostgreSQL
 scripts/setup-env.sh test
+# (tests/test_package.py builds the wheel and installs it into a fresh venv with .venv/bin/uv: the install check)
 exec .venv/bin/python -m pytest "$@"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,14 +26,22 @@ def free_port() -> int:
 
 
 @contextmanager
-def served_app(log_path: Path, env: Mapping[str, str] | None = None, *, start_timeout: float = 60.0) -> Iterator[str]:
-    """``streamlit run app.py`` on 127.0.0.1 and a free port; yields the URL once ``/_stcore/health``
-    answers ``ok``; stops the server on exit. Server output goes to ``log_path``."""
+def served_app(
+    log_path: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    start_timeout: float = 60.0,
+    server: Sequence[str] = (sys.executable, "-m", "streamlit", "run", "app.py"),
+    cwd: Path = ROOT,
+) -> Iterator[str]:
+    """``streamlit run app.py`` (or another ``server`` command taking Streamlit's options, e.g. an
+    installed ``prefeval app``, run in ``cwd``) on 127.0.0.1 and a free port; yields the URL once
+    ``/_stcore/health`` answers ``ok``; stops the server on exit. Server output goes to ``log_path``."""
     port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", "127.0.0.1"]
+    command = [*server, "--server.port", str(port), "--server.address", "127.0.0.1"]
     command += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
     with log_path.open("w") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + start_timeout

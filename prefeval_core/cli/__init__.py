@@ -3,7 +3,10 @@
 Each module in this package that defines ``register(subparsers)`` adds one command; the
 command's function takes the parsed arguments and returns the exit code (0 success, 1 the
 data or settings have errors, 2 wrong usage). Data errors are printed as one line each,
-naming file, row, line and column; no traceback.
+naming file, row, line and column; no traceback. Installed, the same interface is the ``prefeval``
+command (``pyproject.toml``'s entry point is :func:`main`). A command that hands arguments on to
+another program (``app`` to Streamlit) sets ``passes_on=True`` and gets the ones it does not know
+in ``args.passed_on``; any other command refuses them.
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from prefeval_core import __version__
 from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.errors import PrefevalError
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m prefeval_core",
-        description="prefeval: which text-generation system is really better, with as few human annotations as possible.",
+        prog="prefeval",
+        description="prefeval: which text-generation system is really better, with as few human annotations as possible. "
+        "Also run as python -m prefeval_core.",
     )
+    parser.add_argument("--version", action="version", version=f"prefeval {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if module.name.startswith("_"):
@@ -34,7 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "passes_on", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.passed_on = unknown
     try:
         return int(args.run(args))
     except PrefevalError as exc:

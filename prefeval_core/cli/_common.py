@@ -40,6 +40,22 @@ def add_data_option(parser: argparse.ArgumentParser) -> None:
     add_loading_options(parser)
 
 
+def add_files_option(parser: argparse.ArgumentParser) -> None:
+    """Data as positional ``FILE...`` or as ``--data PATH...`` (like the other commands); both may be given."""
+    parser.add_argument("files", nargs="*", metavar="FILE", help="data files or folders (or give them with --data)")
+    parser.add_argument("--data", nargs="+", action="extend", default=[], metavar="PATH", help="data files or folders")
+    add_loading_options(parser)
+
+
+def files_from_args(args: argparse.Namespace) -> list[str]:
+    """The paths of :func:`add_files_option`; none at all is a usage error (exit 2)."""
+    paths = [*args.files, *args.data]
+    if not paths:
+        print(f"prefeval {args.command}: error: give data files or folders (FILE... or --data PATH...)", file=sys.stderr)
+        raise SystemExit(2)
+    return paths
+
+
 def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
     kinds: dict[str, TableKind] = {}
     for spec in args.kind:

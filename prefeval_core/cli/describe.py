@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.summary import describe_dataset
 
@@ -15,16 +15,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="summarise systems, items, raters and coverage",
         description="Summarise a dataset: systems, items, raters, and how many items each rater covers per system pair.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="data files or folders")
     parser.add_argument("--human", help="human rater for the per-pair human/metric coverage")
     parser.add_argument("--metric", help="metric rater for the per-pair human/metric coverage")
     parser.add_argument("--json", action="store_true", help="print JSON")
-    add_loading_options(parser)
+    add_files_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    dataset = load_from_args(args.files, args)
+    dataset = load_from_args(files_from_args(args), args)
     summary = describe_dataset(dataset, human=args.human, metric=args.metric)
     if args.json:
         print_json(summary)

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from prefeval_core.cli._common import add_loading_options, load_from_args, print_json
+from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.preferences import pair_outcomes
@@ -18,11 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="check data files; exit 1 if there are errors",
         description="Check data files and report every error (file, row, column, what was expected) and warning.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="data files or folders")
     parser.add_argument("--human", help="the human rater that will be used (checks that it gives preferences)")
     parser.add_argument("--metric", action="append", default=[], help="a metric that will be used (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_loading_options(parser)
+    add_files_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -39,8 +38,9 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    paths = files_from_args(args)
     try:
-        dataset = load_from_args(args.files, args)
+        dataset = load_from_args(paths, args)
         for rater in ([args.human] if args.human else []) + args.metric:
             pair_outcomes(dataset, rater)
         problems = list(dataset.report.problems)
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     except DataError as exc:
         problems, notes = list(exc.problems), []
     # Findings about the data as a whole (a rater name that is not there) name the files too.
-    files = ", ".join(Path(f).name for f in args.files)
+    files = ", ".join(Path(f).name for f in paths)
     problems = [p if p.file is not None else replace(p, file=files) for p in problems]
     errors = [p for p in problems if p.severity == "error"]
     if args.json:

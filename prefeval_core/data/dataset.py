@@ -93,6 +93,14 @@ class Dataset:
     def has_texts(self) -> bool:
         return not self.texts.empty
 
+    def __repr__(self) -> str:  # short, for notebooks (the frames are attributes)
+        humans = ", ".join(self.human_raters) or "none"
+        return (
+            f"<Dataset {self.name}: {len(self.systems)} systems, {len(self.items):,} items, {len(self.raters)} raters "
+            f"(human: {humans}; {len(self.metric_raters)} metrics), {len(self.ratings):,} ratings, "
+            f"{len(self.preferences):,} preferences{', texts' if self.has_texts else ''}>"
+        )
+
 
 def is_human_rater(rater: str) -> bool:
     """The data's naming convention: ``human``, ``human:<dimension>[:<annotator>]``."""

@@ -128,7 +128,10 @@ def connect(url: URL) -> Database:
     """A :class:`Database` for ``url`` (no schema work; see :func:`prefeval_core.store.schema.ensure_schema`).
     A SQLite file's folder is created if absent."""
     if url.get_backend_name() == "postgresql":
-        return Database(create_engine(url, pool_pre_ping=True))
+        try:
+            return Database(create_engine(url, pool_pre_ping=True))
+        except ModuleNotFoundError:  # psycopg is the optional `postgres` extra
+            raise StoreError.single("store_failed", "PostgreSQL needs psycopg: pip install 'prefeval[postgres]'") from None
     if url.database:
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": LOCK_TIMEOUT_S})

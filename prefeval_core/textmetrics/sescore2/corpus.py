@@ -20,7 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "sample_data" / "corpus" / "en.txt"
+from prefeval_core.bundled import SAMPLES_DIR
+
+DEFAULT_CORPUS = SAMPLES_DIR / "corpus" / "en.txt"
 """The shipped English corpus (see its README for provenance)."""
 
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)+|\w+(?:['’]\w+)*|'(?:[sdmt]|re|ve|ll)\b|[^\w\s]", re.IGNORECASE)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from prefeval_core.bundled import SAMPLES_DIR
 from prefeval_core.errors import settings_error
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, embed_with_references, reduce_per_owner
 from prefeval_core.textmetrics.sescore2.corpus import split_sentences
@@ -132,5 +133,5 @@ def sentence_level_scores(
     return out
 
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "sample_data" / "models" / "sescore2-en.npz"
+DEFAULT_MODEL = SAMPLES_DIR / "models" / "sescore2-en.npz"
 """The shipped English model, trained on ``sample_data/corpus/en.txt`` (see its README)."""

@@ -1,0 +1,37 @@
+"""``app [STREAMLIT OPTIONS]``: start the dashboard (``streamlit run`` on the bundled ``app.py``).
+
+Options it does not know go to ``streamlit run`` (``prefeval app --server.port 8502``). The
+dashboard's own settings (127.0.0.1 only, no outside requests, upload limit) come from the
+``.streamlit/config.toml`` beside its ``app.py``, which Streamlit reads wherever it is started;
+annotations go to ``./prefeval_data/`` (or ``$PREFEVAL_DATA_DIR``) as with ``streamlit run app.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from prefeval_core.bundled import APP_SCRIPT
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "app",
+        help="start the dashboard (options it does not know go to streamlit run)",
+        description="Start the prefeval dashboard on http://127.0.0.1:8501 (streamlit run on the bundled app.py). "
+        "Other options go to streamlit run, e.g. --server.port 8502.",
+    )
+    parser.set_defaults(run=run, passes_on=True)
+
+
+def streamlit_command(passed_on: list[str]) -> list[str]:
+    """The command that serves the dashboard with this Python (no shell involved)."""
+    return [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *passed_on]
+
+
+def run(args: argparse.Namespace) -> int:
+    command = streamlit_command(args.passed_on)
+    sys.stdout.flush()
+    # Replace this process: Ctrl+C and a service manager's signals reach the server itself.
+    os.execv(command[0], command)
