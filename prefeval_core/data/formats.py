@@ -145,11 +145,11 @@ def detect_kind(raw: RawTable) -> InputKind:
 
 
 def detect_field_kind(raw: RawTable) -> FieldKind | None:
-    """``mqm`` for the columns of an MQM error file (``system, rater, category, severity`` and
-    a ``source`` or ``target``), ``arena`` for battles (``model_a, model_b, winner`` and no
-    ``rater``: a preferences file names its rater), else ``None``."""
+    """``mqm`` for the columns of an MQM error file (``system, rater``, a ``category`` or
+    ``severity``, a ``source`` or ``target``), ``arena`` for battles (``model_a, model_b, winner``
+    and no ``rater``: a preferences file names its rater), else ``None``."""
     names = {_normal(c) for c in raw.frame.columns}
-    if {"system", "rater", "category", "severity"} <= names and names & {"source", "target"}:
+    if {"system", "rater"} <= names and names & {"category", "severity"} and names & {"source", "target"}:
         return "mqm"
     if {"model_a", "model_b", "winner"} <= names and "rater" not in names:
         return "arena"

@@ -82,7 +82,7 @@ def parse_mqm(raw: RawTable) -> tuple[ParsedTable, ...]:
     (``target``) as texts and the ``source`` as sources where the file has them."""
     cols = find_columns(raw, _COLUMNS)
     keys = ["seg_id"] if "seg_id" in cols else ["doc", "doc_seg_id"]
-    problems = missing_column_problems(raw, "MQM", ["system", "rater", "category", "severity", *keys], _COLUMNS)
+    problems = missing_column_problems(raw, "WMT MQM", ["system", "rater", "category", "severity", *keys], _COLUMNS)
     problems += column_problems(raw, _COLUMNS)
     if any(p.severity == "error" for p in problems):
         return (ParsedTable(raw.name, "ratings", pd.DataFrame(), tuple(problems), ()),)
