@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.formats import TableKind
+from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.store import Comparison, utc_now
@@ -55,7 +55,7 @@ class DataChoice:
     kind: Literal["sample", "upload"]
     name: str
     files: tuple[tuple[str, bytes], ...] = ()
-    kinds: tuple[tuple[str, TableKind], ...] = ()
+    kinds: tuple[tuple[str, InputKind], ...] = ()
     rater_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
     computed: tuple[tuple[str, bytes], ...] = ()
 
