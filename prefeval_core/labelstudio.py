@@ -43,12 +43,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+import numpy as np
 import pandas as pd
 
 from prefeval_core.data.reading import read_table_bytes
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, MissingColumnError, Problem, raise_if_errors
 from prefeval_core.left_right import Choice, left_right, outcome_from_choice
 from prefeval_core.outcomes import canonical_pair
+from prefeval_core.protocol.table import StudyTable
 from prefeval_core.requests import rating_request_frame, request_frame
 from prefeval_core.store.records import Comparison, ComparisonLabel, Judgment, JudgmentKind, Rating, request_id_for, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
@@ -197,6 +199,15 @@ def _rating_config(scale: RatingScale) -> str:
 # --- import ------------------------------------------------------------------------------
 
 
+def study_tasks(table: StudyTable) -> frozenset[Task]:
+    """Every task a study on ``table`` can request (its pool): the tasks an import for the study may answer."""
+    if table.grid is not None:
+        systems, items = np.nonzero(table.grid.requestable)
+        return frozenset(RatingTask(table.items[i], table.systems[s]) for s, i in zip(systems, items, strict=True))
+    rows = np.flatnonzero(table.requestable)
+    return frozenset(ComparisonTask(table.items[table.row_item[r]], *table.pairs[table.row_pair[r]]) for r in rows)
+
+
 @dataclass(frozen=True)
 class LabelStudioImport:
     """What a Label Studio export held: the ``judgments`` (ready for the store's ``add_many``),
@@ -244,8 +255,8 @@ def read_label_studio_export(
         systems: the dataset's systems (a task naming another is refused).
         scale: the study's rating scale (ratings outside it, or off its levels, are refused);
             needed for rating tasks.
-        known: the tasks that may be answered (e.g. the study's open request); ``None``: any
-            task prefeval exported for this data and study.
+        known: the tasks that may be answered (e.g. :func:`study_tasks`, or only the open
+            request); ``None``: any task prefeval exported for this data and study.
 
     Raises:
         DataError: not a JSON export, or any task or answer that cannot be taken (each problem

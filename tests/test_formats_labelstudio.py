@@ -253,3 +253,33 @@ def test_round_trip_export_annotate_import_decide(tmp_path: Path, unit: str) -> 
     (record,) = state.records
     assert np.all(np.isfinite(record.theta)) and record.cost == 2 * len(request.tasks)
     store.dispose()
+
+
+def test_the_cli_exports_imports_and_steps_a_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prefeval_core.cli import main
+    from prefeval_core.store import open_store
+
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("PREFEVAL_DATABASE_URL", raising=False)
+    data = study_data()
+    setup = StudySetup(human="human", unit="comparisons", mode="live", budget=200, batch=10)
+    study = begin_study(open_store(tmp_path), data, data.load(), setup)
+    out = tmp_path / "project"
+    assert main(["labelstudio", "export", str(study.id), "--out", str(out), "--seed", "5", "--json"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert exported["tasks"] == 30 and exported["control"] == "choices" and ET.parse(out / "config.xml").getroot().tag == "View"
+    tasks = json.loads((out / "tasks.json").read_bytes())
+    (tmp_path / "export.json").write_bytes(label_studio_export(tasks, lambda task: prefer_the_better(task)[:1]))
+    assert main(["labelstudio", "import", str(study.id), str(tmp_path / "export.json"), "--json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    assert (imported["judgments"], imported["added"], imported["already_there"]) == (30, 30, 0)
+    assert main(["labelstudio", "import", str(study.id), str(tmp_path / "export.json")]) == 0
+    assert "0 new, 30 already stored" in capsys.readouterr().out
+    assert main(["studies", "step", str(study.id), "--json"]) == 0
+    stepped = json.loads(capsys.readouterr().out)
+    assert stepped["round"] == 1 and stepped["cost_used"] == 30
+    (tmp_path / "broken.json").write_bytes(b"[{]")
+    assert main(["labelstudio", "import", str(study.id), str(tmp_path / "broken.json")]) == 1
+    assert "broken.json, line 1: not valid JSON" in capsys.readouterr().err
