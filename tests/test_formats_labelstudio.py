@@ -29,6 +29,7 @@ from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.studies import begin_study
 from tests.labelstudio_fixtures import Answer, choice, label_studio_export
+from tests.page_fixtures import data_dir, downloads  # noqa: F401 (fixtures)
 
 FIVE = RatingScale(1.0, 5.0, (1.0, 2.0, 3.0, 4.0, 5.0))
 TEXTS = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "system": ["A", "B", "A"], "output": ["a one", "b one", "a two"]})
@@ -283,3 +284,26 @@ def test_the_cli_exports_imports_and_steps_a_study(
     (tmp_path / "broken.json").write_bytes(b"[{]")
     assert main(["labelstudio", "import", str(study.id), str(tmp_path / "broken.json")]) == 1
     assert "broken.json, line 1: not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.page
+def test_the_annotate_page_offers_the_project_and_takes_the_export(data_dir: Path, downloads) -> None:  # noqa: F811
+    from prefeval_core.store import open_store
+    from tests.page_fixtures import page_with_protocol, run_ok, shown, start_protocol
+
+    at = start_protocol(500, batch=2, mode="live", unit="comparisons")
+    annotate = page_with_protocol("annotate.py", at)
+    annotate.session_state["pe.study"] = study = at.session_state["pe.study"]
+    run_ok(annotate)
+    tasks = json.loads(downloads(annotate, "Label Studio tasks (JSON)"))
+    assert len(tasks) == 240 and {t["data"]["prefeval"]["study_id"] for t in tasks} == {study.id}  # 120 pairs, 2 each
+    assert ET.fromstring(downloads(annotate, "Label Studio labeling config (XML)")).find(".//Choices") is not None
+    export = label_studio_export(tasks[:5], lambda task: [Answer(choice("A better"), user=9)])
+    annotate.file_uploader(key="pe.w.ls_export").set_value(("project-1.json", export, "application/json"))
+    run_ok(annotate)
+    assert "Imported 5 judgments from the Label Studio export project-1.json (0 were already stored" in shown(annotate.success[0].value)
+    stored = open_store(data_dir).comparisons("sample:summeval", study_id=study.id)
+    assert len(stored) == 5 and {s.annotator for s in stored} == {"labelstudio:9"} and {s.origin for s in stored} == {"import"}
+    annotate.file_uploader(key="pe.w.ls_export").set_value(("project-1.json", export[:-3], "application/json"))
+    annotate.run()
+    assert "project-1.json, line" in shown(annotate.error[0].value)
