@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ FieldKind = Literal["mqm", "arena"]
 WMT MQM error annotations, Chatbot-Arena battles."""
 InputKind = TableKind | FieldKind
 """What a file may hold (detected, or declared with ``--kind`` / the Data page's mapping)."""
+INPUT_KINDS: Final[tuple[InputKind, ...]] = (*get_args(TableKind), *get_args(FieldKind))
 
 _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "item_id": ("item_id", "item", "segment_id", "seg_id", "doc_id"),
