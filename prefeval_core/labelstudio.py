@@ -105,9 +105,8 @@ def comparison_project(
     frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system_a", "system_b"])
     rows = request_frame(frame, texts, sources)
     data: list[dict[str, Any]] = []
-    for item, a, b, source, output_a, output_b in rows[["item_id", "system_a", "system_b", "source", "output_a", "output_b"]].itertuples(
-        index=False
-    ):
+    columns = ["item_id", "system_a", "system_b", "source", "output_a", "output_b"]
+    for item, a, b, source, output_a, output_b in rows[columns].itertuples(index=False):
         left, _ = left_right(seed, dataset, item, a, b)
         shown = (output_a, output_b) if left == a else (output_b, output_a)
         meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"system_a": a, "system_b": b, "left_system": left}
@@ -155,7 +154,7 @@ def _view(*children: ET.Element, style: str | None = None) -> ET.Element:
 
 
 def _element(tag: str, **attributes: str) -> ET.Element:
-    return ET.Element(tag, {k.rstrip("_"): v for k, v in attributes.items()})
+    return ET.Element(tag, attributes)
 
 
 def _xml(root: ET.Element) -> str:
@@ -222,7 +221,8 @@ class LabelStudioImport:
 
 @dataclass(frozen=True)
 class _Context:
-    name: str
+    """What an import checks each task against (the arguments of :func:`read_label_studio_export`)."""
+
     dataset: str
     study_id: int | None
     systems: frozenset[str] | None
@@ -269,7 +269,7 @@ def read_label_studio_export(
         message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
         raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
     context = _Context(
-        name, dataset, study_id, None if systems is None else frozenset(systems), scale, None if known is None else frozenset(known)
+        dataset, study_id, None if systems is None else frozenset(systems), scale, None if known is None else frozenset(known)
     )
     ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
     problems: list[Problem] = []
