@@ -200,3 +200,8 @@ def test_wmt21_ted_rebuilt_as_an_mqm_file_loads_to_the_published_scores(shared_d
     merged = shared_texts.merge(ds.texts, on=["item_id", "system"], suffixes=("", "_loaded"))
     assert len(merged) == len(shared_texts) and (merged["output"] == merged["output_loaded"]).all()
     assert len(ds.sources) == 529
+
+
+def test_a_ratings_file_with_a_category_column_stays_a_ratings_file() -> None:
+    text = "item_id,system,rater,score,category,source\ni1,A,human,3,news,s\ni1,B,human,4,news,s\n"
+    assert load(text, name="ratings.csv").ratings["score"].tolist() == [3.0, 4.0]

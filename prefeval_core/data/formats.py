@@ -147,10 +147,12 @@ def detect_kind(raw: RawTable) -> InputKind:
 
 def detect_field_kind(raw: RawTable) -> FieldKind | None:
     """``mqm`` for the columns of an MQM error file (``system, rater``, a ``category`` or
-    ``severity``, a ``source`` or ``target``), ``arena`` for battles (``model_a, model_b, winner``
-    and no ``rater``: a preferences file names its rater), else ``None``."""
+    ``severity``, a ``source`` or ``target``, and no score: a ratings file has one), ``arena`` for
+    battles (``model_a, model_b, winner`` and no ``rater``: a preferences file names its rater),
+    else ``None``."""
     names = {_normal(c) for c in raw.frame.columns}
-    if {"system", "rater"} <= names and names & {"category", "severity"} and names & {"source", "target"}:
+    scored = "score" in find_columns(raw)
+    if {"system", "rater"} <= names and names & {"category", "severity"} and names & {"source", "target"} and not scored:
         return "mqm"
     if {"model_a", "model_b", "winner"} <= names and "rater" not in names:
         return "arena"
