@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 from prefeval_core.bundled import SAMPLES_DIR  # a clone's sample_data/, or the installed copy
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.formats import TableKind
+from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.store import Comparison, utc_now
@@ -53,7 +53,7 @@ class DataChoice:
     kind: Literal["sample", "upload"]
     name: str
     files: tuple[tuple[str, bytes], ...] = ()
-    kinds: tuple[tuple[str, TableKind], ...] = ()
+    kinds: tuple[tuple[str, InputKind], ...] = ()
     rater_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
     computed: tuple[tuple[str, bytes], ...] = ()
 

@@ -11,6 +11,7 @@ import streamlit as st
 from prefeval_core.agreement import comparison_agreement, rating_agreement
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
+from prefeval_core.labelstudio import comparison_project, rating_project, read_label_studio_export
 from prefeval_core.left_right import Choice, left_right, make_comparison
 from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.requests import (
@@ -222,6 +223,53 @@ def request_files(
     problems = st.session_state.pop("pe.import_problems", None)
     if problems:
         show_problems(problems, "The judged file could not be imported")
+    label_studio_files(dataset, choice, study_id, tasks, scale)
+
+
+def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tuple[str, ...], scale: RatingScale | None) -> None:
+    upload = st.session_state.get("pe.w.ls_export")
+    if upload is None:
+        return
+    try:
+        loaded = read_label_studio_export(upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale)
+    except DataError as error:
+        st.session_state["pe.ls_problems"] = error.problems
+        return
+    result = open_store().add_many(loaded.judgments)
+    flash(
+        f"Imported {result.added} judgments from the Label Studio export {upload.name} ({result.already_there} were already "
+        f"stored; {loaded.unanswered} tasks not judged yet, {loaded.skipped} annotations skipped)."
+    )
+
+
+def label_studio_files(dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], scale: RatingScale | None) -> None:
+    """The same requests as a Label Studio project (tasks and labeling config); its JSON export uploaded back."""
+    st.markdown("**Label Studio**")
+    if scale is None:
+        pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
+        seed = st.session_state[state.ANNOTATION_SEED]
+        project = comparison_project(pairs, choice.key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
+    else:
+        outputs = [t for t in tasks if isinstance(t, RatingTask)]
+        project = rating_project(outputs, choice.key, scale, texts=dataset.texts, sources=dataset.sources, study_id=study_id)
+    left, right = st.columns(2)
+    left.download_button(
+        "Label Studio tasks (JSON)", project.tasks_json(), "prefeval-labelstudio-tasks.json", "application/json", key="pe.w.ls_tasks"
+    )
+    right.download_button(
+        "Label Studio labeling config (XML)", project.config, "prefeval-labelstudio-config.xml", "application/xml", key="pe.w.ls_config"
+    )
+    st.caption(
+        "In Label Studio: create a project, paste the labeling config under Settings → Labeling Interface → Code, import the "
+        "tasks file, annotate; then export the project as JSON and upload the export here."
+    )
+    st.file_uploader(
+        "Label Studio export (JSON)", type=["json", "gz"], key="pe.w.ls_export",
+        on_change=_on_label_studio_import, args=(choice.key, study_id, dataset.systems, scale),
+    )  # fmt: skip
+    problems = st.session_state.pop("pe.ls_problems", None)
+    if problems:
+        show_problems(problems, "The Label Studio export could not be imported")
 
 
 def store_view(choice: DataChoice, study: StudyRecord | None) -> None:

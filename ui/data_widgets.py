@@ -23,6 +23,8 @@ KIND_LABELS = {
     "texts": "texts (item, system, output)",
     "sources": "sources (item, source)",
     "references": "references (item, reference)",
+    "mqm": "WMT MQM error annotations (system, seg_id, rater, category, severity)",
+    "arena": "Chatbot-Arena battles (model_a, model_b, winner)",
     "ignored": "ignore this file",
 }
 

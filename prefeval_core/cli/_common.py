@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.formats import TableKind
+from prefeval_core.data.formats import INPUT_KINDS, InputKind
 from prefeval_core.data.reading import MAX_BYTES
 
 
@@ -27,7 +27,8 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE=KIND",
-        help="what a file holds, overriding detection; KIND is ratings, wide_ratings, preferences, texts, sources or references",
+        help=f"what a file holds, overriding detection; KIND is one of {', '.join(INPUT_KINDS)} "
+        "(mqm: WMT MQM error annotations, arena: Chatbot-Arena battles)",
     )
     parser.add_argument("--max-mb", type=float, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
 
@@ -57,7 +58,7 @@ def files_from_args(args: argparse.Namespace) -> list[str]:
 
 
 def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
-    kinds: dict[str, TableKind] = {}
+    kinds: dict[str, InputKind] = {}
     for spec in args.kind:
         file, _, kind = spec.partition("=")
         kinds[file.rsplit("/", 1)[-1]] = kind

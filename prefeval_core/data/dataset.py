@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.coverage import RaterCoverage, items_by_rater, scalar_coverage
-from prefeval_core.data.formats import ParsedTable, TableKind, parse_table
+from prefeval_core.data.field_formats import parse_field_table
+from prefeval_core.data.formats import InputKind, ParsedTable, detect_kind, parse_table
 from prefeval_core.data.limits import MAX_SYSTEMS
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
 from prefeval_core.errors import Problem, ValidationReport, raise_if_errors
@@ -121,7 +122,7 @@ Source = str | Path | tuple[str, bytes]
 def load_dataset(
     sources: Sequence[Source] | Source,
     *,
-    kinds: Mapping[str, TableKind] | None = None,
+    kinds: Mapping[str, InputKind] | None = None,
     rater_columns: Mapping[str, Sequence[str]] | None = None,
     max_bytes: int = MAX_BYTES,
     name: str | None = None,
@@ -131,7 +132,8 @@ def load_dataset(
     Args:
         sources: paths, folders (every table file inside is read) or ``(name, bytes)``
             uploads.
-        kinds: per file name, what it holds, overriding detection (e.g. ``"wide_ratings"``).
+        kinds: per file name, what it holds, overriding detection (e.g. ``"wide_ratings"``,
+            or a field's own format: ``"mqm"``, ``"arena"``).
         rater_columns: per file name, the rater columns of a wide ratings file.
         max_bytes: size limit per file, compressed and decompressed.
         name: the dataset's label (default: the folder or first file name).
@@ -142,7 +144,7 @@ def load_dataset(
     """
     source_list: list[Source] = [sources] if isinstance(sources, (str, Path, tuple)) else list(sources)
     raws = [raw for source in source_list for raw in _read_source(source, max_bytes)]
-    parsed = [parse_table(raw, (kinds or {}).get(raw.name), (rater_columns or {}).get(raw.name)) for raw in raws]
+    parsed = [table for raw in raws for table in parse_tables(raw, (kinds or {}).get(raw.name), (rater_columns or {}).get(raw.name))]
     del raws  # the raw cells are not needed any more; free them before the checks
     problems = [p for table in parsed for p in table.problems]
     raise_if_errors(problems)
@@ -151,6 +153,16 @@ def load_dataset(
     raise_if_errors(checks)
     report = ValidationReport(tuple(problems) + tuple(checks))
     return replace(dataset, report=report)
+
+
+def parse_tables(raw: RawTable, kind: InputKind | None = None, rater_columns: Sequence[str] | None = None) -> tuple[ParsedTable, ...]:
+    """The tables of one file: a plain table (:func:`~prefeval_core.data.formats.parse_table`), or
+    the several a field's own format holds (:mod:`~prefeval_core.data.field_formats`); ``kind``
+    is detected when ``None``."""
+    kind = kind or detect_kind(raw)
+    if kind == "mqm" or kind == "arena":  # (spelled out: mypy narrows the kind in both branches)
+        return parse_field_table(raw, kind)
+    return (parse_table(raw, kind, rater_columns),)
 
 
 def _default_name(sources: Sequence[Source]) -> str:
@@ -227,6 +239,18 @@ def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
         if len(members) >= 2
     ]
     return pd.concat([ratings, *means], ignore_index=True) if means else ratings
+
+
+def judgments_behind(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
+    """``item_id, system, judgments``: for each score of ``rater``, how many people's ratings it
+    combines — the ``<rater>:<annotator>`` ratings of that (item, system) where the data keep
+    annotators apart (MQM's raters, SummEval's experts; their mean is the rater's score), else 1
+    (method.md §12: each annotator's score is one rating)."""
+    own = ratings.loc[ratings["rater"] == rater, ["item_id", "system"]]
+    members = ratings.loc[ratings["rater"].str.startswith(rater + ":") & (ratings["rater"].str.count(":") == rater.count(":") + 1)]
+    counts = members.groupby(["item_id", "system"], sort=False).size().rename("judgments").reset_index()
+    merged = own.merge(counts, on=["item_id", "system"], how="left")
+    return merged.assign(judgments=merged["judgments"].fillna(1).astype(np.int64)).reset_index(drop=True)
 
 
 def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem]:

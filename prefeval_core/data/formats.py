@@ -14,10 +14,10 @@ Canonical frames produced here (all names are ``str``):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,13 @@ from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.outcomes import SYMBOLS, flip_codes
 
 TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]
+"""What one parsed table holds."""
+FieldKind = Literal["mqm", "arena"]
+"""A field's own file format, read into several tables (:mod:`prefeval_core.data.field_formats`):
+WMT MQM error annotations, Chatbot-Arena battles."""
+InputKind = TableKind | FieldKind
+"""What a file may hold (detected, or declared with ``--kind`` / the Data page's mapping)."""
+INPUT_KINDS: Final[tuple[InputKind, ...]] = (*get_args(TableKind), *get_args(FieldKind))
 
 _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "item_id": ("item_id", "item", "segment_id", "seg_id", "doc_id"),
@@ -94,20 +101,21 @@ def _normal(column: str) -> str:
     return column.strip().lower().replace(" ", "_").replace("-", "_")
 
 
-def find_columns(raw: RawTable) -> dict[str, str]:
-    """Map canonical column names to the file's own column names (case-insensitive, aliases)."""
+def find_columns(raw: RawTable, aliases: Mapping[str, tuple[str, ...]] = _ALIASES) -> dict[str, str]:
+    """Map canonical column names to the file's own column names (case-insensitive, spaces and
+    hyphens read as underscores; each canonical name's ``aliases`` tried in order)."""
     present = {_normal(c): c for c in raw.frame.columns}
     found: dict[str, str] = {}
-    for canonical, aliases in _ALIASES.items():
-        for alias in aliases:
+    for canonical, names in aliases.items():
+        for alias in names:
             if alias in present:
                 found[canonical] = present[alias]
                 break
     return found
 
 
-def column_problems(raw: RawTable) -> list[Problem]:
-    """Columns that would be read ambiguously.
+def column_problems(raw: RawTable, aliases: Mapping[str, tuple[str, ...]] = _ALIASES) -> list[Problem]:
+    """Columns that would be read ambiguously (as the canonical names of ``aliases``).
 
     Error: two columns that both read as the same alias (``Score`` and ``score``), since only
     one of them would be used. Warning: two different aliases of one column (``score`` and
@@ -117,8 +125,8 @@ def column_problems(raw: RawTable) -> list[Problem]:
     for column in raw.frame.columns:
         by_normal.setdefault(_normal(column), []).append(column)
     problems: list[Problem] = []
-    for canonical, aliases in _ALIASES.items():
-        present = [a for a in aliases if a in by_normal]
+    for canonical, candidates in aliases.items():
+        present = [a for a in candidates if a in by_normal]
         for alias in present:
             if len(by_normal[alias]) > 1:
                 names = ", ".join(map(repr, by_normal[alias]))
@@ -132,8 +140,27 @@ def column_problems(raw: RawTable) -> list[Problem]:
     return problems
 
 
-def detect_kind(raw: RawTable) -> TableKind:
-    """Guess what a file holds from its name and columns."""
+def detect_kind(raw: RawTable) -> InputKind:
+    """Guess what a file holds from its columns (a field's own format first) and its name."""
+    return detect_field_kind(raw) or detect_table_kind(raw)
+
+
+def detect_field_kind(raw: RawTable) -> FieldKind | None:
+    """``mqm`` for the columns of an MQM error file (``system, rater``, a ``category`` or
+    ``severity``, a ``source`` or ``target``, and no score: a ratings file has one), ``arena`` for
+    battles (``model_a, model_b, winner`` and no ``rater``: a preferences file names its rater),
+    else ``None``."""
+    names = {_normal(c) for c in raw.frame.columns}
+    scored = "score" in find_columns(raw)
+    if {"system", "rater"} <= names and names & {"category", "severity"} and names & {"source", "target"} and not scored:
+        return "mqm"
+    if {"model_a", "model_b", "winner"} <= names and "rater" not in names:
+        return "arena"
+    return None
+
+
+def detect_table_kind(raw: RawTable) -> TableKind:
+    """Guess which plain table a file is from its name and columns."""
     cols = find_columns(raw)
     has = cols.keys()
     if {"system_a", "system_b", "label"} <= has:
@@ -154,8 +181,11 @@ def detect_kind(raw: RawTable) -> TableKind:
     return "ignored"
 
 
-def _missing_columns(raw: RawTable, kind: str, needed: Sequence[str]) -> list[Problem]:
-    cols = find_columns(raw)
+def missing_column_problems(
+    raw: RawTable, kind: str, needed: Sequence[str], aliases: Mapping[str, tuple[str, ...]] = _ALIASES
+) -> list[Problem]:
+    """An error per column of ``needed`` (canonical names) that ``raw`` lacks, naming what it has."""
+    cols = find_columns(raw, aliases)
     missing = [c for c in needed if c not in cols]
     if not missing:
         return []
@@ -203,7 +233,8 @@ def _shown(value: object, limit: int = 80) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
-def _empty_names(raw: RawTable, columns: Sequence[str]) -> list[Problem]:
+def empty_name_problems(raw: RawTable, columns: Sequence[str]) -> list[Problem]:
+    """An error per row of ``raw`` whose cell in one of ``columns`` (the file's names) is blank."""
     problems: list[Problem] = []
     for column in columns:
         empty = np.flatnonzero((raw.frame[column].str.strip() == "").to_numpy())
@@ -276,11 +307,11 @@ def _codes(raw: RawTable, column: str | None) -> tuple[np.ndarray, pd.Index]:
 
 def parse_long_ratings(raw: RawTable) -> ParsedTable:
     """Long scalar ratings: ``item_id, system, rater, score`` and optional ``annotator``."""
-    problems = _missing_columns(raw, "ratings", ["item_id", "system", "rater", "score"])
+    problems = missing_column_problems(raw, "ratings", ["item_id", "system", "rater", "score"])
     if problems:
         return ParsedTable(raw.name, "ratings", _empty_ratings(), tuple(problems), ())
     cols = find_columns(raw)
-    problems = _empty_names(raw, [cols["item_id"], cols["system"], cols["rater"]])
+    problems = empty_name_problems(raw, [cols["item_id"], cols["system"], cols["rater"]])
     scores, score_problems = _parse_scores(raw, [cols["score"]])
     raters, rater_names = _codes(raw, cols["rater"])
     return _ratings_table(raw, cols, [(raters, scores[0])], rater_names, [cols["score"]], problems + score_problems, ())
@@ -292,7 +323,7 @@ def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None
     ``rater_columns`` names the rater columns; by default every column other than the keys
     (and ``annotator``/text columns) is a rater, and the notes say which were taken.
     """
-    problems = _missing_columns(raw, "wide ratings", ["item_id", "system"])
+    problems = missing_column_problems(raw, "wide ratings", ["item_id", "system"])
     if problems:
         return ParsedTable(raw.name, "wide_ratings", _empty_ratings(), tuple(problems), ())
     cols = find_columns(raw)
@@ -310,7 +341,7 @@ def parse_wide_ratings(raw: RawTable, rater_columns: Sequence[str] | None = None
             (),
         )
     rater_columns = list(dict.fromkeys(rater_columns))
-    problems = _empty_names(raw, [cols["item_id"], cols["system"]])
+    problems = empty_name_problems(raw, [cols["item_id"], cols["system"]])
     scores, score_problems = _parse_scores(raw, rater_columns)
     problems += score_problems
     blocks = [(np.full(len(raw.frame), index, dtype=np.int32), scores[index]) for index in range(len(rater_columns))]
@@ -417,11 +448,11 @@ def parse_preferences(raw: RawTable) -> ParsedTable:
     rater on the same item and pair are combined by majority: the sign of the sum of their
     values ``v`` **(choice)**.
     """
-    problems = _missing_columns(raw, "preferences", ["item_id", "system_a", "system_b", "rater", "label"])
+    problems = missing_column_problems(raw, "preferences", ["item_id", "system_a", "system_b", "rater", "label"])
     if problems:
         return ParsedTable(raw.name, "preferences", _empty_preferences(), tuple(problems), ())
     cols = find_columns(raw)
-    problems = _empty_names(raw, [cols[c] for c in ("item_id", "system_a", "system_b", "rater")])
+    problems = empty_name_problems(raw, [cols[c] for c in ("item_id", "system_a", "system_b", "rater")])
     codes, label_problems, note = parse_labels(raw, cols["label"])
     problems += label_problems
     a = raw.frame[cols["system_a"]].str.strip().to_numpy()
@@ -457,11 +488,11 @@ def _empty_preferences() -> pd.DataFrame:
 
 def parse_texts(raw: RawTable) -> ParsedTable:
     """System outputs: ``item_id, system, output`` (optional ``prompt_id``)."""
-    problems = _missing_columns(raw, "texts", ["item_id", "system", "output"])
+    problems = missing_column_problems(raw, "texts", ["item_id", "system", "output"])
     if problems:
         return ParsedTable(raw.name, "texts", pd.DataFrame(columns=["item_id", "system", "output"]), tuple(problems), ())
     cols = find_columns(raw)
-    problems = _empty_names(raw, [cols["item_id"], cols["system"]])
+    problems = empty_name_problems(raw, [cols["item_id"], cols["system"]])
     frame = pd.DataFrame({c: raw.frame[cols[c]].to_numpy() for c in ("item_id", "system", "output")})
     frame["item_id"] = frame["item_id"].str.strip()
     frame["system"] = frame["system"].str.strip()
@@ -508,7 +539,7 @@ def _labelled_paragraphs(columns: pd.DataFrame) -> pd.Series:
 
 def parse_references(raw: RawTable) -> ParsedTable:
     """References: ``item_id, reference`` and optional ``ref_index`` (several per item)."""
-    problems = _missing_columns(raw, "references", ["item_id", "reference"])
+    problems = missing_column_problems(raw, "references", ["item_id", "reference"])
     if problems:
         return ParsedTable(raw.name, "references", pd.DataFrame(columns=["item_id", "ref_index", "reference"]), tuple(problems), ())
     cols = find_columns(raw)
@@ -536,9 +567,10 @@ def _reference_indices(raw: RawTable, column: str) -> tuple[np.ndarray, list[Pro
 
 
 def parse_table(raw: RawTable, kind: TableKind | None = None, rater_columns: Sequence[str] | None = None) -> ParsedTable:
-    """Interpret ``raw`` as ``kind`` (detected when ``None``), after checking that no two
-    columns are read as the same one (:func:`column_problems`)."""
-    kind = kind or detect_kind(raw)
+    """Interpret ``raw`` as the plain table ``kind`` (detected when ``None``), after checking
+    that no two columns are read as the same one (:func:`column_problems`). A field's own
+    formats are read by :func:`prefeval_core.data.dataset.parse_tables`."""
+    kind = kind or detect_table_kind(raw)
     if kind == "ignored":
         return _parse_kind(raw, kind, rater_columns)
     ambiguous = column_problems(raw)

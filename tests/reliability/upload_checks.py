@@ -30,8 +30,9 @@ from prefeval_core.cli import main as cli_main
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.limits import MAX_BYTES
 from prefeval_core.errors import DataError
+from prefeval_core.labelstudio import read_label_studio_export
 from prefeval_core.safe_csv import restore_cell, starts_formula, to_safe_csv
-from tests.reliability.upload_corpus import HostileUpload
+from tests.reliability.upload_corpus import LABEL_STUDIO_DATASET, LABEL_STUDIO_SYSTEMS, HostileUpload
 
 Result = Literal["accepted", "refused", "traceback"]
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
@@ -148,8 +149,32 @@ class CampaignFigures:
         return "\n".join(lines)
 
 
+def check_label_studio_upload(upload: HostileUpload) -> UploadOutcome:
+    """A Label Studio export through the importer (:mod:`prefeval_core.labelstudio`)."""
+    started = time.perf_counter()
+    detail = ""
+    unnamed = False
+    try:
+        read_label_studio_export(upload.name, upload.data, LABEL_STUDIO_DATASET, systems=LABEL_STUDIO_SYSTEMS)
+        result: Result = "accepted"
+    except DataError as exc:
+        result = "refused"
+        unnamed = any(problem.file is None or upload.name not in problem.file for problem in exc.problems)
+        detail = str(exc.problems[0])[:300]
+    except Exception:
+        result = "traceback"
+        detail = traceback.format_exc()[-1500:]
+    unexpected = (upload.expect == "accept" and result != "accepted") or (upload.expect == "refuse" and result != "refused")
+    return UploadOutcome(
+        index=upload.index, case=upload.case, expect=upload.expect, result=result, seconds=time.perf_counter() - started,
+        unexpected=unexpected, unnamed_refusal=unnamed, detail=detail,
+    )  # fmt: skip
+
+
 def check_upload(upload: HostileUpload, workdir: Path) -> UploadOutcome:
     """Everything the campaign does with one upload (``workdir``: a scratch folder)."""
+    if upload.reader == "labelstudio":
+        return check_label_studio_upload(upload)
     started = time.perf_counter()
     max_bytes = upload.max_bytes or MAX_BYTES
     details: list[str] = []

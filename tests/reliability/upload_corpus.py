@@ -33,13 +33,15 @@ Expect = Literal["accept", "refuse", "either"]
 Flaw = Literal["duplicate_column", "ragged"] | None
 Scale = Literal["fast", "full"]
 Format = Literal["csv", "tsv", "semicolon", "jsonl", "json", "parquet"]
+Reader = Literal["dataset", "labelstudio"]
+"""What reads an upload: the data layer (``load_dataset``), or the Label Studio importer."""
 
 
 @dataclass(frozen=True)
 class HostileUpload:
     """One generated upload: ``case`` (the builder's name), file ``name`` and ``data``, what
-    must happen (``expect``), the silent-misreading ``flaw`` it carries if any, and the size
-    limit to load it with (``None``: the default)."""
+    must happen (``expect``), the silent-misreading ``flaw`` it carries if any, the size
+    limit to load it with (``None``: the default) and what reads it."""
 
     index: int
     case: str
@@ -48,6 +50,7 @@ class HostileUpload:
     expect: Expect
     flaw: Flaw = None
     max_bytes: int | None = None
+    reader: Reader = "dataset"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class _Made:
     expect: Expect
     flaw: Flaw = None
     max_bytes: int | None = None
+    reader: Reader = "dataset"
 
 
 Builder = Callable[[np.random.Generator, Scale], _Made]
@@ -721,6 +725,133 @@ def random_mutation(rng: np.random.Generator, scale: Scale) -> _Made:
     return _Made(suffix, packed, "either")
 
 
+# ---------------------------------------------------------------------------------------------
+# The field's own formats: WMT MQM error files, Chatbot-Arena battles, Label Studio exports.
+
+_MQM_HEADER = ["system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity"]
+_SEVERITIES = ["Major", "Minor", "Neutral", "No-error", "critical", "no_error"]
+_CATEGORIES = ["Accuracy/Mistranslation", "Fluency/Punctuation", "Non-translation!", "Style/Awkward", "No-error"]
+
+
+def _mqm(rng: np.random.Generator) -> pd.DataFrame:
+    rows = []
+    for seg in range(1, int(rng.integers(2, 6))):
+        for system in ("S0", "S1", "S2"):
+            for rater in ("r1", "r2"):
+                for _ in range(int(rng.integers(1, 4))):
+                    category = _CATEGORIES[int(rng.integers(len(_CATEGORIES)))]
+                    severity = _SEVERITIES[int(rng.integers(len(_SEVERITIES)))]
+                    rows.append((system, "talk.1", str(seg), str(seg), rater, f"Source {seg}.", f"Ziel <v>{seg}</v>.", category, severity))
+    return pd.DataFrame(rows, columns=_MQM_HEADER)
+
+
+def mqm_files(rng: np.random.Generator, scale: Scale) -> _Made:
+    """WMT MQM error files (tab-separated, Google's layout): valid, or with one flaw named by the refusal."""
+    frame = _mqm(rng)
+    variant = int(rng.integers(6))
+    if variant == 1:  # a severity MQM does not have
+        frame.loc[int(rng.integers(len(frame))), "severity"] = ["Severe", "5", "", "majr"][int(rng.integers(4))]
+    elif variant == 2:  # a needed column missing (still recognised by its other columns)
+        frame = frame.drop(columns=["severity" if rng.random() < 0.5 else "seg_id"]).drop(columns=["doc"])
+    elif variant == 3:
+        frame.loc[int(rng.integers(len(frame))), ["system", "rater", "seg_id"][int(rng.integers(3))]] = " "
+    elif variant == 4:  # a row with fields missing
+        text = _csv(frame, "\t").decode().split("\r\n")
+        at = int(rng.integers(1, len(text) - 1))
+        text[at] = "\t".join(text[at].split("\t")[:5])
+        return _Made(".tsv", "\r\n".join(text).encode(), "refuse", flaw="ragged")
+    elif variant == 5:  # MQM Viewer's column names
+        frame = frame.rename(columns={"doc_id": "docSegId", "seg_id": "globalSegId"})
+    return _Made(".tsv", _csv(frame, "\t"), "accept" if variant in (0, 5) else "refuse")
+
+
+def _battles(rng: np.random.Generator) -> list[dict[str, object]]:
+    winners = ["model_a", "model_b", "tie", "tie (bothbad)", "Model_A", "TIE"]
+    models = ["gpt-4", "vicuna-13b", "koala-13b"]
+    battles: list[dict[str, object]] = []
+    for k in range(int(rng.integers(4, 20))):
+        a, b = rng.choice(len(models), size=2, replace=False)
+        battles.append(
+            {"question_id": f"q{k % 5}", "model_a": models[a], "model_b": models[b], "judge": f"arena_user_{k}",
+             "winner": winners[int(rng.integers(len(winners)))], "turn": 1, "anony": True, "tstamp": 1.0 + k}
+        )  # fmt: skip
+    return battles
+
+
+def arena_files(rng: np.random.Generator, scale: Scale) -> _Made:
+    """Chatbot-Arena battles as a JSON array, JSON lines or CSV: valid, or with one flaw."""
+    battles = _battles(rng)
+    variant = int(rng.integers(6))
+    expect: Expect = "accept"
+    if variant == 1:
+        battles[int(rng.integers(len(battles)))]["winner"] = ["model_c", "draw", "", "a"][int(rng.integers(4))]
+        expect = "refuse"
+    elif variant == 2:
+        battles[0]["model_b"] = battles[0]["model_a"]
+        expect = "refuse"
+    elif variant == 3:
+        for battle in battles:
+            battle["conversation_a"] = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+            battle["conversation_b"] = "not a conversation" if battle is battles[-1] else []
+        expect = "refuse"
+    fmt = ["json", "jsonl", "csv"][int(rng.integers(3))]
+    if fmt == "json":
+        data = json.dumps(battles).encode()
+    elif fmt == "jsonl":
+        data = "".join(json.dumps(b) + "\n" for b in battles).encode()
+    else:
+        data = pd.DataFrame(battles).to_csv(index=False).encode()
+    if variant == 4:  # cut short: broken JSON, or a ragged CSV row
+        data = data[: int(len(data) * rng.uniform(0.3, 0.95))]
+        return _Made("." + fmt, data, "refuse" if fmt == "json" else "either")  # lines may end where a row ends
+    return _Made("." + fmt, data, expect)
+
+
+LABEL_STUDIO_DATASET = "upload:hostile"
+"""The data key the campaign's Label Studio exports were made for (no study)."""
+LABEL_STUDIO_SYSTEMS = ("A", "B", "C")
+
+
+def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
+    """Label Studio JSON exports of a prefeval project: valid, or with one flaw (a task prefeval
+    never exported, a changed task, an answer off the config, broken or JSON-MIN files, random bytes)."""
+    from prefeval_core.labelstudio import CHOICE_LABELS, comparison_project
+    from prefeval_core.tasks import ComparisonTask
+    from tests.labelstudio_fixtures import Answer, choice, label_studio_export
+
+    items = [f"i{k}" for k in range(int(rng.integers(2, 8)))]
+    tasks_made = [ComparisonTask(i, a, b) for i in items for a, b in (("A", "B"), ("B", "C"))]
+    tasks = json.loads(comparison_project(tasks_made, LABEL_STUDIO_DATASET, seed=int(rng.integers(100))).tasks_json())
+    labels = list(CHOICE_LABELS.values())
+    variant = int(rng.integers(7))
+    if variant == 1:
+        tasks.insert(int(rng.integers(len(tasks))), {"data": {"text": "made in Label Studio"}})
+    elif variant == 2:
+        tasks[int(rng.integers(len(tasks)))]["data"]["prefeval"]["item_id"] = "i999"
+    elif variant == 3:
+        labels = ["Maybe"]
+
+    def answers(task: dict[str, object]) -> list[Answer]:
+        count = int(rng.integers(0, 3))
+        return [Answer(choice(labels[int(rng.integers(len(labels)))]), user=int(rng.integers(1, 4)), minute=m) for m in range(count)]
+
+    data = label_studio_export(tasks, answers)
+    if variant == 3 and b"Maybe" not in data:  # nobody answered: nothing off the config
+        return _Made(".json", data, "accept", reader="labelstudio")
+    if variant == 4:
+        return _Made(".json", data[: int(len(data) * rng.uniform(0.1, 0.95))], "refuse", reader="labelstudio")
+    if variant == 5:
+        minimal = [{"id": k, "item_id": t["data"]["item_id"], "preference": "Equal"} for k, t in enumerate(tasks)]
+        return _Made(".json", json.dumps(minimal).encode(), "refuse", reader="labelstudio")
+    if variant == 6:
+        buffer = bytearray(data)
+        for _ in range(int(rng.integers(1, 6))):
+            buffer[int(rng.integers(len(buffer)))] = int(rng.integers(256))
+        return _Made(".json", bytes(buffer), "either", reader="labelstudio")
+    return _Made(".json", data, "accept" if variant == 0 else "refuse", reader="labelstudio")
+
+
+
 BUILDERS: tuple[Builder, ...] = (
     valid_any_format,
     valid_preferences,
@@ -769,6 +900,9 @@ BUILDERS: tuple[Builder, ...] = (
     value_errors,
     unicode_names,
     ambiguous_aliases,
+    mqm_files,
+    arena_files,
+    label_studio_exports,
     random_mutation,
     random_mutation,
     random_mutation,
@@ -780,4 +914,5 @@ def hostile_upload(index: int, *, seed: int = 0, scale: Scale = "fast") -> Hosti
     """Upload number ``index`` of the corpus for ``seed`` (see the module docstring)."""
     builder = BUILDERS[index % len(BUILDERS)]
     made = builder(np.random.default_rng([seed, index]), scale)
-    return HostileUpload(index, builder.__name__, f"upload{index:05d}{made.suffix}", made.data, made.expect, made.flaw, made.max_bytes)
+    name = f"upload{index:05d}{made.suffix}"
+    return HostileUpload(index, builder.__name__, name, made.data, made.expect, made.flaw, made.max_bytes, made.reader)

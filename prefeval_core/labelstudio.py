@@ -1,0 +1,480 @@
+"""Label Studio projects: a round's requests out as tasks and a labeling config, Label Studio's JSON
+export back in as judgments.
+
+**Export.** :func:`comparison_project` and :func:`rating_project` make a
+:class:`LabelStudioProject`: the labeling config (XML; paste it under *Settings -> Labeling
+Interface -> Code*) and the tasks (a JSON list of ``{"data": {...}}``; import it as a file). Each
+task's ``data`` holds the texts the config shows (``source``; ``output_a`` and ``output_b`` in a
+seeded random left/right order, :func:`~prefeval_core.left_right.left_right`; or ``output``) and a
+``prefeval`` object that says which request it is: ``kind``, ``dataset``, ``study_id``,
+``item_id``, the canonical pair ``system_a, system_b`` and the ``left_system`` shown as A (or the
+``system``), and its ``request_id`` (:func:`~prefeval_core.store.request_id_for`). Label Studio
+keeps ``data`` as it is in its export. The system names are in the task data: annotators who
+can open the Data Manager can read them.
+
+* Comparisons (:data:`PREFERENCE`): a ``Choices`` control ``preference`` with *A better*,
+  *Equal*, *B better*, *Both bad* (hotkeys a, e, b, x as in the app); *Both bad* is a tie
+  labelled ``both_bad``.
+* Ratings (:data:`SCORE`), on the study's scale (:mod:`prefeval_core.workflow.rating_scale`): a
+  ``Rating`` control (stars) for a 1..N scale; a ``Choices`` control with one choice per level
+  for another discrete scale; a ``Number`` control (min, max) for a continuous one **(choice)**.
+
+**Import** (:func:`read_label_studio_export`) reads Label Studio's *JSON* export (a list of tasks
+with ``id``, ``data`` and ``annotations``; Label Studio's task format documentation): each
+annotation that is not cancelled and has a result of the prefeval control becomes a
+:class:`~prefeval_core.store.Comparison` or :class:`~prefeval_core.store.Rating` with
+``origin="import"`` (so importing a file twice stores each judgment once), the annotator
+``labelstudio:<completed_by>`` (a user id; an e-mail where the export gives the user as an
+object) and the annotation's ``created_at`` as its time. Of several annotations of one task by
+one annotator, the last one updated counts. Tasks without annotations are not judged yet. A
+task that prefeval did not export for this data and study (no ``prefeval`` object, another
+dataset or study, a request id that does not match its content, a system the data does not
+have), an answer that is not on the config's choices or the scale, and a file that is not a
+JSON export are errors naming the file, the task's row and id.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+import numpy as np
+import pandas as pd
+
+from prefeval_core.data.reading import read_table_bytes
+from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, MissingColumnError, Problem, raise_if_errors
+from prefeval_core.left_right import Choice, left_right, outcome_from_choice
+from prefeval_core.outcomes import canonical_pair
+from prefeval_core.protocol.table import StudyTable
+from prefeval_core.requests import rating_request_frame, request_frame
+from prefeval_core.store.records import Comparison, ComparisonLabel, Judgment, JudgmentKind, Rating, request_id_for, utc_now
+from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.workflow.rating_scale import RatingScale
+
+PREFERENCE: Final = "preference"
+"""Name of the comparison config's ``Choices`` control."""
+SCORE: Final = "score"
+"""Name of the rating config's control (``Rating``, ``Choices`` or ``Number``)."""
+CHOICE_LABELS: Final[dict[Choice, str]] = {"left": "A better", "equal": "Equal", "right": "B better", "both_bad": "Both bad"}
+"""The comparison config's choices (A is the output shown on the left)."""
+_HOTKEYS: Final[dict[Choice, str]] = {"left": "a", "equal": "e", "right": "b", "both_bad": "x"}
+RatingControl = Literal["rating", "choices", "number"]
+"""How a rating config asks for the score: stars (1..N), one choice per level, or a number."""
+ANNOTATOR_PREFIX: Final = "labelstudio:"
+
+
+@dataclass(frozen=True)
+class LabelStudioProject:
+    """A round's requests as a Label Studio project: ``config`` (labeling config XML) and
+    ``tasks`` (each ``{"data": {...}}``, module docstring)."""
+
+    config: str
+    tasks: tuple[dict[str, Any], ...]
+
+    def tasks_json(self) -> bytes:
+        """The tasks as the JSON file Label Studio imports."""
+        return json.dumps(list(self.tasks), ensure_ascii=False, indent=1).encode("utf-8")
+
+
+def _meta(kind: JudgmentKind, dataset: str, study_id: int | None, item_id: str, systems: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "dataset": dataset,
+        "study_id": study_id,
+        "item_id": item_id,
+        "request_id": request_id_for(dataset, study_id, item_id, systems),
+    }
+
+
+def comparison_project(
+    tasks: Sequence[ComparisonTask],
+    dataset: str,
+    *,
+    texts: pd.DataFrame | None = None,
+    sources: pd.DataFrame | None = None,
+    study_id: int | None = None,
+    seed: int = 0,
+) -> LabelStudioProject:
+    """The comparisons ``tasks`` of ``dataset`` (its key) as a Label Studio project, outputs in
+    the left/right order of ``seed`` (the app's order for the same seed)."""
+    frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system_a", "system_b"])
+    rows = request_frame(frame, texts, sources)
+    data: list[dict[str, Any]] = []
+    columns = ["item_id", "system_a", "system_b", "source", "output_a", "output_b"]
+    for item, a, b, source, output_a, output_b in rows[columns].itertuples(index=False):
+        left, _ = left_right(seed, dataset, item, a, b)
+        shown = (output_a, output_b) if left == a else (output_b, output_a)
+        meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"system_a": a, "system_b": b, "left_system": left}
+        data.append({"data": {"item_id": item, "source": source, "output_a": shown[0], "output_b": shown[1], "prefeval": meta}})
+    return LabelStudioProject(_comparison_config(), tuple(data))
+
+
+def rating_project(
+    tasks: Sequence[RatingTask],
+    dataset: str,
+    scale: RatingScale,
+    *,
+    texts: pd.DataFrame | None = None,
+    sources: pd.DataFrame | None = None,
+    study_id: int | None = None,
+) -> LabelStudioProject:
+    """The ratings ``tasks`` of ``dataset`` (its key) as a Label Studio project on ``scale``."""
+    frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system"])
+    rows = rating_request_frame(frame, texts, sources)
+    data = [
+        {
+            "data": {
+                "item_id": item,
+                "source": source,
+                "output": output,
+                "prefeval": _meta("rating", dataset, study_id, item, (system,)) | {"system": system},
+            }
+        }
+        for item, system, source, output in rows[["item_id", "system", "source", "output"]].itertuples(index=False)
+    ]
+    return LabelStudioProject(_rating_config(scale), tuple(data))
+
+
+def rating_control(scale: RatingScale) -> RatingControl:
+    """Stars for a 1..N scale (N <= 10), one choice per level for another discrete scale, else a number."""
+    if scale.levels is None:
+        return "number"
+    return "rating" if scale.low == 1 and len(scale.levels) <= 10 else "choices"
+
+
+def _view(*children: ET.Element, style: str | None = None) -> ET.Element:
+    view = ET.Element("View", {"style": style} if style else {})
+    view.extend(children)
+    return view
+
+
+def _element(tag: str, **attributes: str) -> ET.Element:
+    return ET.Element(tag, attributes)
+
+
+def _xml(root: ET.Element) -> str:
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _source_view() -> ET.Element:
+    return _view(_element("Header", value="Source"), _element("Text", name="source", value="$source"))
+
+
+def _comparison_config() -> str:
+    choices = _element("Choices", name=PREFERENCE, toName="output_a", choice="single-radio", required="true", showInline="true")
+    choices.extend(_element("Choice", value=label, hotkey=_HOTKEYS[c]) for c, label in CHOICE_LABELS.items())
+    column = "flex: 1; padding: 0.5em; border: 1px solid #ddd"
+    outputs = _view(
+        _view(_element("Header", value="Output A"), _element("Text", name="output_a", value="$output_a"), style=column),
+        _view(_element("Header", value="Output B"), _element("Text", name="output_b", value="$output_b"), style=column),
+        style="display: flex; gap: 1em",
+    )
+    return _xml(_view(_source_view(), outputs, _element("Header", value="Which output is better?"), choices))
+
+
+def _rating_config(scale: RatingScale) -> str:
+    control = rating_control(scale)
+    if control == "rating":
+        assert scale.levels is not None
+        score = _element("Rating", name=SCORE, toName="output", maxRating=str(len(scale.levels)), required="true")
+    elif control == "choices":
+        assert scale.levels is not None
+        score = _element("Choices", name=SCORE, toName="output", choice="single-radio", required="true", showInline="true")
+        for level in scale.levels:  # a level that is one digit is its own hotkey
+            text = f"{level:g}"
+            score.append(_element("Choice", value=text, hotkey=text) if len(text) == 1 else _element("Choice", value=text))
+    else:
+        score = _element("Number", name=SCORE, toName="output", min=f"{scale.low:g}", max=f"{scale.high:g}", step="0.1", required="true")
+    output = _view(_element("Header", value="Output"), _element("Text", name="output", value="$output"))
+    return _xml(_view(_source_view(), output, _element("Header", value=f"Rate the output: {scale.describe()}"), score))
+
+
+# --- import ------------------------------------------------------------------------------
+
+
+def study_tasks(table: StudyTable) -> frozenset[Task]:
+    """Every task a study on ``table`` can request (its pool): the tasks an import for the study may answer."""
+    if table.grid is not None:
+        systems, items = np.nonzero(table.grid.requestable)
+        return frozenset(RatingTask(table.items[i], table.systems[s]) for s, i in zip(systems, items, strict=True))
+    rows = np.flatnonzero(table.requestable)
+    return frozenset(ComparisonTask(table.items[table.row_item[r]], *table.pairs[table.row_pair[r]]) for r in rows)
+
+
+@dataclass(frozen=True)
+class LabelStudioImport:
+    """What a Label Studio export held: the ``judgments`` (ready for the store's ``add_many``),
+    the ``tasks`` in the file, those not judged yet (``unanswered``) and the annotations
+    ``skipped`` (cancelled, without a prefeval result, or replaced by the same annotator's later one)."""
+
+    judgments: tuple[Judgment, ...]
+    tasks: int
+    unanswered: int
+    skipped: int
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What an import checks each task against (the arguments of :func:`read_label_studio_export`)."""
+
+    dataset: str
+    study_id: int | None
+    systems: frozenset[str] | None
+    scale: RatingScale | None
+    known: frozenset[Task] | None
+
+
+class _TaskError(ValueError):
+    """What is wrong with one task (turned into a problem naming the file, row and task id)."""
+
+    def __init__(self, message: str, column: str = "data"):
+        super().__init__(message)
+        self.column = column
+
+
+def read_label_studio_export(
+    name: str,
+    data: bytes,
+    dataset: str,
+    *,
+    study_id: int | None = None,
+    systems: Collection[str] | None = None,
+    scale: RatingScale | None = None,
+    known: Collection[Task] | None = None,
+) -> LabelStudioImport:
+    """The judgments in Label Studio's JSON export ``data`` of a project prefeval exported
+    (module docstring) for ``dataset`` (its key) and ``study_id``.
+
+    Args:
+        systems: the dataset's systems (a task naming another is refused).
+        scale: the study's rating scale (ratings outside it, or off its levels, are refused);
+            needed for rating tasks.
+        known: the tasks that may be answered (e.g. :func:`study_tasks`, or only the open
+            request); ``None``: any task prefeval exported for this data and study.
+
+    Raises:
+        DataError: not a JSON export, or any task or answer that cannot be taken (each problem
+            names the file, the task's row and id).
+    """
+    raw = read_table_bytes(name, data)
+    missing = [c for c in ("data", "annotations") if c not in raw.frame.columns]
+    if missing:
+        keys = ", ".join(map(repr, raw.frame.columns))
+        message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
+        raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
+    context = _Context(
+        dataset, study_id, None if systems is None else frozenset(systems), scale, None if known is None else frozenset(known)
+    )
+    ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
+    problems: list[Problem] = []
+    judgments: list[Judgment] = []
+    unanswered = skipped = 0
+    for row, (task_id, data_cell, annotations_cell) in enumerate(
+        zip(ids, raw.frame["data"], raw.frame["annotations"], strict=True), start=1
+    ):
+        try:
+            taken, dropped = _task_judgments(context, data_cell, annotations_cell)
+        except _TaskError as error:
+            where = f"task {task_id}: " if task_id else ""
+            problems.append(Problem("error", "bad_task", where + str(error), name, row, raw.line_of(row - 1), error.column))
+            continue
+        judgments += taken
+        unanswered += not taken and not dropped
+        skipped += dropped
+    if len(problems) > MAX_PROBLEMS_PER_KIND:
+        more = f"... and {len(problems) - MAX_PROBLEMS_PER_KIND:,} more tasks like these"
+        problems = [*problems[:MAX_PROBLEMS_PER_KIND], Problem("error", "bad_task", more, name)]
+    raise_if_errors(problems)
+    return LabelStudioImport(tuple(judgments), len(raw.frame), unanswered, skipped)
+
+
+def _json(cell: str, what: str, column: str) -> Any:
+    try:
+        return json.loads(cell) if cell.strip() else None
+    except ValueError:
+        raise _TaskError(f"its {what} is not JSON", column) from None
+
+
+def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) -> tuple[list[Judgment], int]:
+    """The judgments of one task and the count of annotations skipped."""
+    data = _json(data_cell, "data", "data")
+    meta = data.get("prefeval") if isinstance(data, dict) else None
+    if not isinstance(meta, dict):
+        raise _TaskError("this task was not exported by prefeval (its data has no 'prefeval' object); export the requests again")
+    task = _exported_task(context, meta)
+    annotations = _json(annotations_cell, "annotations", "annotations") or []
+    if not isinstance(annotations, list):
+        raise _TaskError("expected a list of annotations", "annotations")
+    latest: dict[str, tuple[str, Judgment]] = {}
+    skipped = 0
+    for annotation in annotations:
+        if not isinstance(annotation, dict):
+            raise _TaskError("expected each annotation to be an object", "annotations")
+        if annotation.get("was_cancelled") is True:
+            skipped += 1
+            continue
+        answer = _answer(context, task, annotation.get("result"))
+        if answer is None:
+            skipped += 1
+            continue
+        annotator = _annotator(annotation.get("completed_by"))
+        created = _time(annotation.get("created_at"))
+        updated = _time(annotation.get("updated_at")) or created
+        judgment = _judgment(context, task, meta, answer, annotator, created or utc_now())
+        if annotator in latest:
+            skipped += 1
+            if latest[annotator][0] > (updated or ""):
+                continue
+        latest[annotator] = (updated or "", judgment)
+    return [judgment for _, judgment in latest.values()], skipped
+
+
+def _text(meta: dict[str, Any], key: str) -> str:
+    value = meta.get(key)
+    if not isinstance(value, str) or not value:
+        raise _TaskError(f"its 'prefeval' object has no '{key}'; export the requests again")
+    return value
+
+
+def _study_name(study_id: object) -> str:
+    return "no study" if study_id is None else f"study #{study_id}"
+
+
+def _exported_task(context: _Context, meta: dict[str, Any]) -> Task:
+    """The task a prefeval object describes, checked against the data, the study and its request id."""
+    if meta.get("dataset") != context.dataset:
+        raise _TaskError(f"exported for the data '{meta.get('dataset')}', not for '{context.dataset}'")
+    if meta.get("study_id") != context.study_id:
+        raise _TaskError(f"exported for {_study_name(meta.get('study_id'))}, not for {_study_name(context.study_id)}")
+    item = _text(meta, "item_id")
+    task: Task
+    if meta.get("kind") == "comparison":
+        a, b, left = _text(meta, "system_a"), _text(meta, "system_b"), _text(meta, "left_system")
+        if canonical_pair(a, b)[:2] != (a, b) or a == b or left not in (a, b):
+            raise _TaskError(f"its pair ({a}, {b}) with {left} on the left is not a canonical pair; export the requests again")
+        task = ComparisonTask(item, a, b)
+    elif meta.get("kind") == "rating":
+        task = RatingTask(item, _text(meta, "system"))
+    else:
+        raise _TaskError(f"its 'prefeval' object has the kind {meta.get('kind')!r}; expected 'comparison' or 'rating'")
+    if meta.get("request_id") != request_id_for(context.dataset, context.study_id, item, task.systems):
+        raise _TaskError("its 'prefeval' object was changed after the export (the request id does not match the item and systems)")
+    unknown = [s for s in task.systems if context.systems is not None and s not in context.systems]
+    if unknown:
+        raise _TaskError(f"the system {unknown[0]!r} is not in the data")
+    if context.known is not None and task not in context.known:
+        raise _TaskError(f"item {item} of {', '.join(task.systems)} is not among the requests this import accepts")
+    return task
+
+
+def _answer(context: _Context, task: Task, result: Any) -> float | Choice | None:
+    """The answer in an annotation's result: a choice (comparisons) or a score (ratings);
+    ``None`` when the result has no entry of the prefeval control."""
+    if not isinstance(result, list):
+        raise _TaskError("expected the annotation's result to be a list", "annotations")
+    control = PREFERENCE if isinstance(task, ComparisonTask) else SCORE
+    entries = [r for r in result if isinstance(r, dict) and r.get("from_name") == control]
+    if not entries:
+        if result:
+            names = sorted({str(r.get("from_name")) for r in result if isinstance(r, dict)})
+            raise _TaskError(
+                f"the annotation has results of {', '.join(names)} but none of '{control}' (another labeling config?)", "annotations"
+            )
+        return None
+    value = entries[-1].get("value")
+    if not isinstance(value, dict):
+        raise _TaskError(f"expected the result of '{control}' to hold a value object", "annotations")
+    if isinstance(task, ComparisonTask):
+        return _choice(value)
+    return _score(context.scale, value)
+
+
+def _choice(value: dict[str, Any]) -> Choice:
+    chosen = value.get("choices")
+    by_label = {label: choice for choice, label in CHOICE_LABELS.items()}
+    if not isinstance(chosen, list) or len(chosen) != 1 or chosen[0] not in by_label:
+        expected = ", ".join(CHOICE_LABELS.values())
+        raise _TaskError(f"expected one of the choices {expected}, found {chosen!r}", "annotations")
+    return by_label[chosen[0]]
+
+
+def _score(scale: RatingScale | None, value: dict[str, Any]) -> float:
+    if scale is None:
+        raise _TaskError("a rating task needs the study's rating scale to be read", "annotations")
+    raw: Any
+    if "rating" in value:
+        raw = value["rating"]
+    elif "number" in value:
+        raw = value["number"]
+    elif isinstance(value.get("choices"), list) and len(value["choices"]) == 1:
+        raw = value["choices"][0]
+    else:
+        raise _TaskError(f"expected a rating, number or one choice in the result, found {value!r}", "annotations")
+    try:
+        score = float(raw) if not isinstance(raw, bool) else math.nan
+    except (TypeError, ValueError):
+        score = math.nan
+    on_scale = math.isfinite(score) and (score in scale.levels if scale.levels is not None else scale.low <= score <= scale.high)
+    if not on_scale:
+        raise _TaskError(f"expected a score from {scale.describe()}, found {raw!r}", "annotations")
+    return score
+
+
+def _annotator(completed_by: Any) -> str:
+    """``labelstudio:<user id>``, or the user's e-mail where the export gives the user as an object."""
+    if isinstance(completed_by, dict):
+        email = completed_by.get("email")
+        if isinstance(email, str) and email.strip():
+            return email.strip()
+        completed_by = completed_by.get("id")
+    if isinstance(completed_by, int | str) and not isinstance(completed_by, bool) and str(completed_by).strip():
+        return f"{ANNOTATOR_PREFIX}{str(completed_by).strip()}"
+    return ANNOTATOR_PREFIX + "unknown"
+
+
+def _time(value: Any) -> str | None:
+    """An ISO 8601 time stamp as the store's UTC with milliseconds (``None`` if absent); a time
+    without a zone is taken as UTC."""
+    if value is None or value == "":
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise _TaskError(f"expected an ISO 8601 time, found {value!r}", "annotations") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _judgment(context: _Context, task: Task, meta: dict[str, Any], answer: float | Choice, annotator: str, created: str) -> Judgment:
+    request = str(meta["request_id"])
+    try:
+        if isinstance(task, ComparisonTask):
+            assert isinstance(answer, str)
+            left = _text(meta, "left_system")
+            outcome = outcome_from_choice(answer, left, task.system_a, task.system_b)
+            label: ComparisonLabel | None = "both_bad" if answer == "both_bad" else None
+            return Comparison(
+                context.dataset, task.item_id, task.system_a, task.system_b, outcome, annotator, left, created, label,
+                study_id=context.study_id, request_id=request, origin="import",
+            )  # fmt: skip
+        assert isinstance(answer, float)
+        return Rating(
+            context.dataset,
+            task.item_id,
+            task.system,
+            answer,
+            annotator,
+            created,
+            study_id=context.study_id,
+            request_id=request,
+            origin="import",
+        )
+    except DataError as error:
+        raise _TaskError("; ".join(p.message for p in error.problems)) from None
