@@ -67,3 +67,17 @@ def test_the_ideal_metric_adds_metric_only_items() -> None:
     ideal = build_study_table(dataset, "human", ("ideal",), unit="comparisons", ideal_items=50, seed=1)
     assert len(ideal.row_pair) == len(table.row_pair) + 50
     assert (ideal.metrics[:, 0] >= 0).sum() == 54 and ideal.requestable.sum() == 4
+
+
+def test_a_rating_costs_the_annotators_the_data_keep_apart() -> None:
+    rows = "item_id,system,rater,score\n" + "".join(
+        f"i{i},{s},human:q:{a},{(i + k + j) % 5 + 1}\n" for i in range(3) for k, s in enumerate("ab") for j, a in enumerate(("x", "y"))
+    )
+    rows += "".join(f"i{i},{s},human:q,3\n" for i in range(3) for s in "ab")  # the experts' means, given
+    rows += "i0,c,human:q,3\ni1,c,human:q,2\ni2,c,human:q,4\n"  # a system the data score without annotators
+    dataset = load_dataset([("r.csv", rows.encode())])
+    table = build_study_table(dataset, "human:q")
+    grid = table.grid
+    assert grid is not None
+    assert grid.cost[table.systems.index("a")].tolist() == [2, 2, 2] and grid.cost[table.systems.index("c")].tolist() == [1, 1, 1]
+    assert table.cost_available() == 2 * 3 * 2 + 3

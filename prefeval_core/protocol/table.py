@@ -30,7 +30,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.counts import PairTable
-from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.dataset import Dataset, judgments_behind
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.outcomes import MISSING, codes_from_differences
@@ -50,7 +50,7 @@ class RatingGrid:
     Attributes:
         scores: (S, I) float64 human scores (higher is better); NaN where the data has none.
         cost: (S, I) int64 judgments behind each score (1 per score; several where the data
-            keep annotators apart and they are averaged); 0 where there is no score.
+            keep annotators apart and they are averaged); 0 where nothing can be asked.
         requestable: (S, I) bool, the cells the protocol may ask for.
     """
 
@@ -316,17 +316,26 @@ def _with_output_rows(rows: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
 
 
 def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], pool: Pool) -> RatingGrid:
+    """The human scores on the (system, item) grid, each cell costing the judgments behind its
+    score (:func:`~prefeval_core.data.dataset.judgments_behind`: the annotators where the data
+    keep them apart, else 1; method.md §12); a cell without a score costs 1 to ask for."""
     ratings = dataset.ratings[dataset.ratings["rater"] == human]
     scores = np.full((len(systems), len(items)), np.nan)
     s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
     i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
     keep = (s >= 0) & (i >= 0)
     scores[s[keep], i[keep]] = ratings["score"].to_numpy(dtype=np.float64)[keep]
+    behind = judgments_behind(dataset.ratings, human)
+    cost = np.ones(scores.shape, dtype=np.int64)
+    s = pd.Index(systems).get_indexer(behind["system"].astype(str))
+    i = pd.Index(items).get_indexer(behind["item_id"].astype(str))
+    keep = (s >= 0) & (i >= 0)
+    cost[s[keep], i[keep]] = behind["judgments"].to_numpy(dtype=np.int64)[keep]
     has_score = ~np.isnan(scores)
     requestable = has_score.copy()
     if pool == "all":
         requestable |= _output_cells(dataset, systems, items) if dataset.has_texts else np.ones_like(has_score)
-    return RatingGrid(scores=scores, cost=has_score.astype(np.int64), requestable=requestable)
+    return RatingGrid(scores=scores, cost=np.where(requestable, cost, 0), requestable=requestable)
 
 
 def _output_cells(dataset: Dataset, systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.bool_]:
