@@ -32,28 +32,14 @@ depend on their outcomes, decisions kept once made, each pair's metric items fix
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import JointCounts, pattern_index
 from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts, decide_joint
-from prefeval_core.protocol.state import ProtocolState
+from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
-
-
-@dataclass(frozen=True)
-class RoundDecisions:
-    """The values a round records for its D chosen pairs (see :class:`~prefeval_core.protocol.state.RoundRecord`)."""
-
-    theta: npt.NDArray[np.float64]
-    decision: npt.NDArray[np.int8]
-    p_mean: npt.NDArray[np.float64]
-    log_evidence: npt.NDArray[np.float64]
-    log_numerator: npt.NDArray[np.float64]
-    futile: npt.NDArray[np.bool_]
 
 
 def round_seed(seed: int, round_number: int) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -61,13 +61,10 @@ class Reveals:
 
 
 @dataclass(frozen=True)
-class RoundRecord:
-    """The decisions of one round, for the D pairs decided on in it (those that got new
-    judgments while undecided).
+class RoundDecisions:
+    """What a round decided for its D chosen pairs (those that got new judgments while undecided).
 
     Attributes:
-        round: 1-based round number.
-        pairs: (D,) pair indices.
         theta: (D,) ``P(p> > p< | data)`` under the decision model.
         decision: (D,) decision codes (1 undecided).
         p_mean: (D, 3) posterior mean of ``(p>, p=, p<)``.
@@ -75,18 +72,33 @@ class RoundRecord:
         log_numerator: (D, 2) running log numerators of the metric e-process for ``>`` and ``<``
             after the round (0 without one).
         futile: (D,) pairs stopped because they can (almost surely) no longer be decided.
-        members: (S,) top-k members after the round (all True for the other questions).
-        cost: judgments revealed in the round.
     """
 
-    round: int
-    pairs: npt.NDArray[np.int64]
     theta: npt.NDArray[np.float64]
     decision: npt.NDArray[np.int8]
     p_mean: npt.NDArray[np.float64]
     log_evidence: npt.NDArray[np.float64]
     log_numerator: npt.NDArray[np.float64]
     futile: npt.NDArray[np.bool_]
+
+    def fields(self) -> dict[str, Any]:
+        """The decisions' arrays by field name (no copies)."""
+        return {f.name: getattr(self, f.name) for f in fields(RoundDecisions)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundRecord(RoundDecisions):
+    """A completed round: its decisions (:class:`RoundDecisions`) and where they apply.
+
+    Attributes:
+        round: 1-based round number.
+        pairs: (D,) the pair indices the decisions are about.
+        members: (S,) top-k members after the round (all True for the other questions).
+        cost: judgments revealed in the round.
+    """
+
+    round: int
+    pairs: npt.NDArray[np.int64]
     members: npt.NDArray[np.bool_]
     cost: int
 

@@ -318,18 +318,7 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
     if state.settings.question.kind == "top-k":
         members = top_k_members(members, decisions, table.pair_systems, state.settings.question.k)
     cost = int(state.reveals.cost[state.reveals.round == number].sum())
-    record = RoundRecord(
-        round=number,
-        pairs=chosen,
-        theta=decided.theta,
-        decision=decided.decision,
-        p_mean=decided.p_mean,
-        log_evidence=decided.log_evidence,
-        log_numerator=decided.log_numerator,
-        futile=decided.futile,
-        members=members,
-        cost=cost,
-    )
+    record = RoundRecord(round=number, pairs=chosen, members=members, cost=cost, **decided.fields())
     return replace(state, records=(*state.records, record))
 
 
