@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import pandas as pd
 import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.formats import InputKind
 from prefeval_core.data.summary import DatasetSummary
 from prefeval_core.session import DataChoice, sample_names
+from prefeval_core.textmetrics.rate import Against, MetricName
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems, user_errors
 
@@ -98,8 +101,8 @@ def column_mapping(choice: DataChoice) -> None:
                 if chosen:
                     new_columns[name] = tuple(chosen)
         if st.form_submit_button("Apply mapping"):
-            mapped = replace(choice, kinds=tuple(sorted(new_kinds.items())), rater_columns=tuple(sorted(new_columns.items())))
-            state.set_data(mapped)  # type: ignore[arg-type]
+            kinds_chosen = tuple(sorted((name, cast(InputKind, kind)) for name, kind in new_kinds.items()))
+            state.set_data(replace(choice, kinds=kinds_chosen, rater_columns=tuple(sorted(new_columns.items()))))
             st.rerun()
 
 
@@ -161,6 +164,6 @@ def text_metrics_form(dataset: Dataset, choice: DataChoice) -> None:
         against = st.radio("Compare each output with its item's", sides, horizontal=True, key="pe.w.tm_against")
         if st.form_submit_button("Compute and add as raters") and chosen:
             with user_errors("Computing the metrics"):
-                computed = cache.text_metric_file(choice, tuple(chosen), against)
+                computed = cache.text_metric_file(choice, tuple(cast(list[MetricName], chosen)), cast(Against, against))
                 state.set_data(replace(choice, computed=(*choice.computed, computed)), keep_choices=True)
             st.rerun()

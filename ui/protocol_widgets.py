@@ -6,9 +6,13 @@ widgets only collect a :class:`~prefeval_core.workflow.StudySetup` and show resu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.data.dataset import Dataset
@@ -60,18 +64,27 @@ def current_setup(human: str, metrics: tuple[str, ...]) -> StudySetup:
     return setup
 
 
+def _pick(column: DeltaGenerator, label: str, labels: Mapping[str, str], current: str, **options: Any) -> str:
+    """A select box over ``labels``' keys, shown by their labels, starting at ``current``."""
+    keys = list(labels)
+    chosen: str = column.selectbox(
+        label, keys, index=keys.index(current) if current in keys else 0, format_func=lambda key: labels[key], **options
+    )
+    return chosen
+
+
 def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tuple[str, ...]) -> None:
     """The study settings in a form (nothing runs until *Start*); *Start* creates a fresh protocol."""
     values = current_setup(human, metrics)
     systems = sorted(set(dataset.systems))
     with st.form("pe.w.settings"):
-        c = st.columns([2, 2, 1, 2])
-        mode = c[0].radio("Mode", list(MODES), index=list(MODES).index(values.mode), format_func=MODES.__getitem__)
-        kind = c[1].selectbox("Question", list(QUESTIONS), index=list(QUESTIONS).index(values.question.kind), format_func=QUESTIONS.get)
+        c = list(st.columns([2, 2, 1, 2]))
+        mode = c[0].radio("Mode", list(MODES), index=list(MODES).index(values.mode), format_func=lambda key: MODES[key])
+        kind = _pick(c[1], "Question", QUESTIONS, values.question.kind)
         k = c[2].number_input("k (top-k)", 1, max(1, len(systems) - 1), min(values.question.k, max(1, len(systems) - 1)))
         baselines = c[3].multiselect("Baseline systems", systems, default=[b for b in values.question.baselines if b in systems])
-        c = st.columns(4)
-        unit = c[0].selectbox("A paid judgment is", list(UNITS), index=list(UNITS).index(values.unit or "auto"), format_func=UNITS.get)
+        c = list(st.columns(4))
+        unit = _pick(c[0], "A paid judgment is", UNITS, values.unit or "auto")
         budget = c[1].number_input(
             "Budget (judgments; 0 = all the data holds)",
             0,
@@ -81,19 +94,15 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         )
         batch = c[2].number_input("Batch N per round", 1, 10_000, values.batch, help="items per system (ratings) or per pair (comparisons)")
         seed = c[3].number_input("Seed", 0, 2**31 - 1, values.seed)
-        c = st.columns(4)
-        control = c[0].selectbox(
-            "Error control", list(CONTROLS), index=list(CONTROLS).index(values.error_control), format_func=CONTROLS.get
-        )
+        c = list(st.columns(4))
+        control = _pick(c[0], "Error control", CONTROLS, values.error_control)
         gamma = c[1].number_input("Significance level γ", 0.001, 0.5, values.gamma, step=0.01, format="%.3f")
         futility_on = c[2].toggle(
             "Futility stop", value=values.futility is not None, help="stop asking for a pair that can almost surely no longer be decided"
         )
         beta = c[3].number_input("Futility level β", 0.001, 0.5, values.futility or 0.05, step=0.01, format="%.3f")
-        c = st.columns(4)
-        models = list(MODELS) if metrics else ["human_only"]
-        chosen_model = models.index(values.decision_model) if values.decision_model in models else 0
-        model = c[0].selectbox("Decision model", models, index=chosen_model, format_func=MODELS.get)
+        c = list(st.columns(4))
+        model = _pick(c[0], "Decision model", MODELS if metrics else {"human_only": MODELS["human_only"]}, values.decision_model)
         sampler = c[1].selectbox("Sampler", ["fast", "nuts"], index=["fast", "nuts"].index(values.sampler), help="nuts: the slow reference")
         policy = c[2].selectbox("Allocation (comparisons)", list(POLICIES), index=list(POLICIES).index(values.policy))
         eps = c[3].number_input(
@@ -108,7 +117,7 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         )  # fmt: skip
         if st.form_submit_button("Start protocol", type="primary"):
             with user_errors("Starting the protocol"):
-                question = Question(kind, int(k) if kind == "top-k" else 1, tuple(baselines) if kind == "baseline" else ())  # type: ignore[arg-type]
+                question = Question(kind, int(k) if kind == "top-k" else 1, tuple(baselines) if kind == "baseline" else ())  # type: ignore[arg-type]  # a key of QUESTIONS
                 setup = values.with_(
                     mode="replay", question=question, unit=None if unit == "auto" else unit, budget=int(budget) or None, batch=int(batch),
                     seed=int(seed), error_control=control, gamma=float(gamma), futility=float(beta) if futility_on else None,
