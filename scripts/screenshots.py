@@ -3,7 +3,10 @@
 Usage: .venv/bin/python scripts/screenshots.py [OUT_DIR]   (needs /usr/bin/chromium; about a minute)
 
 The app runs with a temporary annotation folder, so the screenshots never show (or touch)
-your own annotations. The Protocol page is shown after two rounds of the default settings.
+your own annotations. The Protocol page shows a replay of the top-1 question run to its end
+(cost in ratings, the answer in words, the comparison with the full evaluation); the Annotate
+page the rating screen of a live study (a scalar study asks for ratings of single outputs) and
+the A/B screen of a live comparisons study.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Locator, Page, expect, sync_playwright  # noqa: E402
 
 from ui.browser import launch_chromium, served_app  # noqa: E402
 
@@ -33,6 +36,22 @@ def settle(page: Page, charts: int = 0) -> None:
 def shoot(page: Page, out: Path, name: str) -> None:
     page.screenshot(path=str(out / f"{name}.png"), full_page=False)
     print(f"wrote {out / f'{name}.png'}")
+
+
+def start_live(page: Page, main_area: Locator, *, comparisons: bool) -> None:
+    """A new live study on the Protocol page (ratings, or A/B comparisons)."""
+    page.get_by_role("link", name="Protocol").click()
+    live = page.get_by_text("Live: people judge what the protocol asks for")
+    if not live.is_visible():
+        main_area.get_by_text("Settings", exact=True).click()  # the settings are folded once a study runs
+    live.click()
+    page.get_by_role("combobox", name="Question").click()
+    page.get_by_role("option", name="Order of every pair (the paper)").click()
+    if comparisons:
+        page.get_by_role("combobox", name="A paid judgment is").click()
+        page.get_by_role("option", name="comparisons of two outputs").click()
+    page.get_by_role("button", name="Start protocol").click()
+    expect(main_area.get_by_text("Live mode: annotate the requested items")).to_be_visible()
 
 
 def main(out: Path) -> None:
@@ -54,18 +73,28 @@ def main(out: Path) -> None:
             shoot(page, out, "metric_check")
 
             page.get_by_role("link", name="Protocol").click()
+            page.get_by_role("combobox", name="Question").click()
+            page.get_by_role("option", name="The best k systems").click()
             page.get_by_role("button", name="Start protocol").click()
-            for round_number in (1, 2):
-                page.get_by_role("button", name="Next batch").click()
-                expect(main_area.locator('[data-testid="stMetric"]').filter(has_text="Round")).to_contain_text(str(round_number))
-            page.get_by_role("tab", name="Win rates").click()
-            settle(page, charts=1)
+            page.get_by_role("button", name="Run to the end").click()
+            expect(main_area.get_by_text("The protocol has finished")).to_be_visible()
+            settle(page)
             shoot(page, out, "protocol")
 
+            start_live(page, main_area, comparisons=False)
+            page.get_by_role("link", name="Annotate").click()
+            name = main_area.get_by_role("textbox", name="Annotator name")
+            name.fill("ann1")
+            name.press("Enter")
+            expect(main_area.get_by_text("judged by ann1")).to_be_visible()
+            settle(page)
+            shoot(page, out, "annotate")
+
+            start_live(page, main_area, comparisons=True)
             page.get_by_role("link", name="Annotate").click()
             expect(main_area.get_by_text("Output A")).to_be_visible()
             settle(page)
-            shoot(page, out, "annotate")
+            shoot(page, out, "annotate_ab")
 
             page.get_by_role("link", name="Report & session").click()
             expect(main_area.get_by_text("Save session (JSON)")).to_be_visible()

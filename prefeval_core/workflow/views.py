@@ -96,10 +96,11 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
             "p<": status.p_mean[:, 2],
         }
     )
-    if state.settings.error_control != "none":
+    if state.settings.error_control == "anytime":
         frame["log e (A better)"] = status.log_evidence[:, 0]
         frame["log e (B better)"] = status.log_evidence[:, 1]
-        frame["futile"] = status.futile
+    if state.settings.error_control != "none":
+        frame["stopped (futile)"] = status.futile
     return frame
 
 
