@@ -43,6 +43,7 @@ from prefeval_core.sequential import (
     simulate_runs,
     update_log_numerator,
 )
+from prefeval_core.sequential.spending import spending_futility
 
 GAMMA = 0.05
 BIASED_MU: MuRows = ((0.7, 0.45, 0.2), (0.1, 0.3, 0.1), (0.2, 0.25, 0.7))
@@ -171,10 +172,14 @@ def with_metric(report: Report, runs: int) -> None:
             scenario = Scenario(500, 10, rates(difference, 0.3), metric_mu=mu, metric_only=extra, model=model)  # type: ignore[arg-type]
             seed = cell_seed("metric", label, extra, difference)
             truth = 0 if difference > 0 else 1
-            for rule in ("off", "predictive"):
+            for control, rule, suffix in (
+                ("anytime", "off", ""),
+                ("anytime", "predictive", " + predictive futility"),
+                ("spending", "predictive", ", spending + predictive futility"),
+            ):
                 start = time.perf_counter()
-                result = simulate_runs(scenario, runs, gamma=GAMMA, futility_rule=rule, seed=seed)  # type: ignore[arg-type]
-                row = _power_row(label + ("" if rule == "off" else " + predictive futility"), result, truth)
+                result = simulate_runs(scenario, runs, gamma=GAMMA, control=control, futility_rule=rule, seed=seed)  # type: ignore[arg-type]
+                row = _power_row(label + suffix, result, truth)
                 rows.append([row[0], str(extra), f"{difference:.1f}", *row[1:4], row[5], f"{time.perf_counter() - start:.0f}"])
     report.table(header, rows)
     report.add("At p> - p< = 0 'decided right' is the share undecided and 'decided wrong' the false decisions (bound as in section 1).", "")
@@ -206,7 +211,7 @@ def speed(report: Report) -> None:
         return JointCounts(("m",), rev, unrev)
 
     rows = []
-    for revealed in (20, 200):
+    for revealed in (20, 200, 420):  # 420: 80 items left, the exact route of the spending futility
         rows += _round_timings(revealed, counts(0), counts(revealed - 10), counts(revealed))
     report.table(["human outcomes revealed per pair", "step", "seconds"], rows)
     report.add(f"Load average at the end: {os.getloadavg()[0]:.1f} (2 cores shared with other engineers' jobs).", "")
@@ -226,6 +231,13 @@ def _round_timings(revealed: int, empty: JointCounts, previous: JointCounts, cur
         (
             "full model: predictive futility",
             lambda: futility(current, remaining, GAMMA, log_numerator=now, remaining_patterns=current.unrevealed),
+        ),
+        ("spending: predictive futility, human only", lambda: spending_futility(current.n, remaining, GAMMA, GAMMA)),
+        (
+            "spending: predictive futility with the metric",
+            lambda: spending_futility(
+                current.n, remaining, GAMMA, GAMMA, revealed_patterns=current.revealed, remaining_patterns=current.unrevealed
+            ),
         ),
     ]
     return [[str(revealed), name, f"{_timed(step):.3f}"] for name, step in steps]

@@ -47,7 +47,9 @@ def peak_mb():  # the high-water mark of this process (ru_maxrss would include t
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
 """
-_LOAD = _PEAK_MB + """
+_LOAD = (
+    _PEAK_MB
+    + """
 import json, sys, time
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import DataError
@@ -61,7 +63,10 @@ except DataError as exc:
 seconds = time.perf_counter() - started
 print(json.dumps({"seconds": seconds, "peak_mb": peak_mb(), "outcome": outcome}))
 """
-_REFERENCE = _PEAK_MB + """
+)
+_REFERENCE = (
+    _PEAK_MB
+    + """
 import json, sys, time
 import pandas as pd
 started = time.perf_counter()
@@ -69,11 +74,15 @@ frame = pd.read_csv(sys.argv[1], dtype=str)
 seconds = time.perf_counter() - started
 print(json.dumps({"seconds": seconds, "peak_mb": peak_mb(), "outcome": f"{len(frame):,} rows"}))
 """
-_IMPORTS = _PEAK_MB + """
+)
+_IMPORTS = (
+    _PEAK_MB
+    + """
 import json
 import prefeval_core.data.dataset
 print(json.dumps({"seconds": 0.0, "peak_mb": peak_mb(), "outcome": "-"}))
 """
+)
 
 
 def long_ratings(n_items: int, n_systems: int, seed: int) -> pd.DataFrame:
@@ -155,13 +164,17 @@ def main() -> int:
         reference = measure(_REFERENCE, cases["ratings 1M"], args.repeat)
         print(f"imports only (numpy, pandas, pyarrow, the core): peak {imports['peak_mb']:.0f} MB")
         print(f"{'case':<22} {'file MB':>8} {'median s':>9} {'min s':>7} {'peak MB':>8}  outcome")
-        print(f"{'pd.read_csv (ref.)':<22} {size_of(cases['ratings 1M']):>8.1f} {reference['median_s']:>9.2f} {reference['min_s']:>7.2f} "
-              f"{reference['peak_mb']:>8.0f}  {reference['outcome']} (parsing only, the 1M file)")
+        print(
+            f"{'pd.read_csv (ref.)':<22} {size_of(cases['ratings 1M']):>8.1f} {reference['median_s']:>9.2f} {reference['min_s']:>7.2f} "
+            f"{reference['peak_mb']:>8.0f}  {reference['outcome']} (parsing only, the 1M file)"
+        )
         for name, paths in cases.items():
             result = measure(_LOAD, paths, args.repeat)
             ratio = float(result["median_s"]) / float(reference["median_s"])
-            print(f"{name:<22} {size_of(paths):>8.1f} {result['median_s']:>9.2f} {result['min_s']:>7.2f} {result['peak_mb']:>8.0f}  "
-                  f"{result['outcome']} ({ratio:.2f}x the reference's time)")
+            print(
+                f"{name:<22} {size_of(paths):>8.1f} {result['median_s']:>9.2f} {result['min_s']:>7.2f} {result['peak_mb']:>8.0f}  "
+                f"{result['outcome']} ({ratio:.2f}x the reference's time)"
+            )
     return 0
 
 

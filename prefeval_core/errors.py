@@ -35,6 +35,8 @@ class Problem:
         row: 1-based data row (the header is not a row), or ``None``.
         line: 1-based line of the file (the header is line 1), where the format has lines.
         column: the column concerned, or ``None``.
+        path: where in a JSON document (a session file, a protocol state) the offending value
+            is, e.g. ``protocol.records[3].theta[7]``, or ``None``.
     """
 
     severity: Severity
@@ -44,6 +46,7 @@ class Problem:
     row: int | None = None
     line: int | None = None
     column: str | None = None
+    path: str | None = None
 
     def location(self) -> str:
         """``file, row R (line L), column 'C'`` with the parts that are known."""
@@ -59,6 +62,8 @@ class Problem:
             parts.append(f"line {self.line}")
         if self.column is not None:
             parts.append(f"column '{self.column}'")
+        if self.path is not None:
+            parts.append(f"at {self.path}")
         return ", ".join(parts)
 
     def __str__(self) -> str:
@@ -109,8 +114,9 @@ class PrefevalError(Exception):
         row: int | None = None,
         line: int | None = None,
         column: str | None = None,
+        path: str | None = None,
     ) -> Self:
-        return cls([Problem("error", kind, message, file, row, line, column)])
+        return cls([Problem("error", kind, message, file, row, line, column, path)])
 
 
 class DataError(PrefevalError):

@@ -2,8 +2,10 @@
 annotations; saved to and restored from one JSON file.
 
 The JSON is self-contained: uploaded files travel inside it (base64), so a session restores
-on another machine. The protocol's state is kept as the JSON the protocol itself writes
-(opaque here). Restoring checks the format and says what is wrong instead of failing later.
+on another machine. The protocol's state is kept as the JSON the protocol itself writes.
+Reading checks the whole file against its schema (:mod:`prefeval_core.session_schema`) before
+anything is built, and names the JSON path of what is wrong; what needs the data is checked by
+:func:`prefeval_core.workflow.session_restore.restore_session`.
 """
 
 from __future__ import annotations
@@ -12,23 +14,25 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from prefeval_core.bundled import SAMPLES_DIR  # a clone's sample_data/, or the installed copy
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
-from prefeval_core.errors import DataError, Problem
-from prefeval_core.store import Comparison, utc_now
+from prefeval_core.errors import DataError, PrefevalError, SettingsError
+from prefeval_core.schema import at_path, load_json, validated
+from prefeval_core.session_schema import JUDGMENT_TAGS, SESSION_VERSION, DataDocument, JudgmentDocument, RatingDocument, SessionDocument
+from prefeval_core.store import Comparison, Judgment, Rating, utc_now
+from prefeval_core.store.records import judgment_values
 
 DEFAULT_SAMPLE: Final = "summeval"
-SESSION_VERSION: Final = 2
-"""Version 2: a study setup and the protocol state of round 2 (version 1 files are refused with a message)."""
 
 
 class SessionFileError(DataError):
-    """A session file that cannot be restored (not JSON, wrong version, missing fields)."""
+    """A session file that cannot be restored: not JSON, past a bound, against the schema, or
+    contradicting its data (each problem names the file and the JSON path of the value)."""
 
 
 def sample_names() -> tuple[str, ...]:
@@ -102,23 +106,26 @@ class DataChoice:
         }
 
     @classmethod
-    def from_json(cls, value: Mapping[str, Any]) -> DataChoice:
-        files = _files_from_json(value.get("files", []))
-        computed = _files_from_json(value.get("computed", []))
-        kinds = tuple((str(n), k) for n, k in value.get("kinds", []))
-        columns = tuple((str(n), tuple(map(str, c))) for n, c in value.get("rater_columns", []))
-        kind = value["kind"]
-        if kind not in ("sample", "upload"):
-            raise ValueError(f"data kind must be 'sample' or 'upload', got {kind!r}")
-        return cls(kind, str(value["name"]), files, kinds, columns, computed)
+    def from_json(cls, value: Any) -> DataChoice:
+        """Inverse of :meth:`to_json` (a study record's data), checked against the session
+        file's schema; raises :class:`SettingsError` naming the path of a bad value."""
+        return cls.from_document(validated(DataDocument, value, error=SettingsError, file=None, prefix="data"))
+
+    @classmethod
+    def from_document(cls, document: DataDocument) -> DataChoice:
+        """The data choice of a checked session file."""
+        return cls(
+            document.kind,
+            document.name,
+            tuple((f.name, f.content()) for f in document.files),
+            tuple((n, k) for n, k in document.kinds),
+            tuple((n, tuple(c)) for n, c in document.rater_columns),
+            tuple((f.name, f.content()) for f in document.computed),
+        )
 
 
 def _files_to_json(files: tuple[tuple[str, bytes], ...]) -> list[dict[str, str]]:
     return [{"name": n, "base64": base64.b64encode(d).decode("ascii")} for n, d in files]
-
-
-def _files_from_json(values: list[dict[str, str]]) -> tuple[tuple[str, bytes], ...]:
-    return tuple((str(f["name"]), base64.b64decode(f["base64"], validate=True)) for f in values)
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,7 @@ class SessionSnapshot:
         check: the metric check settings (human, metric, eps, gamma, seed), or ``None``.
         protocol: the protocol's own JSON state (restored against the study table the setup
             rebuilds), or ``None`` before a run.
-        annotations: the dataset's stored annotations (those that count) at saving time.
+        annotations: the dataset's stored judgments (those that count, comparisons and ratings) at saving time.
         saved_at: UTC time stamp, ISO 8601.
     """
 
@@ -143,7 +150,7 @@ class SessionSnapshot:
     setup: Mapping[str, Any] | None = None
     check: Mapping[str, Any] | None = None
     protocol: Any = None
-    annotations: tuple[Comparison, ...] = ()
+    annotations: tuple[Judgment, ...] = ()
     saved_at: str = field(default_factory=utc_now)
 
 
@@ -158,40 +165,42 @@ def session_to_json(snapshot: SessionSnapshot) -> str:
         "setup": None if snapshot.setup is None else dict(snapshot.setup),
         "check": None if snapshot.check is None else dict(snapshot.check),
         "protocol": snapshot.protocol,
-        "annotations": [asdict(a) for a in snapshot.annotations],
+        "annotations": [{"kind": a.kind, **judgment_values(a)} for a in snapshot.annotations],
     }
     return json.dumps(value, ensure_ascii=False, indent=1, allow_nan=False)
 
 
 def session_from_json(text: str | bytes, file_name: str = "session.json") -> SessionSnapshot:
-    """Read a session file written by :func:`session_to_json`.
+    """Read a session file written by :func:`session_to_json`, checked against its schema first.
 
     Raises:
-        SessionFileError: not JSON, not a prefeval session, a newer version, or a field missing
-            or of the wrong type (the message names it).
+        SessionFileError: larger than the upload limit, not JSON, nested too deeply, a number too
+            long or not finite, a repeated key, not a prefeval session, another version, or a
+            value of the wrong type or out of bounds (each problem names the JSON path).
     """
-    try:
-        value = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        line = getattr(error, "lineno", None)
-        raise SessionFileError.single("malformed", f"not a JSON file ({error})", file=file_name, line=line) from None
+    value = load_json(text, file=file_name, error=SessionFileError, max_bytes=MAX_BYTES)
     if not isinstance(value, dict) or "prefeval_session" not in value:
         raise SessionFileError.single("unsupported", "not a prefeval session file (no 'prefeval_session' field)", file=file_name)
     if value["prefeval_session"] != SESSION_VERSION:
         message = f"session format version {value['prefeval_session']!r}; this prefeval reads version {SESSION_VERSION}"
-        raise SessionFileError.single("unsupported", message, file=file_name)
+        raise SessionFileError.single("unsupported", message, file=file_name, path="prefeval_session")
+    document = validated(SessionDocument, value, error=SessionFileError, file=file_name, tags=JUDGMENT_TAGS)
+    return SessionSnapshot(
+        data=DataChoice.from_document(document.data),
+        human=document.human,
+        metrics=tuple(document.metrics),
+        setup=value.get("setup"),
+        check=value.get("check"),
+        protocol=value.get("protocol"),
+        annotations=tuple(_judgment(a, index, file_name) for index, a in enumerate(document.annotations)),
+        saved_at=document.saved_at,
+    )
+
+
+def _judgment(document: JudgmentDocument, index: int, file_name: str) -> Judgment:
+    """The stored judgment (its own checks: canonical pair, left system, label on a tie)."""
+    values = document.model_dump(exclude={"kind"})
     try:
-        annotations = tuple(Comparison(**a) for a in value.get("annotations", []))
-        return SessionSnapshot(
-            data=DataChoice.from_json(value["data"]),
-            human=value.get("human"),
-            metrics=tuple(value.get("metrics") or ()),
-            setup=value.get("setup"),
-            check=value.get("check"),
-            protocol=value.get("protocol"),
-            annotations=annotations,
-            saved_at=str(value.get("saved_at", "")),
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        problem = Problem("error", "malformed", f"the session file is incomplete or damaged: {type(error).__name__}: {error}", file_name)
-        raise SessionFileError([problem]) from None
+        return Rating(**values) if isinstance(document, RatingDocument) else Comparison(**values)
+    except PrefevalError as error:
+        raise at_path(error, SessionFileError, file=file_name, prefix=f"annotations[{index}]") from None

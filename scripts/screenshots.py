@@ -38,19 +38,30 @@ def shoot(page: Page, out: Path, name: str) -> None:
     print(f"wrote {out / f'{name}.png'}")
 
 
+def choose(page: Page, box: str, option: str) -> None:
+    """Pick ``option`` in the select box ``box`` unless it is already chosen (the open list of a
+    chosen value is redrawn under the pointer by the rerun the click starts)."""
+    combo = page.get_by_role("combobox", name=box)
+    if combo.input_value() == option:
+        return
+    combo.click()
+    page.get_by_role("option", name=option).click()
+    settle(page)
+
+
 def start_live(page: Page, main_area: Locator, *, comparisons: bool) -> None:
     """A new live study on the Protocol page (ratings, or A/B comparisons)."""
     page.get_by_role("link", name="Protocol").click()
-    live = page.get_by_text("Live: people judge what the protocol asks for")
+    live = page.get_by_role("radiogroup", name="Mode").get_by_text("Live: people judge what the protocol asks for")
     if not live.is_visible():
         main_area.get_by_text("Settings", exact=True).click()  # the settings are folded once a study runs
     live.click()
-    page.get_by_role("combobox", name="Question").click()
-    page.get_by_role("option", name="Order of every pair (the paper)").click()
+    choose(page, "Question", "Order of every pair (the paper)")
     if comparisons:
-        page.get_by_role("combobox", name="A paid judgment is").click()
-        page.get_by_role("option", name="comparisons of two outputs").click()
+        choose(page, "A paid judgment is", "comparisons of two outputs")
     page.get_by_role("button", name="Start protocol").click()
+    page.wait_for_timeout(1000)  # the run starts; leaving the page before it ends would drop the new study
+    settle(page)
     expect(main_area.get_by_text("Live mode: annotate the requested items")).to_be_visible()
 
 
@@ -73,8 +84,7 @@ def main(out: Path) -> None:
             shoot(page, out, "metric_check")
 
             page.get_by_role("link", name="Protocol").click()
-            page.get_by_role("combobox", name="Question").click()
-            page.get_by_role("option", name="The best k systems").click()
+            choose(page, "Question", "The best k systems")
             page.get_by_role("button", name="Start protocol").click()
             page.get_by_role("button", name="Run to the end").click()
             expect(main_area.get_by_text("The protocol has finished")).to_be_visible()

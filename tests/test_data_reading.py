@@ -188,7 +188,7 @@ def test_an_unclosed_quote_is_an_error_not_a_swallowed_file() -> None:
 
 
 def test_line_ends_blank_lines_and_stray_quotes_keep_line_numbers() -> None:
-    cr_only = "item_id,system,output\ri1,A,x\r\ri2,A,\"quoted\rline\"\ri3,A,y\r"
+    cr_only = 'item_id,system,output\ri1,A,x\r\ri2,A,"quoted\rline"\ri3,A,y\r'
     table = read_table_bytes("cr.csv", cr_only.encode())
     assert [table.line_of(i) for i in range(3)] == [2, 4, 6] and table.frame.loc[1, "output"] == "quoted\rline"
     stray = 'item_id,system,output\ni1,A,ab"c\n\ni2,A,"x\ny"\ni3,A,z\n'  # a literal quote inside an unquoted field

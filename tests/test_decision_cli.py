@@ -46,10 +46,17 @@ def test_decide_batch(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     "args",
-    [["--n", "1,2"], ["--n", "1,2,3", "--confusion", "1,2,3;4,5,6"], ["--n", "1,-2,3"], []],
+    [["--n", "1,2"], ["--n", "1,2,3", "--confusion", "1,2,3;4,5,6"], ["--n=1,-2,3"], ["--n", "1,nan,3"], ["--n", "1.5,0,0"]],
 )
-def test_bad_counts_are_one_line_errors(args, capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["decide", *args]) == 1
+def test_bad_counts_are_one_line_usage_errors(args, capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exit_:
+        main(["decide", *args])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("prefeval decide: error: argument --") and err.count("\n") == 1
+
+
+def test_no_counts_is_a_one_line_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["decide"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Traceback" not in err
 

@@ -73,4 +73,6 @@ def test_text_output_and_errors(tmp_path: Path, capsys) -> None:
     assert "sample-level sign accuracy 0.300" in text and "X vs Y" in text and "-0.50" in text
     assert main(["diagnose", "--data", str(tmp_path), "--human", "human:q", "--metric", "nope", "--json"]) == 1
     assert "no rater named 'nope'" in capsys.readouterr().err
-    assert main(["diagnose", "--data", str(tmp_path), "--human", "human:q", "--metric", "metric", "--eps", "-1"]) == 2
+    with pytest.raises(SystemExit) as exit_:  # a bad option is a usage error from argparse: exit 2, one line
+        main(["diagnose", "--data", str(tmp_path), "--human", "human:q", "--metric", "metric", "--eps", "-1"])
+    assert exit_.value.code == 2 and "argument --eps" in capsys.readouterr().err

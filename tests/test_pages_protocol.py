@@ -10,7 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from prefeval_core.decision import human_only_theta
+from prefeval_core.left_right import make_comparison
 from prefeval_core.protocol import ProtocolState
+from prefeval_core.store import Rating, open_store, utc_now
 from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, shown, start_protocol  # noqa: F401
 from tests.protocol_fixtures import same_state
 
@@ -59,9 +61,17 @@ def test_save_and_restore_the_session(downloads) -> None:  # noqa: F811
     at.button(key="pe_next").click()
     run_ok(at)
     protocol = at.session_state["pe.protocol"]
+    choice = at.session_state["pe.data"]
+    item = choice.load().items[0]
+    judged = [
+        make_comparison(choice.key, item, "M0", "M1", "tie", "ann", left_system="M1"),
+        Rating(choice.key, item, "M0", 4.0, "ann", utc_now()),
+    ]
+    open_store().add_many(judged)
     report = run_ok(page_with_protocol("report.py", at))
     saved = downloads(report, "Save session (JSON)")
     assert json.loads(saved)["protocol"]["round"] == 1
+    assert sorted(a["kind"] for a in json.loads(saved)["annotations"]) == ["comparison", "rating"]  # both judgment kinds
 
     fresh = run_ok(page("report.py"))
     assert fresh.session_state["pe.protocol"] is None
@@ -78,7 +88,7 @@ def test_a_damaged_session_file_is_explained() -> None:
     at.file_uploader(key="pe.w.restore").set_value(("s.json", b'{"prefeval_session": 2, "data": {"kind": "x"}}', "application/json"))
     at.run()
     assert not at.exception
-    assert "incomplete or damaged" in at.error[0].value
+    assert "at data.kind: Input should be 'sample' or 'upload'" in shown(at.error[0].value)
     at.file_uploader(key="pe.w.restore").set_value(("old.json", b'{"prefeval_session": 1, "data": {}}', "application/json"))
     at.run()
     assert "this prefeval reads version 2" in at.error[0].value

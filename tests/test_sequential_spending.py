@@ -93,3 +93,75 @@ def test_predictive_success_exact_and_normal_agree_and_match_simulation() -> Non
     approximate = _normal_success(n, np.full(3, 100.0), 1.959964)
     np.testing.assert_allclose(approximate, exact, atol=0.06)
     assert final_success_probability(np.array([[10, 0, 10]]), [0], GAMMA)[0] == 0.0  # nothing left, not significant now
+
+
+def brute_force_metric_success(revealed: np.ndarray, remaining: np.ndarray, gamma: float) -> float:
+    """The metric-informed predictive by enumerating every future count vector of every pattern
+    (scipy's Dirichlet-multinomial, independent of the module's grid and convolution)."""
+    from scipy.stats import dirichlet_multinomial, norm
+
+    n = revealed.sum(axis=0).astype(float)
+    alpha = revealed + 3.0 * (n + 1.0) / (n.sum() + 3.0)
+    per_pattern = []
+    for c, R in enumerate(remaining):
+        vectors = [(x, R - x - y, y) for x in range(R + 1) for y in range(R + 1 - x)]
+        per_pattern.append([(v, float(dirichlet_multinomial.pmf(v, alpha[c], R))) for v in vectors])
+    z = norm.ppf(1 - gamma / 2)
+    total = 0.0
+    for combination in itertools.product(*per_pattern):
+        better = n[0] + sum(v[0] for v, _ in combination)
+        worse = n[2] + sum(v[2] for v, _ in combination)
+        if better + worse > 0 and abs(better - worse) >= z * np.sqrt(better + worse):
+            total += float(np.prod([p for _, p in combination]))
+    return total
+
+
+@pytest.mark.parametrize(
+    ("revealed", "remaining"),
+    [
+        ([[4, 1, 1], [2, 5, 2], [1, 1, 3], [1, 0, 1]], [3, 2, 4, 1]),
+        ([[6, 0, 0], [0, 0, 0], [0, 0, 5], [0, 2, 0]], [0, 5, 0, 3]),  # a pattern never revealed: the shrinkage prior alone
+        ([[2, 3, 2], [0, 0, 0], [0, 0, 0], [0, 0, 0]], [4, 0, 0, 0]),
+    ],
+)
+def test_metric_predictive_is_the_exact_sum_over_every_future(revealed, remaining) -> None:  # type: ignore[no-untyped-def]
+    from prefeval_core.sequential.spending import metric_success_probability
+
+    K, R = np.array(revealed), np.array(remaining)
+    exact = metric_success_probability(K[None], R[None], GAMMA)[0]
+    assert exact == pytest.approx(brute_force_metric_success(K, R, GAMMA), abs=1e-9)
+
+
+def test_metric_predictive_normal_route_agrees_and_an_informative_metric_sharpens_it() -> None:
+    from prefeval_core.sequential.spending import EXACT_REMAINING, metric_success_probability
+
+    rng = np.random.default_rng(3)
+    K = rng.integers(0, 12, size=(20, 4, 3))
+    R = rng.multinomial(EXACT_REMAINING, [0.3, 0.3, 0.3, 0.1], size=20)
+    exact = metric_success_probability(K, R, GAMMA)
+    R_over = R.copy()
+    R_over[:, 0] += 1  # one item more: the normal route
+    approximate = metric_success_probability(K, R_over, GAMMA)
+    np.testing.assert_allclose(approximate, exact, atol=0.08)
+    # A near tie whose remaining items the metric splits evenly into clear '>' and clear '<':
+    # the metric predicts a balanced future, so the pair is less likely to end significant.
+    informative = np.array([[[10, 1, 1], [2, 10, 2], [1, 1, 10], [0, 0, 0]]])
+    balanced = np.array([[20, 20, 20, 0]])
+    with_metric = metric_success_probability(informative, balanced, GAMMA)[0]
+    without = final_success_probability(informative.sum(axis=1), [60], GAMMA)[0]
+    assert with_metric < 0.6 * without
+
+
+@pytest.mark.slow
+def test_metric_informed_futility_keeps_the_error_bound_and_saves_judgments_at_ties() -> None:
+    from prefeval_core.ideal_metric import IDEAL_MU_ROWS
+    from prefeval_core.sequential.simulation import Scenario, simulate_runs
+
+    runs = 1000
+    rates = (0.35, 0.3, 0.35)
+    human = simulate_runs(Scenario(300, 10, rates), runs, control="spending", futility_rule="predictive", seed=11)
+    metric = simulate_runs(Scenario(300, 10, rates, metric_mu=IDEAL_MU_ROWS, model="full"), runs, control="spending",
+                           futility_rule="predictive", seed=11)  # fmt: skip
+    bound = GAMMA + 2 * np.sqrt(GAMMA * (1 - GAMMA) / runs)
+    assert np.mean(metric.decision != 1) <= bound
+    assert metric.cost.mean() < human.cost.mean()

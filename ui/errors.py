@@ -24,10 +24,9 @@ def escape_markdown(text: object) -> str:
 
 
 def problems_frame(problems: Sequence[Problem]) -> pd.DataFrame:
-    """One row per problem: severity, file, row, line, column, message (shown as plain text)."""
-    return pd.DataFrame(
-        [{"severity": p.severity, "file": p.file, "row": p.row, "line": p.line, "column": p.column, "message": p.message} for p in problems]
-    )
+    """One row per problem: severity, file, row, line, column, JSON path, message (shown as plain text)."""
+    columns = ("severity", "file", "row", "line", "column", "path", "message")
+    return pd.DataFrame([{name: getattr(p, name) for name in columns} for p in problems], columns=list(columns))
 
 
 def show_problems(problems: Sequence[Problem], title: str, *, severity: str = "error") -> None:

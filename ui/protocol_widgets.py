@@ -98,7 +98,10 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         control = _pick(c[0], "Error control", CONTROLS, values.error_control)
         gamma = c[1].number_input("Significance level γ", 0.001, 0.5, values.gamma, step=0.01, format="%.3f")
         futility_on = c[2].toggle(
-            "Futility stop", value=values.futility is not None, help="stop asking for a pair that can almost surely no longer be decided"
+            "Futility stop",
+            value=values.futility is not None,
+            help="stop asking for a pair that can almost surely no longer be decided; with spending and a metric, "
+            "the metric's outcomes of the items left predict how they will go (it never decides a pair)",
         )
         beta = c[3].number_input("Futility level β", 0.001, 0.5, values.futility or 0.05, step=0.01, format="%.3f")
         c = list(st.columns(4))

@@ -2,32 +2,36 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 import streamlit as st
 
-from prefeval_core.errors import PrefevalError, Problem, SettingsError
-from prefeval_core.protocol import ProtocolState, protocol_result, state_from_dict, state_to_dict
+from prefeval_core.errors import PrefevalError, Problem
+from prefeval_core.protocol import ProtocolState, protocol_result, state_to_dict
 from prefeval_core.report import ReportSection, diagnostics_sections, html_report
-from prefeval_core.session import SessionFileError, SessionSnapshot, session_from_json
+from prefeval_core.session import SessionSnapshot, session_from_json
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.session_restore import restore_session, session_dataset
 from prefeval_core.workflow.studies import begin_study
 from ui import cache, state, studies
 from ui.page import flash
 
 RESTORE_KEY = "pe.w.restore"
+_LOG = logging.getLogger(__name__)
 
 
 def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
-    """The session as data: data choice, raters, study setup, metric check, protocol state, stored annotations."""
+    """The session as data: data choice, raters, study setup, metric check, protocol state, stored judgments."""
     choice = session[state.DATA]
     protocol: ProtocolState | None = session[state.PROTOCOL]
     setup: StudySetup | None = session[state.SETUP]
     check: MetricCheck | None = session[state.CHECK]
+    store = open_store()
     return SessionSnapshot(
         data=choice,
         human=session[state.HUMAN],
@@ -35,35 +39,33 @@ def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
         setup=None if setup is None else setup.as_dict(),
         check=None if check is None else asdict(check),
         protocol=None if protocol is None else state_to_dict(protocol),
-        annotations=tuple(open_store().comparisons(choice.key)),
+        annotations=(*store.comparisons(choice.key), *store.ratings(choice.key)),
     )
 
 
-def restore(snap: SessionSnapshot) -> int:
+def restore(snap: SessionSnapshot, file: str = "session.json") -> int:
     """Put a snapshot into the session; its annotations go to the store. Returns how many were new.
 
-    Everything is checked before anything changes: the setup, the check, and the protocol state
-    against the study table its setup rebuilds from the session's data."""
-    try:
-        setup = None if snap.setup is None else StudySetup.from_dict(dict(snap.setup))
-        check = None if snap.check is None else MetricCheck(**snap.check)
-        protocol = None
-        if snap.protocol is not None:
-            if setup is None:
-                raise SettingsError.single("bad_state", "the session has a protocol state but no study setup")
-            protocol = state_from_dict(snap.protocol, cache.study_table(snap.data, setup))
-    except (KeyError, TypeError, ValueError) as error:
-        raise SessionFileError([Problem("error", "malformed", f"the session file is damaged: {error}")]) from None
+    Everything is checked first (:func:`~prefeval_core.workflow.session_restore.restore_session`):
+    a refused file changes neither the session nor the store."""
+    store = open_store()
+    dataset = session_dataset(snap, file, lambda: cache.dataset(snap.data))
+    known = {s.study.id for s in store.list_studies()}
+    restored = restore_session(snap, dataset, file=file, table_of=lambda setup: cache.study_table(snap.data, setup), known_studies=known)
+    added = store.add_many(restored.annotations).added  # one transaction: all or nothing, before the session changes
+    study = None
+    if restored.protocol is not None and restored.setup is not None:  # a restored run continues as a new study
+        study = begin_study(store, snap.data, dataset, restored.setup, "restored from a session file", state=restored.protocol)
     st.session_state[state.DATA] = snap.data
     st.session_state[state.HUMAN] = snap.human
     st.session_state[state.METRICS] = snap.metrics
-    st.session_state[state.SETUP] = setup
-    st.session_state[state.CHECK] = check
-    st.session_state[state.PROTOCOL] = protocol
+    st.session_state[state.SETUP] = restored.setup
+    st.session_state[state.CHECK] = restored.check
+    st.session_state[state.PROTOCOL] = restored.protocol
     st.session_state[state.STUDY] = None
-    if protocol is not None and setup is not None:  # a restored run continues as a new study
-        studies.adopt(begin_study(open_store(), snap.data, cache.dataset(snap.data), setup, "restored from a session file", state=protocol))
-    return open_store().add_many(snap.annotations).added
+    if study is not None:
+        studies.adopt(study)
+    return added
 
 
 def on_restore() -> None:
@@ -73,9 +75,14 @@ def on_restore() -> None:
         return
     try:
         snap = session_from_json(upload.getvalue(), upload.name)
-        added = restore(snap)
+        added = restore(snap, upload.name)
     except PrefevalError as error:
         st.session_state["pe.restore_problems"] = error.problems
+        return
+    except Exception as error:  # the last line of defence: logged, shown as one problem, never a traceback
+        _LOG.exception("restoring %s failed", upload.name)
+        problem = Problem("error", "internal", f"restoring failed unexpectedly ({type(error).__name__}); see the server log", upload.name)
+        st.session_state["pe.restore_problems"] = (problem,)
         return
     flash(f"Restored the session saved at {snap.saved_at} ({added} annotations added to the store).")
 

@@ -121,8 +121,10 @@ def main() -> int:
     figures = run(args.count, args.seed, args.timeout, args.start)
     command = " ".join([".venv/bin/python", "bench/reliability/uploads.py", *map(shlex.quote, sys.argv[1:])])
     print(f"$ {command}")
-    print(f"{figures.uploads:,} uploads in {time.perf_counter() - started:,.0f} s (seed {args.seed}, {args.timeout:.0f} s per upload, "
-          f"{os.cpu_count()} cores)")
+    print(
+        f"{figures.uploads:,} uploads in {time.perf_counter() - started:,.0f} s (seed {args.seed}, {args.timeout:.0f} s per upload, "
+        f"{os.cpu_count()} cores)"
+    )
     print(figures.table())
     for failure in figures.failures:
         print("FAIL", failure)

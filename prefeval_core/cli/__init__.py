@@ -18,12 +18,13 @@ import sys
 from collections.abc import Sequence
 
 from prefeval_core import __version__
+from prefeval_core.cli._common import OneLineParser
 from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.errors import PrefevalError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="prefeval",
         description="prefeval: which text-generation system is really better, with as few human annotations as possible. "
         "Also run as python -m prefeval_core.",

@@ -6,12 +6,26 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NoReturn
 
+from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import INPUT_KINDS, InputKind
 from prefeval_core.data.reading import MAX_BYTES
+
+INT_LIMIT: Final = 2**63
+"""Integer options are below 2^63 (seeds, budgets and counts become int64 in numpy)."""
+MAX_MB: Final = 1024**2
+"""The largest ``--max-mb`` (1 TiB): a limit, not an allocation, but past this it means nothing."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line on stderr and exit code 2 (not the whole usage text): the
+    parser class of every command (``add_subparsers`` passes it on)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {terminal_safe(message)} (see {self.prog} --help)\n")
 
 
 def add_loading_options(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +44,7 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
         help=f"what a file holds, overriding detection; KIND is one of {', '.join(INPUT_KINDS)} "
         "(mqm: WMT MQM error annotations, arena: Chatbot-Arena battles)",
     )
-    parser.add_argument("--max-mb", type=float, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
+    parser.add_argument("--max-mb", type=megabytes, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
 
 
 def add_data_option(parser: argparse.ArgumentParser) -> None:
@@ -85,7 +99,10 @@ def _number(text: str, kind: type[int] | type[float]) -> int | float:
         if kind is int:
             if len(text.strip().lstrip("+-")) > 20:
                 raise ValueError
-            return int(text)
+            number = int(text)
+            if not -INT_LIMIT < number < INT_LIMIT:
+                raise argparse.ArgumentTypeError(f"expected an integer below 2^63 in size, got {text!r}")
+            return number
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
@@ -129,6 +146,28 @@ def fraction(text: str) -> float:
     value = float(_number(text, float))
     if not 0.0 < value <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An integer option in ``[low, high]`` (a count whose size is memory or time)."""
+
+    def integer(text: str) -> int:
+        value = int(_number(text, int))
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer from {low:,} to {high:,}, got {text!r}")
+        return value
+
+    integer.__name__ = f"int_in_{low}_{high}"
+    integer.low, integer.high = low, high  # type: ignore[attr-defined]  # for the CLI argument campaign
+    return integer
+
+
+def megabytes(text: str) -> float:
+    """A size limit in MiB: finite, > 0, at most :data:`MAX_MB`."""
+    value = float(_number(text, float))
+    if not 0 < value <= MAX_MB:
+        raise argparse.ArgumentTypeError(f"expected a size in MiB above 0 and at most {MAX_MB:,}, got {text!r}")
     return value
 
 

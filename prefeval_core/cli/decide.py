@@ -22,14 +22,14 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from prefeval_core.cli._common import open_probability, print_json, progress, seed_int
+from prefeval_core.cli._common import open_probability, positive_int, print_json, progress, seed_int
 from prefeval_core.errors import DataError, SettingsError
 from prefeval_core.outcomes import SYMBOLS
 
@@ -41,39 +41,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Decide one pair (or a batch) from its counts: human outcomes n, confusion matrix K "
         "(rows = metric, columns = human, order > = <) and metric-only outcomes m (method.md §4).",
     )
-    parser.add_argument("--n", metavar="N>,N=,N<", help="human outcomes on the revealed items")
+    parser.add_argument("--n", type=_option(_vector, "--n", counts=True), metavar="N>,N=,N<", help="human outcomes on the revealed items")
     parser.add_argument(
         "--confusion",
+        type=_option(_matrix, "--confusion", counts=True),
         metavar="ROW;ROW;ROW",
         help="confusion counts K by rows (rows = metric outcome > = <), e.g. '30,5,2;6,3,4;4,2,44'",
     )
-    parser.add_argument("--m", metavar="M>,M=,M<", help="metric outcomes on items without a revealed human outcome")
-    parser.add_argument("--mu", metavar="ROW;ROW;ROW", help="known mixture matrix (rows = metric, columns = human, columns sum to 1)")
+    parser.add_argument(
+        "--m",
+        type=_option(_vector, "--m", counts=True),
+        metavar="M>,M=,M<",
+        help="metric outcomes on items without a revealed human outcome",
+    )
+    parser.add_argument(
+        "--mu",
+        type=_option(_matrix, "--mu", counts=False),
+        metavar="ROW;ROW;ROW",
+        help="known mixture matrix (rows = metric, columns = human, columns sum to 1)",
+    )
     parser.add_argument("--human-only", action="store_true", help="ignore the metric: exact Dirichlet(n + 1)")
     parser.add_argument("--batch", metavar="FILE.jsonl", help="decide every pair of a JSON-lines file, streamed")
-    parser.add_argument("--chunk", type=_positive_int, default=256, help="pairs per engine call in a batch (default %(default)s)")
+    parser.add_argument("--chunk", type=positive_int, default=256, help="pairs per engine call in a batch (default %(default)s)")
     parser.add_argument("--sampler", choices=("fast", "nuts"), default="fast", help="fast (default) or the NUTS reference (slow)")
     parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level, in (0, 1) (default %(default)s)")
     parser.add_argument("--seed", type=seed_int, default=0, help="random seed, an integer in [0, 2**63) (default %(default)s)")
     parser.add_argument("--small", action="store_true", help="small sampler sizes (quick preview, larger Monte-Carlo error)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
-
-    def one_line_error(message: str) -> None:  # a bad option: one line and exit 2, not the whole usage
-        print(f"{parser.prog}: error: {message} (see --help)", file=sys.stderr)
-        sys.exit(2)
-
-    parser.error = one_line_error
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -189,11 +184,9 @@ def _row(result: Any, i: int, pair_id: Any) -> dict[str, Any]:
 def _read_single(args: argparse.Namespace) -> _Pair:
     if args.n is None:
         raise DataError.single("missing_counts", "give --n (and --confusion, --m) or --batch FILE.jsonl")
-    n = _vector(args.n, "--n")
-    K = _matrix(args.confusion, "--confusion") if args.confusion else np.zeros((3, 3))
-    m = _vector(args.m, "--m") if args.m else np.zeros(3)
-    mu = _matrix(args.mu, "--mu") if args.mu else None
-    return _checked(n, K, m, mu, None)
+    K = args.confusion if args.confusion is not None else np.zeros((3, 3))
+    m = args.m if args.m is not None else np.zeros(3)
+    return _checked(args.n, K, m, args.mu, None)
 
 
 def _checked(n: np.ndarray, K: np.ndarray, m: np.ndarray, mu: np.ndarray | None, pair_id: Any) -> _Pair:
@@ -262,6 +255,25 @@ def _vector(text: str, option: str) -> np.ndarray:
     if len(values) != 3:
         raise DataError.single("invalid_counts", f"{option}: expected three numbers, got {len(values)}")
     return np.asarray(values)
+
+
+def _option(parse: Callable[[str, str], np.ndarray], option: str, *, counts: bool) -> Callable[[str], np.ndarray]:
+    """An argparse type: ``parse`` then finite values >= 0 (``counts``: whole numbers below
+    2^63); a bad value is a usage error (exit 2), not a traceback or a NaN later."""
+
+    def values(text: str) -> np.ndarray:
+        try:
+            parsed = parse(text, option)
+        except DataError as error:
+            raise argparse.ArgumentTypeError(error.problems[0].message.removeprefix(f"{option}: ")) from None
+        if not (np.all(np.isfinite(parsed)) and np.all(parsed >= 0)):
+            raise argparse.ArgumentTypeError(f"expected finite numbers >= 0, got {text!r}")
+        if counts and not (np.all(parsed == np.round(parsed)) and np.all(parsed < 2.0**63)):
+            raise argparse.ArgumentTypeError(f"expected whole counts below 2^63, got {text!r}")
+        return parsed
+
+    values.__name__ = "counts" if counts else "probabilities"
+    return values
 
 
 def _matrix(text: str, option: str) -> np.ndarray:

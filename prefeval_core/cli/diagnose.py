@@ -8,10 +8,21 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
-from prefeval_core.cli._common import add_data_option, load_from_args, print_json, progress
+from prefeval_core.cli._common import (
+    add_data_option,
+    int_in,
+    load_from_args,
+    non_negative_float,
+    open_probability,
+    print_json,
+    progress,
+    seed_int,
+)
 from prefeval_core.diagnostics.metric_report import metric_report, report_json
+
+MAX_SAMPLES = 1_000_000
+"""Posterior draws per pair at most (each pair holds them in memory)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,19 +36,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(parser)
     parser.add_argument("--human", required=True, help="the human rater, e.g. human:relevance")
     parser.add_argument("--metric", required=True, help="the metric rater, e.g. rougeL")
-    parser.add_argument("--eps", type=float, default=0.0, help="tie threshold on the metric's score differences (default %(default)s)")
-    parser.add_argument("--gamma", type=float, default=0.05, help="significance level of the DAGs (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the Favi-Score posterior (default %(default)s)")
-    parser.add_argument("--samples", type=int, default=4000, help="posterior draws per pair (default %(default)s)")
+    parser.add_argument(
+        "--eps", type=non_negative_float, default=0.0, help="tie threshold on the metric's score differences (default %(default)s)"
+    )
+    parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level of the DAGs (default %(default)s)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed of the Favi-Score posterior (default %(default)s)")
+    parser.add_argument("--samples", type=int_in(1, MAX_SAMPLES), default=4000, help="posterior draws per pair (default %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON (a stable interface)")
     parser.add_argument("--html", metavar="OUT.html", help="write every figure into one self-contained offline HTML report")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.eps < 0 or not 0 < args.gamma < 1 or args.samples < 1:
-        print("error: need --eps >= 0, 0 < --gamma < 1 and --samples >= 1", file=sys.stderr)
-        return 2
     dataset = load_from_args(args.data, args)
     report = metric_report(dataset, args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed, samples=args.samples)
     if args.html:

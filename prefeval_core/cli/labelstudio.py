@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prefeval_core.cli._common import non_negative_int, positive_int, print_json
+from prefeval_core.cli._common import positive_int, print_json, seed_int
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.limits import MAX_BYTES
 from prefeval_core.errors import UnsupportedFormatError
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
     parser.add_argument("file", nargs="?", help="import: Label Studio's JSON export")
     parser.add_argument("--out", default=".", help="export: the folder to write tasks.json and config.xml to (default: here)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 

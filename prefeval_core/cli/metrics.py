@@ -10,7 +10,7 @@ from typing import cast
 
 import pandas as pd
 
-from prefeval_core.cli._common import progress
+from prefeval_core.cli._common import positive_int, progress
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
 from prefeval_core.errors import raise_if_errors
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sources", metavar="FILE", help="sources: item_id, source (needed with --against sources)")
     parser.add_argument("--metrics", default="bleu,chrf,ter", help=f"comma-separated, from {','.join(METRICS)} (default %(default)s)")
     parser.add_argument("--against", choices=["references", "sources"], default="references", help="compare with (default %(default)s)")
-    parser.add_argument("--max-references", type=int, metavar="N", help="use only the first N references of an item (TER is slow)")
+    parser.add_argument("--max-references", type=positive_int, metavar="N", help="use only the first N references of an item (TER is slow)")
     parser.add_argument("--model", metavar="FILE", help="SEScore2 model file (default: the shipped English model)")
     parser.add_argument("--reduce", choices=["max", "mean"], default="max", help="combine several references (embed, sescore2)")
     parser.add_argument("--cased", action="store_true", help="case-sensitive BLEU/chrF/TER (default: lower-cased)")

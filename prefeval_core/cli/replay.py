@@ -8,6 +8,7 @@ from typing import Any
 from prefeval_core.cli._common import (
     add_data_option,
     fraction,
+    int_in,
     load_from_args,
     name_list,
     non_negative_float,
@@ -22,7 +23,7 @@ from prefeval_core.protocol import ProtocolState, Question
 from prefeval_core.protocol.policies import POLICIES
 from prefeval_core.sequential.evidence import ERROR_CONTROLS
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
-from prefeval_core.workflow.setup import DEFAULT_FUTILITY
+from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS
 
 
 def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False) -> None:
@@ -64,7 +65,8 @@ def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool =
         "--futility",
         type=futility_level,
         default=DEFAULT_FUTILITY,
-        help="beta of the predictive futility stop with error control, or 'none' (default %(default)s)",
+        help="beta of the predictive futility stop with error control (with spending and a metric, the metric's outcomes "
+        "of the items left predict them), or 'none' (default %(default)s)",
     )
     parser.add_argument(
         "--eps", type=non_negative_float, default=0.0, help="tie threshold of metric score differences (default %(default)s)"
@@ -83,7 +85,7 @@ def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool =
     parser.add_argument("--max-rounds", type=positive_int, help="stop after this many rounds")
     parser.add_argument(
         "--ideal-items",
-        type=non_negative_int,
+        type=int_in(0, MAX_IDEAL_ITEMS),
         default=0,
         help="simulated metric-only items per pair (ideal metric)",
     )

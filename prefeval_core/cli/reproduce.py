@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from prefeval_core.cli._common import load_from_args, positive_int, print_json, progress
+from prefeval_core.cli._common import int_in, load_from_args, print_json, progress
 from prefeval_core.cli.replay import add_study_options, setup_from_args
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.workflow import replay_json, run_replay, study_table
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "full human evaluation.",
     )
     parser.add_argument("--metrics", help="comma-separated metric raters (default: dimension-free ones and those of the human's dimension)")
-    parser.add_argument("--seeds", type=positive_int, default=10, help="seeds 0..S-1 per metric (default %(default)s)")
+    parser.add_argument("--seeds", type=int_in(1, 10_000), default=10, help="seeds 0..S-1 per metric (default %(default)s)")
     parser.add_argument("--no-ideal", action="store_true", help="leave out the ideal-metric row")
     add_study_options(parser, paper_defaults=True)
     parser.set_defaults(run=run)

@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from prefeval_core.cli._common import print_json, progress
+from prefeval_core.cli._common import int_in, positive_int, print_json, progress, seed_int
 from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, read_corpus
 from prefeval_core.textmetrics.sescore2.train import TrainingConfig
 
@@ -22,10 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--corpus", default=str(DEFAULT_CORPUS), metavar="FILE", help="one sentence per line (default: shipped English corpus)"
     )
     parser.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--no-severity", action="store_true", help="ablation: every perturbation counts -1")
-    parser.add_argument("--epochs", type=int, default=TrainingConfig.epochs, help="training epochs (default %(default)s)")
-    parser.add_argument("--limit", type=int, metavar="N", help="use only the first N sentences of the corpus")
+    parser.add_argument("--epochs", type=int_in(1, 10_000), default=TrainingConfig.epochs, help="training epochs (default %(default)s)")
+    parser.add_argument("--limit", type=positive_int, metavar="N", help="use only the first N sentences of the corpus")
     parser.set_defaults(run=run)
 
 

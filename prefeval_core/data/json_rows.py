@@ -61,7 +61,7 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_Number, object_pairs_hook=_object)
 
 
-def _depth(value: Any) -> int:
+def json_depth(value: Any) -> int:
     """Nesting depth of a parsed JSON value (a scalar is 0), without recursion."""
     deepest, stack = 0, [(value, 0)]
     while stack:
@@ -134,7 +134,7 @@ class _Columns:
 
     def add(self, row: dict[str, Any], line: int | None, base_depth: int) -> None:
         for key, value in row.items():
-            if not isinstance(value, (str, bool)) and value is not None and base_depth + _depth(value) > MAX_JSON_DEPTH:
+            if not isinstance(value, (str, bool)) and value is not None and base_depth + json_depth(value) > MAX_JSON_DEPTH:
                 message = f"a value nested deeper than {MAX_JSON_DEPTH} levels; expected text, a number, true/false or null"
                 raise MalformedFileError.single("malformed", message, file=self.name, row=self.rows + 1, line=line, column=key)
             column = self.columns.get(key)

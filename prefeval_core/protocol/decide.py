@@ -63,7 +63,7 @@ def decide_pairs_of_round(
     if settings.error_control == "none":
         return RoundDecisions(posterior.theta, posterior.decision, posterior.p_mean, no_evidence, np.zeros((D, 2)), np.zeros(D, dtype=bool))
     if settings.error_control == "spending":
-        decision, stop = _spending(state, chosen, counts.n)
+        decision, stop = _spending(state, chosen, counts)
         return RoundDecisions(posterior.theta, decision, posterior.p_mean, no_evidence, np.zeros((D, 2)), stop)
     mu = None if settings.mu is None else np.asarray(settings.mu, dtype=np.float64)
     with_metric = settings.model == "known_mu"
@@ -113,9 +113,13 @@ def _posterior(
 
 
 def _spending(
-    state: ProtocolState, chosen: npt.NDArray[np.int64], n: npt.NDArray[np.int64]
+    state: ProtocolState, chosen: npt.NDArray[np.int64], counts: JointCounts
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
-    """Group-sequential decisions of the chosen pairs, and which undecided ones are futile."""
+    """Group-sequential decisions of the chosen pairs (human judgments only), and which undecided
+    ones are futile; with a metric in the model, futility predicts the remaining human outcomes
+    from the remaining items' metric outcomes (stopping never adds a decision, so the metric may
+    inform it without touching error control)."""
+    n = counts.n
     table, gamma = state.table, state.settings.gamma
     rounds, outcome = state.row_reveals
     pool = table.row_requestable_for_pairs
@@ -134,8 +138,13 @@ def _spending(
     stop = np.zeros(len(chosen), dtype=bool)
     open_rows = np.flatnonzero(decision == 1)
     if open_rows.size:
-        remaining = _remaining(state, chosen[open_rows])[0]
-        stop[open_rows] = spending_futility(n[open_rows], remaining, gamma, state.settings.futility)
+        remaining, patterns = _remaining(state, chosen[open_rows])
+        with_metric = state.table.k > 0 and state.settings.model != "human_only"
+        stop[open_rows] = spending_futility(
+            n[open_rows], remaining, gamma, state.settings.futility,
+            revealed_patterns=counts.revealed[open_rows] if with_metric else None,
+            remaining_patterns=patterns if with_metric else None,
+        )  # fmt: skip
     return decision, stop
 
 

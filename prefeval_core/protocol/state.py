@@ -25,14 +25,14 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.counts import JointCounts, joint_counts
+from prefeval_core.data.limits import MAX_BYTES
 from prefeval_core.decision import dirichlet_mean
 from prefeval_core.errors import SettingsError
 from prefeval_core.outcomes import MISSING, TIE, codes_from_differences
 from prefeval_core.protocol.settings import ProtocolSettings
+from prefeval_core.protocol.state_schema import FORMAT_VERSION, StateDocument, check_against_table
 from prefeval_core.protocol.table import StudyTable
-
-FORMAT_VERSION = 2
-"""Version of the JSON layout written by :func:`state_to_json` (1: round 1's per-pair layout)."""
+from prefeval_core.schema import at_path, load_json, validated
 
 
 @dataclass(frozen=True)
@@ -264,39 +264,45 @@ def _array(values: Sequence[float | None]) -> npt.NDArray[np.float64]:
     return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
 
 
-def state_from_dict(data: dict[str, Any], table: StudyTable) -> ProtocolState:
-    """Inverse of :func:`state_to_dict`, on the table the state was made on.
+def state_from_dict(data: Any, table: StudyTable) -> ProtocolState:
+    """Inverse of :func:`state_to_dict`, on the table the state was made on; the value is checked
+    against :mod:`~prefeval_core.protocol.state_schema` before anything is built.
 
     Raises:
-        SettingsError: another format version, or a state made on another table (its
-            fingerprint differs: other data, raters or study options).
+        SettingsError: another format version, a state made on another table (its fingerprint
+            differs: other data, raters or study options), or a value of the wrong type or out of
+            bounds (the problem's ``path`` names it, e.g. ``records[3].theta[7]``).
     """
-    if data.get("format") != FORMAT_VERSION:
-        raise SettingsError.single("bad_state", f"unsupported protocol state format {data.get('format')!r}; expected {FORMAT_VERSION}")
-    if data.get("table") != table.fingerprint:
-        raise SettingsError.single("bad_state", "this protocol state was made on other data or another study setup")
-    settings = ProtocolSettings.from_dict(data["settings"])
+    if isinstance(data, dict) and data.get("format") != FORMAT_VERSION:
+        raise SettingsError.single(
+            "bad_state", f"unsupported protocol state format {data.get('format')!r}; expected {FORMAT_VERSION}", path="format"
+        )
+    document = validated(StateDocument, data, error=SettingsError, file=None)
+    if document.table != table.fingerprint:
+        raise SettingsError.single("bad_state", "this protocol state was made on other data or another study setup", path="table")
+    check_against_table(document, table)
+    try:
+        settings = ProtocolSettings.from_dict(document.settings.model_dump())
+    except SettingsError as error:
+        raise at_path(error, SettingsError, file=None, prefix="settings") from None
     slots = table.grid.scores.size if table.grid is not None else len(table.row_pair)
     reveals = Reveals.empty(slots)
-    if data["reveals"]:
-        raw = np.array(data["reveals"], dtype=np.float64).reshape(-1, 4)
-        index = raw[:, 0].astype(np.int64)
-        reveals = Reveals.empty(slots)
-        reveals.value[index], reveals.round[index], reveals.cost[index] = raw[:, 1], raw[:, 2].astype(np.int64), raw[:, 3].astype(np.int64)
+    for slot, value, round_number, cost in document.reveals:
+        reveals.value[slot], reveals.round[slot], reveals.cost[slot] = value, round_number, cost
     records = tuple(
         RoundRecord(
-            round=int(r["round"]),
-            pairs=np.array(r["pairs"], dtype=np.int64),
-            theta=_array(r["theta"]),
-            decision=np.array(r["decision"], dtype=np.int8),
-            p_mean=np.array([_array(row) for row in r["p_mean"]], dtype=np.float64).reshape(-1, 3),
-            log_evidence=np.array([_array(row) for row in r["log_evidence"]], dtype=np.float64).reshape(-1, 2),
-            log_numerator=np.array([_array(row) for row in r["log_numerator"]], dtype=np.float64).reshape(-1, 2),
-            futile=np.array(r["futile"], dtype=bool),
-            members=np.array(r["members"], dtype=bool),
-            cost=int(r["cost"]),
+            round=r.round,
+            pairs=np.array(r.pairs, dtype=np.int64),
+            theta=_array(r.theta),
+            decision=np.array(r.decision, dtype=np.int8),
+            p_mean=np.array([_array(row) for row in r.p_mean], dtype=np.float64).reshape(-1, 3),
+            log_evidence=np.array([_array(row) for row in r.log_evidence], dtype=np.float64).reshape(-1, 2),
+            log_numerator=np.array([_array(row) for row in r.log_numerator], dtype=np.float64).reshape(-1, 2),
+            futile=np.array(r.futile, dtype=bool),
+            members=np.array(r.members, dtype=bool),
+            cost=r.cost,
         )
-        for r in data["records"]
+        for r in document.records
     )
     return ProtocolState(settings=settings, table=table, reveals=reveals, records=records)
 
@@ -306,4 +312,5 @@ def state_to_json(state: ProtocolState) -> str:
 
 
 def state_from_json(text: str, table: StudyTable) -> ProtocolState:
-    return state_from_dict(json.loads(text), table)
+    """:func:`state_from_dict` of a JSON text, read with the bounds of :func:`prefeval_core.schema.load_json`."""
+    return state_from_dict(load_json(text, file="protocol state", error=SettingsError, max_bytes=MAX_BYTES), table)

@@ -97,12 +97,11 @@ def simulate_runs(
     ``control="none"`` is the paper's per-look rule, human only (the metric models' engine is
     too slow for thousands of runs), and has no futility rule. ``control="spending"`` decides
     from the human outcomes (:mod:`prefeval_core.sequential.spending`), its futility ``exact``
-    (unreachable at the end) or ``predictive`` (below ``beta``).
+    (unreachable at the end) or ``predictive`` (below ``beta``; with a metric model, the
+    remaining human outcomes predicted from the remaining items' metric outcomes).
     """
     if control == "none" and (scenario.model != "human_only" or futility_rule != "off"):
         raise settings_error("the uncorrected rule is simulated human only and without futility")
-    if control == "spending" and scenario.model != "human_only":
-        raise settings_error("the spending rule decides from the human outcomes: simulate it human only")
     rng = np.random.default_rng(seed)
     items = scenario.pool + scenario.metric_only
     truth = _draw(rng, np.asarray(scenario.rates, dtype=np.float64), (runs, items))
@@ -151,8 +150,12 @@ def simulate_runs(
         decision[active] = now
         open_runs = now == TIE
         if control == "spending" and futility_rule != "off" and stop < scenario.pool and open_runs.any():
-            stopped = spending_futility(after.n[open_runs], np.full(int(open_runs.sum()), scenario.pool - stop), gamma,
-                                        (gamma if beta is None else beta) if futility_rule == "predictive" else None)  # fmt: skip
+            stopped = spending_futility(
+                after.n[open_runs], np.full(int(open_runs.sum()), scenario.pool - stop), gamma,
+                (gamma if beta is None else beta) if futility_rule == "predictive" else None,
+                revealed_patterns=revealed[active[open_runs]] if with_metric else None,
+                remaining_patterns=in_pool[active[open_runs]] if with_metric else None,
+            )  # fmt: skip
             futile[active[open_runs]] = stopped
             open_runs[open_runs] = ~stopped
         elif futility_rule != "off" and stop < scenario.pool and open_runs.any():

@@ -34,7 +34,13 @@ at the fixed-sample level (``|n> - n<| >= z_{gamma/2} sqrt(n> + n<)``): Spiegelh
 Blackburn's (1986) "predictive power". Stopping a pair below β can only lose decisions, never add
 one; exact (a sum over the Dirichlet-multinomial of the remaining items) for up to
 :data:`EXACT_REMAINING` remaining items, a normal approximation (law of total variance over the
-posterior) beyond.
+posterior) beyond. **This is where a metric carries evidence under error control**
+(:func:`metric_success_probability`): the metric's outcomes of the items a pair can still get
+are known, so the human outcomes still to come are predicted per metric outcome, from the
+pair's revealed (metric, human) outcomes. A metric that separates the human outcomes sharpens
+the prediction: a pair whose remaining items the metric calls balanced stops sooner, one whose
+remaining items lean its way goes on. The decisions stay the human test's, so the guarantee
+holds for any metric, however biased (measured in ``bench/bench_error_control.py``).
 
 Computation: the walk's surviving mass after each look (a vector of length ``D_j + 1``) is kept
 in a bounded cache keyed by the pair's looks, so a round extends each pair by one look.
@@ -42,6 +48,7 @@ in a bounded cache keyed by the pair's looks, so a round extends each pair by on
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -50,6 +57,7 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
+from scipy.signal import fftconvolve
 from scipy.special import gammaln, ndtr, ndtri
 from scipy.stats import binom
 
@@ -61,6 +69,9 @@ FloatArray = npt.NDArray[np.float64]
 Look = tuple[int, int, int]
 """One look at a pair: (decisive outcomes so far, items revealed so far, items in its pool)."""
 
+METRIC_PRIOR_STRENGTH: Final = 3.0
+"""Pseudo-outcomes of the pair's human-only predictive behind each metric pattern's rates (the
+mass of the uniform Dirichlet(1, 1, 1) prior), fixed a priori."""
 EXACT_REMAINING: Final = 120
 """Up to this many remaining items the predictive probability is an exact sum; beyond, normal."""
 _CACHE_SIZE: Final = 200_000
@@ -98,12 +109,20 @@ def _walk(looks: tuple[Look, ...], gamma: float) -> _Walk:
     return walk
 
 
+@functools.lru_cache(maxsize=4096)
+def _fair_coin_steps(new: int) -> FloatArray:
+    """Binomial(new, 1/2) probabilities (cached: a look adds one of few step sizes, and scipy's pmf dominates a look's cost)."""
+    steps = binom.pmf(np.arange(new + 1), new, 0.5)
+    steps.flags.writeable = False  # shared by every caller of the cache
+    return steps
+
+
 def _extend(walk: _Walk, look: Look, gamma: float) -> _Walk:
     decisive, revealed, pool = look
     new = decisive - (len(walk.alive) - 1)
     if new < 0 or revealed > pool or pool < 1:
         raise settings_error(f"looks must have non-decreasing decisive counts and revealed <= pool, got {look}")
-    alive = np.convolve(walk.alive, binom.pmf(np.arange(new + 1), new, 0.5)) if new else walk.alive
+    alive = np.convolve(walk.alive, _fair_coin_steps(new)) if new else walk.alive
     distance = np.abs(2 * np.arange(decisive + 1) - decisive)
     allowed = spent(revealed / pool, gamma) - walk.spent
     mass = np.bincount(distance, weights=alive, minlength=decisive + 1)[::-1].cumsum()  # mass at distance >= D - i
@@ -147,16 +166,28 @@ def spending_decisions(looks: Sequence[tuple[Look, ...]], n_better: npt.ArrayLik
     return SpendingResult(decision, boundary, total)
 
 
-def spending_futility(n: npt.ArrayLike, remaining: npt.ArrayLike, gamma: float, beta: float | None = None) -> npt.NDArray[np.bool_]:
+def spending_futility(
+    n: npt.ArrayLike,
+    remaining: npt.ArrayLike,
+    gamma: float,
+    beta: float | None = None,
+    *,
+    revealed_patterns: npt.ArrayLike | None = None,
+    remaining_patterns: npt.ArrayLike | None = None,
+) -> npt.NDArray[np.bool_]:
     """(P,) undecided pairs to stop: those that could not end significant at the fixed-sample level
     even if every remaining item went their favoured way (no decision lost), and with ``beta`` those
-    whose :func:`final_success_probability` is below ``beta``."""
+    whose predictive probability of ending significant is below ``beta``:
+    :func:`metric_success_probability` when the metric patterns (``revealed_patterns`` (P, J, 3),
+    ``remaining_patterns`` (P, J)) are given, else :func:`final_success_probability`."""
     counts = np.asarray(n, dtype=np.float64).reshape(-1, 3)
     left = np.asarray(remaining, dtype=np.float64)
     better, worse = counts[:, BETTER], counts[:, WORSE]
     reachable = np.abs(better - worse) + left >= ndtri(1.0 - gamma / 2.0) * np.sqrt(better + worse + left)
     stop = ~reachable
-    if beta is not None:
+    if beta is not None and remaining_patterns is not None and revealed_patterns is not None:
+        stop |= metric_success_probability(revealed_patterns, remaining_patterns, gamma) < beta
+    elif beta is not None:
         stop |= final_success_probability(counts, left.astype(np.int64), gamma) < beta
     return stop
 
@@ -185,7 +216,13 @@ def final_success_probability(n: npt.ArrayLike, remaining: npt.ArrayLike, gamma:
 
 def _exact_success(n: FloatArray, R: int, z: float) -> FloatArray:
     """Sum over the Dirichlet-multinomial of (x ``>``, y ``<``, R - x - y ``=``) future outcomes."""
-    a, t, b = n[:, BETTER, None, None] + 1.0, n[:, TIE, None, None] + 1.0, n[:, WORSE, None, None] + 1.0
+    return _significant_mass(n, _future_pmf(n + 1.0, R), z)
+
+
+def _future_pmf(alpha: FloatArray, R: int) -> FloatArray:
+    """(P, R + 1, R + 1) Dirichlet-multinomial probabilities of (x ``>``, y ``<``) among R future
+    outcomes whose rates have a Dirichlet(``alpha``) (P, 3) posterior (0 where x + y > R)."""
+    a, t, b = alpha[:, BETTER, None, None], alpha[:, TIE, None, None], alpha[:, WORSE, None, None]
     x, y = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
     r = R - x - y
     valid = r >= 0
@@ -195,27 +232,71 @@ def _exact_success(n: FloatArray, R: int, z: float) -> FloatArray:
         + gammaln(a + x) + gammaln(b + y) + gammaln(t + r) - gammaln(a + b + t + R)
         - gammaln(a) - gammaln(b) - gammaln(t) + gammaln(a + b + t)
     )  # fmt: skip
+    return np.where(valid, np.exp(log_pmf), 0.0)
+
+
+def _significant_mass(n: FloatArray, pmf: FloatArray, z: float) -> FloatArray:
+    """(P,) the mass of ``pmf`` (P, X, X) over the future (x, y) that end significant at the
+    fixed-sample level with the revealed counts ``n`` (P, 3)."""
+    x, y = np.meshgrid(np.arange(pmf.shape[1]), np.arange(pmf.shape[2]), indexing="ij")
     difference = (n[:, BETTER, None, None] + x) - (n[:, WORSE, None, None] + y)
     decisive = n[:, BETTER, None, None] + n[:, WORSE, None, None] + x + y
-    significant = valid & (decisive > 0) & (np.abs(difference) >= z * np.sqrt(decisive))
-    return np.asarray(np.clip(np.where(significant, np.exp(log_pmf), 0.0).sum(axis=(1, 2)), 0.0, 1.0), dtype=np.float64)
+    significant = (decisive > 0) & (np.abs(difference) >= z * np.sqrt(decisive))
+    return np.asarray(np.clip(np.where(significant, pmf, 0.0).sum(axis=(1, 2)), 0.0, 1.0), dtype=np.float64)
 
 
 def _normal_success(n: FloatArray, R: FloatArray, z: float) -> FloatArray:
-    """Normal approximation: the future difference of ``>`` and ``<`` has, under the predictive,
-    mean ``R E[d]`` and variance ``R E[s - d^2] + R^2 Var[d]`` (d = p> - p<, s = p> + p<, Dirichlet
-    moments); the final decisive count is taken at its mean."""
-    alpha = n + 1.0
-    total = alpha.sum(axis=1)
-    mean = alpha / total[:, None]
-    cov_scale = 1.0 / (total + 1.0)
-    var_d = (
-        mean[:, BETTER] * (1 - mean[:, BETTER]) + mean[:, WORSE] * (1 - mean[:, WORSE]) + 2 * mean[:, BETTER] * mean[:, WORSE]
-    ) * cov_scale
-    e_d = mean[:, BETTER] - mean[:, WORSE]
-    e_s = mean[:, BETTER] + mean[:, WORSE]
+    """Normal approximation of :func:`_exact_success` (one group of future outcomes)."""
+    return _normal_success_groups(n, (n + 1.0)[:, None, :], R[:, None], z)
+
+
+def _normal_success_groups(n: FloatArray, alpha: FloatArray, R: FloatArray, z: float) -> FloatArray:
+    """Normal approximation over groups of future outcomes (P, G): group g has ``R[:, g]`` items
+    whose rates have a Dirichlet(``alpha[:, g]``) posterior, independent across groups. The future
+    difference of ``>`` and ``<`` has mean ``sum R E[d]`` and variance ``sum R E[s - d^2] + R^2
+    Var[d]`` (d = p> - p<, s = p> + p<, Dirichlet moments; the law of total variance); the final
+    decisive count is taken at its mean."""
+    total = alpha.sum(axis=2)
+    mean = alpha / total[..., None]
+    better, worse = mean[..., BETTER], mean[..., WORSE]
+    var_d = (better * (1 - better) + worse * (1 - worse) + 2 * better * worse) / (total + 1.0)
+    e_d, e_s = better - worse, better + worse
     e_d2 = var_d + e_d**2
-    location = n[:, BETTER] - n[:, WORSE] + R * e_d
-    scale = np.sqrt(np.maximum(R * (e_s - e_d2) + R**2 * var_d, 1e-12))
-    bound = z * np.sqrt(n[:, BETTER] + n[:, WORSE] + R * e_s)
+    location = n[:, BETTER] - n[:, WORSE] + (R * e_d).sum(axis=1)
+    scale = np.sqrt(np.maximum((R * (e_s - e_d2) + R**2 * var_d).sum(axis=1), 1e-12))
+    bound = z * np.sqrt(n[:, BETTER] + n[:, WORSE] + (R * e_s).sum(axis=1))
     return np.asarray(ndtr((location - bound) / scale) + ndtr((-bound - location) / scale), dtype=np.float64)
+
+
+def metric_success_probability(revealed: npt.ArrayLike, remaining: npt.ArrayLike, gamma: float) -> FloatArray:
+    """(P,) predictive probability that each pair ends significant at its pool's end, given the
+    metric outcomes of the items it can still get.
+
+    The human outcome of a remaining item with metric pattern c has rates with posterior
+    ``Dirichlet(K_c + s m)``: ``K_c`` the revealed human outcomes of the pair's items with that
+    pattern, ``m = (n + 1) / (N + 3)`` the pair's human-only predictive mean and
+    ``s =`` :data:`METRIC_PRIOR_STRENGTH` (empirical-Bayes shrinkage: a pattern with few revealed
+    items predicts like the human-only rule; a metric that separates the human outcomes makes the
+    prediction sharper). Patterns are independent given their rates, so the future counts are a
+    convolution over patterns: exact for up to :data:`EXACT_REMAINING` remaining items, normal
+    beyond. Used only to stop asking (futility), never to decide: error control is untouched.
+
+    Args:
+        revealed: (P, J, 3) revealed human outcomes by metric pattern (``JointCounts.revealed``).
+        remaining: (P, J) items each pair can still get, by metric pattern.
+    """
+    check_gamma(gamma)
+    K = np.asarray(revealed, dtype=np.float64)
+    left = np.asarray(remaining, dtype=np.int64)
+    n = K.sum(axis=1)
+    prior = METRIC_PRIOR_STRENGTH * (n + 1.0) / (n.sum(axis=1, keepdims=True) + 3.0)
+    alpha = K + prior[:, None, :]
+    z = float(ndtri(1.0 - gamma / 2.0))
+    totals = left.sum(axis=1)
+    probability = _normal_success_groups(n, alpha, left.astype(np.float64), z)
+    for pair in np.flatnonzero(totals <= EXACT_REMAINING):
+        pmf = np.ones((1, 1))
+        for group in np.flatnonzero(left[pair]):
+            pmf = np.clip(fftconvolve(pmf, _future_pmf(alpha[pair, group][None], int(left[pair, group]))[0]), 0.0, None)
+        probability[pair] = _significant_mass(n[pair][None], pmf[None], z)[0]
+    return probability

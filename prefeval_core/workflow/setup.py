@@ -10,7 +10,7 @@ meaning everywhere; options are ``Literal`` types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import settings_error
@@ -22,6 +22,9 @@ from prefeval_core.protocol.table import StudyTable, Unit
 Mode = Literal["replay", "live"]
 """``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge
 what the protocol asks for."""
+MAX_IDEAL_ITEMS: Final = 100_000
+"""Simulated metric-only items per pair at most (the study table holds pairs x items rows)."""
+MAX_JUDGMENTS_PER_ITEM: Final = 1_000
 DEFAULT_FUTILITY = 0.05
 """β of the predictive futility stop by default, the default γ (a pair is stopped when the
 probability that more judgments decide it is below β; :mod:`prefeval_core.sequential.futility`)."""
@@ -90,8 +93,8 @@ class StudySetup:
             raise settings_error(f"a metric is named twice in {', '.join(self.metrics)}", field="metric")
         if self.human in self.metrics:
             raise settings_error(f"the human rater {self.human!r} cannot also be a metric", field="metric")
-        if self.ideal_items < 0:
-            raise settings_error(f"ideal_items must be >= 0, got {self.ideal_items}", field="ideal_items")
+        if not 0 <= self.ideal_items <= MAX_IDEAL_ITEMS:
+            raise settings_error(f"ideal_items must be from 0 to {MAX_IDEAL_ITEMS:,}, got {self.ideal_items}", field="ideal_items")
         if self.judgments_per_item < 1:
             raise settings_error(f"judgments per item must be >= 1, got {self.judgments_per_item}", field="judgments_per_item")
 

@@ -18,10 +18,12 @@ from typing import Any
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import ProtocolState, StudyTable, next_request, state_from_json, state_to_json
+from prefeval_core.schema import validated
 from prefeval_core.session import DataChoice
 from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
 from prefeval_core.tasks import ComparisonTask
 from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.setup_schema import SetupDocument
 from prefeval_core.workflow.study import start_study, study_table
 
 RECORD_VERSION = 1
@@ -92,6 +94,7 @@ def study_parts(record: StudyRecord) -> tuple[DataChoice, StudySetup]:
         value: dict[str, Any] = json.loads(record.setup_json)
         if value.get("version") != RECORD_VERSION:
             raise SettingsError.single("bad_study", f"study {record.id} was written by another version of prefeval")
+        validated(SetupDocument, value["setup"], error=SettingsError, file=None, prefix="setup")  # the session file's checks
         return DataChoice.from_json(value["data"]), StudySetup.from_dict(value["setup"])
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, SettingsError):

@@ -90,7 +90,7 @@ def test_the_cli_escapes_terminal_payloads_in_names(tmp_path: Path) -> None:
     from prefeval_core.cli import main
 
     path = tmp_path / "r.csv"
-    path.write_text("item_id,system,rater,score\r\ni1,\"\x1b[2Jx\",human,1\r\ni1,B\u202e,human,2\r\n", newline="")
+    path.write_text('item_id,system,rater,score\r\ni1,"\x1b[2Jx",human,1\r\ni1,B\u202e,human,2\r\n', newline="")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["describe", str(path)]) == 0

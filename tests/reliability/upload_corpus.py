@@ -69,7 +69,7 @@ Builder = Callable[[np.random.Generator, Scale], _Made]
 
 FORMULA_NAMES = (
     "=cmd|' /C calc'!A0",
-    "=HYPERLINK(\"http://127.0.0.1:9/x\",\"click\")",
+    '=HYPERLINK("http://127.0.0.1:9/x","click")',
     "+1+1",
     "-2+3",
     "@SUM(1,1)",
@@ -311,7 +311,7 @@ def binary_junk(rng: np.random.Generator, scale: Scale) -> _Made:
 
 def control_character_junk(rng: np.random.Generator, scale: Scale) -> _Made:
     """Valid UTF-8 made of control characters, delimiters and quotes."""
-    alphabet = [*'\x00\x01\x07\x08\x0b\x0c\x1b\x7f,;|\t"\'\r\n ', "\u2028", "\u202e", "\x85"]
+    alphabet = [*"\x00\x01\x07\x08\x0b\x0c\x1b\x7f,;|\t\"'\r\n ", "\u2028", "\u202e", "\x85"]
     text = "".join(alphabet[int(k)] for k in rng.integers(0, len(alphabet), int(rng.integers(1, 3000))))
     return _Made([".csv", ".tsv", ".jsonl", ".json"][int(rng.integers(4))], text.encode(), "either")
 
@@ -523,7 +523,7 @@ def quoting(rng: np.random.Generator, scale: Scale) -> _Made:
     if variant == 2:  # quotes inside an unquoted field are literal
         return _Made(".csv", text.replace("S1", 'S"1', 1).encode(), "either")
     if variant == 3:  # quoted names with delimiters, line breaks and doubled quotes: all valid
-        named = _with_names(frame, "system", ['a,b', 'c\nd', 'e""f', 'g\r\nh', 'i\rj'])
+        named = _with_names(frame, "system", ["a,b", "c\nd", 'e""f', "g\r\nh", "i\rj"])
         return _Made(".csv", _csv(named), "accept")
     if variant == 4:
         return _Made(".csv", text.replace("\n", "\r").encode(), "accept")  # old Mac line ends
@@ -849,7 +849,6 @@ def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
             buffer[int(rng.integers(len(buffer)))] = int(rng.integers(256))
         return _Made(".json", bytes(buffer), "either", reader="labelstudio")
     return _Made(".json", data, "accept" if variant == 0 else "refuse", reader="labelstudio")
-
 
 
 BUILDERS: tuple[Builder, ...] = (

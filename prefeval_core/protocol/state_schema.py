@@ -1,0 +1,145 @@
+"""The schema of a saved protocol state (format 2, :func:`~prefeval_core.protocol.state.state_to_dict`).
+
+:class:`StateDocument` checks what can be checked without the data: types, finite numbers,
+bounds (rounds >= 0, θ and posterior means in [0, 1], decision codes 0/1/2, batch >= 1,
+0 < γ < 1, seeds in [0, 2^63)) and the option names (the settings' ``Literal`` types).
+:func:`check_against_table` checks the rest against the study table the state is restored on:
+slot and pair indices within the table, one value per chosen pair, comparison outcomes 0/1/2,
+rounds numbered 1..round, and the judgments used within the budget. Every refusal is a
+:class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal
+
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from prefeval_core.decision import Model, Sampler
+from prefeval_core.errors import Problem, SettingsError
+from prefeval_core.protocol.settings import Policy, QuestionKind
+from prefeval_core.protocol.table import StudyTable, Unit
+from prefeval_core.schema import StrictModel
+from prefeval_core.sequential.evidence import ErrorControl
+
+FORMAT_VERSION: Final = 2
+"""Version of the JSON layout (1: round 1's per-pair layout)."""
+
+SEED_LIMIT: Final = 2**63
+Count = Annotated[StrictInt, Field(ge=0, lt=SEED_LIMIT)]
+Positive = Annotated[StrictInt, Field(ge=1, lt=SEED_LIMIT)]
+Seed = Annotated[StrictInt, Field(ge=0, lt=SEED_LIMIT)]
+Level = Annotated[StrictFloat, Field(gt=0.0, lt=1.0)]
+"""A significance or futility level, strictly between 0 and 1 (an integer is not a level)."""
+Threshold = Annotated[float, Field(ge=0.0)]
+"""A tie threshold: finite and >= 0."""
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+OutcomeCode = Annotated[StrictInt, Field(ge=0, le=2)]
+"""0 ``>``, 1 ``=``, 2 ``<`` (also the decision codes, 1 undecided); not a ``Literal``, which would take ``true`` for 1."""
+Name = Annotated[StrictStr, Field(min_length=1, max_length=1_000)]
+
+
+class QuestionDocument(StrictModel):
+    """:class:`~prefeval_core.protocol.settings.Question` as saved."""
+
+    kind: QuestionKind = "all-pairs"
+    k: Positive = 1
+    baselines: list[Name] = Field(default_factory=list)
+
+
+class SettingsDocument(StrictModel):
+    """:class:`~prefeval_core.protocol.settings.ProtocolSettings` as saved (``metric``: the round-1 key)."""
+
+    budget: Count
+    batch: Positive = 10
+    gamma: Level = 0.05
+    model: Model = "full"
+    mu: Annotated[list[Annotated[list[Probability], Field(min_length=3, max_length=3)]], Field(min_length=3, max_length=3)] | None = None
+    sampler: Sampler = "fast"
+    policy: Policy = "paper"
+    seed: Seed = 0
+    human: Name | None = None
+    metrics: list[Name] = Field(default_factory=list)
+    metric: Name | None = None
+    eps_human: Threshold = 0.0
+    eps_metric: Threshold = 0.0
+    question: QuestionDocument = QuestionDocument()
+    unit: Unit = "comparisons"
+    error_control: ErrorControl = "none"
+    futility: Level | None = None
+    max_rounds: Positive | None = None
+
+
+OptionalProbability = Probability | None
+OptionalFinite = float | None
+Reveal = Annotated[tuple[Count, float, Positive, Count], Field(strict=False)]
+"""``[slot, value, round, cost]`` (a JSON array: the one place a list stands for a tuple)."""
+
+
+class RecordDocument(StrictModel):
+    """:class:`~prefeval_core.protocol.state.RoundRecord` as saved (``null`` stands for NaN)."""
+
+    round: Positive
+    pairs: list[Count]
+    theta: list[OptionalProbability]
+    decision: list[OutcomeCode]
+    p_mean: list[Annotated[list[OptionalProbability], Field(min_length=3, max_length=3)]]
+    log_evidence: list[Annotated[list[OptionalFinite], Field(min_length=2, max_length=2)]]
+    log_numerator: list[Annotated[list[OptionalFinite], Field(min_length=2, max_length=2)]]
+    futile: list[StrictBool]
+    members: list[StrictBool]
+    cost: Count
+
+
+class StateDocument(StrictModel):
+    """A protocol state as :func:`~prefeval_core.protocol.state.state_to_dict` writes it."""
+
+    format: Literal[2]
+    table: Annotated[StrictStr, Field(max_length=200)]
+    settings: SettingsDocument
+    round: Count
+    reveals: list[Reveal]
+    records: list[RecordDocument]
+
+
+def _refused(path: str, message: str) -> SettingsError:
+    return SettingsError([Problem("error", "bad_state", message, path=path)])
+
+
+def check_against_table(state: StateDocument, table: StudyTable) -> None:
+    """Raise :class:`SettingsError` (with the JSON path) for a value the table contradicts."""
+    slots = table.grid.scores.size if table.grid is not None else len(table.row_pair)
+    if state.settings.unit != table.unit:
+        raise _refused("settings.unit", f"the settings say unit {state.settings.unit!r}, the study table {table.unit!r}")
+    seen: set[int] = set()
+    for index, (slot, value, round_number, _) in enumerate(state.reveals):
+        if slot >= slots:
+            raise _refused(f"reveals[{index}][0]", f"judgment slot {slot} is outside the study table's {slots} slots")
+        if slot in seen:
+            raise _refused(f"reveals[{index}][0]", f"judgment slot {slot} is revealed twice")
+        seen.add(slot)
+        if round_number > state.round + 1:
+            raise _refused(f"reveals[{index}][2]", f"revealed in round {round_number}, after the open round {state.round + 1}")
+        if table.grid is None and value not in (0, 1, 2):
+            raise _refused(f"reveals[{index}][1]", f"a comparison's outcome must be 0, 1 or 2, got {value!r}")
+    used = sum(cost for *_, cost in state.reveals)
+    if used > state.settings.budget:
+        raise _refused("settings.budget", f"the budget {state.settings.budget:,} is below the {used:,} judgments already used")
+    if len(state.records) != state.round:
+        raise _refused("round", f"round {state.round} but {len(state.records)} round records")
+    for index, record in enumerate(state.records):
+        _check_record(record, index, table)
+
+
+def _check_record(record: RecordDocument, index: int, table: StudyTable) -> None:
+    where = f"records[{index}]"
+    if record.round != index + 1:
+        raise _refused(f"{where}.round", f"record {index + 1} says round {record.round}")
+    for position, pair in enumerate(record.pairs):
+        if pair >= table.n_pairs:
+            raise _refused(f"{where}.pairs[{position}]", f"pair {pair} is outside the study table's {table.n_pairs} pairs")
+    for name in ("theta", "decision", "p_mean", "log_evidence", "log_numerator", "futile"):
+        if len(getattr(record, name)) != len(record.pairs):
+            raise _refused(f"{where}.{name}", f"{len(getattr(record, name))} values for {len(record.pairs)} pairs")
+    if len(record.members) != len(table.systems):
+        raise _refused(f"{where}.members", f"{len(record.members)} values for {len(table.systems)} systems")

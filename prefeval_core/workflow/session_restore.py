@@ -1,0 +1,134 @@
+"""Restoring a session file: everything the file names is checked against its data before the
+shell changes anything (the core decides, the shell acts).
+
+:func:`restore_session` builds the study setup, the metric check and the protocol state of a
+:class:`~prefeval_core.session.SessionSnapshot` on its dataset and returns them; it refuses
+(with a :class:`~prefeval_core.session.SessionFileError` naming the JSON path) an unknown
+sample, raters or systems the data do not have, annotations of other data or of items and
+systems not in it, settings that contradict each other, and a protocol state its study table
+contradicts. A refused file changes nothing: the caller writes to the store and the session
+only after it returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.errors import DataError, PrefevalError, Problem
+from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
+from prefeval_core.protocol import ProtocolState, StudyTable, state_from_dict
+from prefeval_core.schema import at_path
+from prefeval_core.session import SessionFileError, SessionSnapshot, sample_names
+from prefeval_core.store import Comparison, Judgment
+from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.study import study_table
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RestoredSession:
+    """What a checked session file sets: the setup, the metric check and the protocol state
+    (each ``None`` where the file has none), and the judgments to store."""
+
+    setup: StudySetup | None
+    check: MetricCheck | None
+    protocol: ProtocolState | None
+    annotations: tuple[Judgment, ...] = ()
+
+
+def _unknown(file: str, path: str, what: str, name: str, known: Sequence[str]) -> SessionFileError:
+    shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+    where = "among the bundled samples" if what == "sample" else "in the data"
+    return SessionFileError([Problem("error", "unknown_name", f"{what} {name!r} is not {where}; known: {shown}", file, path=path)])
+
+
+def session_dataset(snap: SessionSnapshot, file: str, load: Callable[[], Dataset] | None = None) -> Dataset:
+    """The session's dataset (``load``: the caller's cached loader); a sample that does not
+    exist or files that do not load are refused at ``data``."""
+    if snap.data.kind == "sample" and snap.data.name not in sample_names():
+        raise _unknown(file, "data.name", "sample", snap.data.name, sample_names())
+    try:
+        return load() if load is not None else snap.data.load()
+    except DataError as error:
+        raise at_path(error, SessionFileError, file=file, prefix="data") from None
+
+
+def _check_names(file: str, names: Iterator[tuple[str, str, str]], dataset: Dataset) -> None:
+    """``(path, what, name)``: raters (``what`` = "rater"), systems or items the data must hold."""
+    known = {"rater": (*dataset.raters, IDEAL_METRIC_NAME), "system": dataset.systems, "item": dataset.items}
+    for path, what, name in names:
+        if name not in known[what]:
+            raise _unknown(file, path, what, name, known[what])
+
+
+def _rater_names(snap: SessionSnapshot, setup: StudySetup | None, check: MetricCheck | None) -> Iterator[tuple[str, str, str]]:
+    if snap.human is not None:
+        yield "human", "rater", snap.human
+    yield from ((f"metrics[{i}]", "rater", m) for i, m in enumerate(snap.metrics))
+    if setup is not None:
+        yield "setup.human", "rater", setup.human
+        yield from ((f"setup.metrics[{i}]", "rater", m) for i, m in enumerate(setup.metrics))
+        yield from ((f"setup.question.baselines[{i}]", "system", b) for i, b in enumerate(setup.question.baselines))
+    if check is not None:
+        yield "check.human", "rater", check.human
+        yield "check.metric", "rater", check.metric
+
+
+def _judgment_names(annotations: Sequence[Judgment]) -> Iterator[tuple[str, str, str]]:
+    for index, judgment in enumerate(annotations):
+        yield f"annotations[{index}].item_id", "item", judgment.item_id
+        if isinstance(judgment, Comparison):
+            yield f"annotations[{index}].system_a", "system", judgment.system_a
+            yield f"annotations[{index}].system_b", "system", judgment.system_b
+        else:
+            yield f"annotations[{index}].system", "system", judgment.system
+
+
+def _built(build: Callable[[], T], file: str, prefix: str) -> T:
+    """``build()``, its refusals at ``prefix`` of the file."""
+    try:
+        return build()
+    except PrefevalError as error:
+        raise at_path(error, SessionFileError, file=file, prefix=prefix) from None
+
+
+def restore_session(
+    snap: SessionSnapshot,
+    dataset: Dataset,
+    *,
+    file: str = "session.json",
+    table_of: Callable[[StudySetup], StudyTable] | None = None,
+    known_studies: Collection[int] = (),
+) -> RestoredSession:
+    """The setup, check and protocol state of ``snap`` on ``dataset`` (``table_of``: the
+    caller's cached study-table builder; default :func:`~prefeval_core.workflow.study_table`),
+    and its judgments; a judgment of a study the store does not know (``known_studies``: the
+    session was saved on another machine) is kept outside any study, with its identity.
+
+    Raises:
+        SessionFileError: a name the data do not have, annotations of other data, settings that
+            contradict each other, a protocol state without a setup or contradicting its table.
+    """
+    setup = None if snap.setup is None else _built(lambda: StudySetup.from_dict(dict(snap.setup or {})), file, "setup")
+    check = None if snap.check is None else _built(lambda: MetricCheck(**(snap.check or {})), file, "check")
+    _check_names(file, _rater_names(snap, setup, check), dataset)
+    for index, judgment in enumerate(snap.annotations):
+        if judgment.dataset != snap.data.key:
+            message = f"an annotation of other data ({judgment.dataset!r}); this session's data are {snap.data.key!r}"
+            raise SessionFileError([Problem("error", "unknown_name", message, file, path=f"annotations[{index}].dataset")])
+    _check_names(file, _judgment_names(snap.annotations), dataset)
+    protocol = None
+    if snap.protocol is not None:
+        if setup is None:
+            message = "the session has a protocol state but no study setup"
+            raise SessionFileError([Problem("error", "bad_state", message, file, path="setup")])
+        known = setup
+        table = _built(lambda: (table_of or (lambda s: study_table(dataset, s)))(known), file, "setup")
+        protocol = _built(lambda: state_from_dict(snap.protocol, table), file, "protocol")
+    annotations = tuple(j if j.study_id is None or j.study_id in known_studies else replace(j, study_id=None) for j in snap.annotations)
+    return RestoredSession(setup, check, protocol, annotations)
