@@ -4,6 +4,7 @@ losing a row; where the store lives (data folder, database URL); opened once per
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,26 @@ def test_the_store_is_opened_once_per_process(tmp_path: Path) -> None:
 def test_an_unreachable_database_is_a_clear_error() -> None:
     with pytest.raises(StoreError, match=r"could not read the annotation store postgresql\+psycopg://postgres@127.0.0.1:1/none"):
         Store.at("postgresql+psycopg://postgres@127.0.0.1:1/none")
+
+
+def test_a_store_opened_while_another_process_writes_its_file_waits_and_switches_to_wal(tmp_path: Path) -> None:
+    # Switching a file to WAL needs it to itself, and SQLite answers "database is locked" at once
+    # (no busy_timeout) while another connection holds a write lock: CI saw it when two importers
+    # opened a new store together. The opener must wait for the writer, as for any other lock.
+    path = round_1_store(tmp_path)
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE annotations SET annotator = annotator")
+    probe = sqlite3.connect(path, timeout=5)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):  # the failure the store must absorb
+        probe.execute("PRAGMA journal_mode=WAL")
+    probe.close()
+    release = threading.Timer(0.5, lambda: writer.execute("COMMIT"))
+    release.start()
+    store = Store.at(f"sqlite:///{path}")
+    release.join()
+    writer.close()
+    assert len(store.comparisons(include_undone=True)) == len(ROUND_1_ROWS)
+    with store.db.reading() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    store.db.dispose()

@@ -15,6 +15,8 @@ rolled back otherwise (also when the process is killed mid-way).
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +40,7 @@ LOCK_TIMEOUT_S: Final = 60.0
 
 Dialect = Literal["sqlite", "postgresql"]
 _WRITE_OPTION: Final = "prefeval_write"
+_WAL_RETRY_S: Final = 0.05
 
 
 class StoreError(PrefevalError, RuntimeError):
@@ -145,9 +148,29 @@ def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
     # and emit BEGIN ourselves (below), as SQLAlchemy's SQLite documentation recommends.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", f"busy_timeout={int(LOCK_TIMEOUT_S * 1000)}"):
-        cursor.execute(f"PRAGMA {pragma}")
-    cursor.close()
+    try:
+        for pragma in (f"busy_timeout={int(LOCK_TIMEOUT_S * 1000)}", "synchronous=FULL", "foreign_keys=ON"):
+            cursor.execute(f"PRAGMA {pragma}")
+        _use_wal(cursor)
+    finally:
+        cursor.close()
+
+
+def _use_wal(cursor: Any) -> None:
+    # WAL is a property of the file. Switching to it needs the file to itself and SQLite does not
+    # wait on busy_timeout for that (it would deadlock), so two processes opening a new store at
+    # once can see "database is locked": retry until one of them has switched the file.
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            held_by_another = "locked" in str(error) or "busy" in str(error)
+            if not held_by_another or time.monotonic() > deadline:
+                raise
+            time.sleep(_WAL_RETRY_S)
 
 
 def _sqlite_begin(conn: Connection) -> None:
