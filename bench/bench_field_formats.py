@@ -131,7 +131,7 @@ def main() -> int:
             (
                 f"Label Studio ({label_studio_file(export):,} tasks)",
                 export,
-                lambda: read_label_studio_export(export.name, export.read_bytes(), "upload:bench"),
+                lambda: read_label_studio_export(export.name, export.read_bytes(), "upload:bench", systems=("A", "B")),
                 lambda: json.loads(export.read_bytes()),
             ),
         ]

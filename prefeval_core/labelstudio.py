@@ -7,10 +7,15 @@ Interface -> Code*) and the tasks (a JSON list of ``{"data": {...}}``; import it
 task's ``data`` holds the texts the config shows (``source``; ``output_a`` and ``output_b`` in a
 seeded random left/right order, :func:`~prefeval_core.left_right.left_right`; or ``output``) and a
 ``prefeval`` object that says which request it is: ``kind``, ``dataset``, ``study_id``,
-``item_id``, the canonical pair ``system_a, system_b`` and the ``left_system`` shown as A (or the
-``system``), and its ``request_id`` (:func:`~prefeval_core.store.request_id_for`). Label Studio
-keeps ``data`` as it is in its export. The system names are in the task data: annotators who
-can open the Data Manager can read them.
+``item_id``, its ``request_id`` (:func:`~prefeval_core.store.request_id_for`, a digest) and, for
+a comparison, which system of the canonical pair is shown as A (``left``: ``"first"`` or
+``"second"``). Label Studio keeps ``data`` as it is in its export.
+
+**Blind.** No system name is in the task data: annotators who can open Label Studio's Data
+Manager see the data, and a name there would defeat the randomised sides. The import finds the
+systems again from the request id, among the data's systems (or the ``known`` tasks). Files
+exported by prefeval before this (their ``prefeval`` object names ``system_a``, ``system_b``
+and ``left_system``, or ``system``) are read as well.
 
 * Comparisons (:data:`PREFERENCE`): a ``Choices`` control ``preference`` with *A better*,
   *Equal*, *B better*, *Both bad* (hotkeys a, e, b, x as in the app); *Both bad* is a tie
@@ -35,11 +40,12 @@ JSON export are errors naming the file, the task's row and id.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
@@ -109,7 +115,7 @@ def comparison_project(
     for item, a, b, source, output_a, output_b in rows[columns].itertuples(index=False):
         left, _ = left_right(seed, dataset, item, a, b)
         shown = (output_a, output_b) if left == a else (output_b, output_a)
-        meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"system_a": a, "system_b": b, "left_system": left}
+        meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"left": "first" if left == a else "second"}
         data.append({"data": {"item_id": item, "source": source, "output_a": shown[0], "output_b": shown[1], "prefeval": meta}})
     return LabelStudioProject(_comparison_config(), tuple(data))
 
@@ -132,7 +138,7 @@ def rating_project(
                 "item_id": item,
                 "source": source,
                 "output": output,
-                "prefeval": _meta("rating", dataset, study_id, item, (system,)) | {"system": system},
+                "prefeval": _meta("rating", dataset, study_id, item, (system,)),
             }
         }
         for item, system, source, output in rows[["item_id", "system", "source", "output"]].itertuples(index=False)
@@ -221,13 +227,27 @@ class LabelStudioImport:
 
 @dataclass(frozen=True)
 class _Context:
-    """What an import checks each task against (the arguments of :func:`read_label_studio_export`)."""
+    """What an import checks each task against (the arguments of :func:`read_label_studio_export`),
+    and the tasks of the data's systems by request id (filled per item as tasks come)."""
 
     dataset: str
     study_id: int | None
-    systems: frozenset[str] | None
+    systems: frozenset[str]
     scale: RatingScale | None
     known: frozenset[Task] | None
+    by_request: dict[tuple[JudgmentKind, str], dict[str, Task]] = field(default_factory=dict)
+
+    def task_of(self, kind: JudgmentKind, item: str, request: object) -> Task | None:
+        """The task of ``kind`` on ``item`` whose request id is ``request`` (``None``: none is)."""
+        if (kind, item) not in self.by_request:
+            candidates = self._candidates(kind, item)
+            self.by_request[kind, item] = {request_id_for(self.dataset, self.study_id, item, t.systems): t for t in candidates}
+        return self.by_request[kind, item].get(str(request))
+
+    def _candidates(self, kind: JudgmentKind, item: str) -> list[Task]:
+        if kind == "rating":
+            return [RatingTask(item, s) for s in self.systems]
+        return [ComparisonTask(item, a, b) for a, b in itertools.combinations(sorted(self.systems), 2)]
 
 
 class _TaskError(ValueError):
@@ -243,8 +263,8 @@ def read_label_studio_export(
     data: bytes,
     dataset: str,
     *,
+    systems: Collection[str],
     study_id: int | None = None,
-    systems: Collection[str] | None = None,
     scale: RatingScale | None = None,
     known: Collection[Task] | None = None,
 ) -> LabelStudioImport:
@@ -252,7 +272,8 @@ def read_label_studio_export(
     (module docstring) for ``dataset`` (its key) and ``study_id``.
 
     Args:
-        systems: the dataset's systems (a task naming another is refused).
+        systems: the dataset's systems: a task is found again among them by its request id
+            (one of an older export that names another system is refused).
         scale: the study's rating scale (ratings outside it, or off its levels, are refused);
             needed for rating tasks.
         known: the tasks that may be answered (e.g. :func:`study_tasks`, or only the open
@@ -268,9 +289,7 @@ def read_label_studio_export(
         keys = ", ".join(map(repr, raw.frame.columns))
         message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
         raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
-    context = _Context(
-        dataset, study_id, None if systems is None else frozenset(systems), scale, None if known is None else frozenset(known)
-    )
+    context = _Context(dataset, study_id, frozenset(systems), scale, None if known is None else frozenset(known))
     ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
@@ -353,24 +372,51 @@ def _exported_task(context: _Context, meta: dict[str, Any]) -> Task:
     if meta.get("study_id") != context.study_id:
         raise _TaskError(f"exported for {_study_name(meta.get('study_id'))}, not for {_study_name(context.study_id)}")
     item = _text(meta, "item_id")
+    kind = meta.get("kind")
+    if kind not in ("comparison", "rating"):
+        raise _TaskError(f"its 'prefeval' object has the kind {kind!r}; expected 'comparison' or 'rating'")
+    task = _named_task(context, meta, kind, item) if _names_systems(meta) else context.task_of(kind, item, meta.get("request_id"))
+    if task is None:
+        raise _TaskError(
+            f"its request id is not one of a {kind} of item {item} among the data's systems"
+            " (changed after the export, or exported for other data); export the requests again"
+        )
+    if context.known is not None and task not in context.known:
+        raise _TaskError(f"item {item} of {', '.join(task.systems)} is not among the requests this import accepts")
+    return task
+
+
+def _names_systems(meta: dict[str, Any]) -> bool:
+    """Whether a ``prefeval`` object is of an export before blinding (it names the systems)."""
+    return any(key in meta for key in ("system_a", "system_b", "left_system", "system"))
+
+
+def _named_task(context: _Context, meta: dict[str, Any], kind: JudgmentKind, item: str) -> Task:
+    """The task an export before blinding names, checked against its request id and the data."""
     task: Task
-    if meta.get("kind") == "comparison":
+    if kind == "comparison":
         a, b, left = _text(meta, "system_a"), _text(meta, "system_b"), _text(meta, "left_system")
         if canonical_pair(a, b)[:2] != (a, b) or a == b or left not in (a, b):
             raise _TaskError(f"its pair ({a}, {b}) with {left} on the left is not a canonical pair; export the requests again")
         task = ComparisonTask(item, a, b)
-    elif meta.get("kind") == "rating":
-        task = RatingTask(item, _text(meta, "system"))
     else:
-        raise _TaskError(f"its 'prefeval' object has the kind {meta.get('kind')!r}; expected 'comparison' or 'rating'")
+        task = RatingTask(item, _text(meta, "system"))
     if meta.get("request_id") != request_id_for(context.dataset, context.study_id, item, task.systems):
         raise _TaskError("its 'prefeval' object was changed after the export (the request id does not match the item and systems)")
-    unknown = [s for s in task.systems if context.systems is not None and s not in context.systems]
+    unknown = [s for s in task.systems if s not in context.systems]
     if unknown:
         raise _TaskError(f"the system {unknown[0]!r} is not in the data")
-    if context.known is not None and task not in context.known:
-        raise _TaskError(f"item {item} of {', '.join(task.systems)} is not among the requests this import accepts")
     return task
+
+
+def _left_system(task: ComparisonTask, meta: dict[str, Any]) -> str:
+    """The system shown as A: ``left`` says which of the canonical pair (an older export names it)."""
+    if "left_system" in meta:
+        return _text(meta, "left_system")
+    side = meta.get("left")
+    if side not in ("first", "second"):
+        raise _TaskError(f"its 'prefeval' object has left = {side!r}; expected 'first' or 'second'; export the requests again")
+    return task.system_a if side == "first" else task.system_b
 
 
 def _answer(context: _Context, task: Task, result: Any) -> float | Choice | None:
@@ -457,7 +503,7 @@ def _judgment(context: _Context, task: Task, meta: dict[str, Any], answer: float
     try:
         if isinstance(task, ComparisonTask):
             assert isinstance(answer, str)
-            left = _text(meta, "left_system")
+            left = _left_system(task, meta)
             outcome = outcome_from_choice(answer, left, task.system_a, task.system_b)
             label: ComparisonLabel | None = "both_bad" if answer == "both_bad" else None
             return Comparison(

@@ -22,7 +22,7 @@ from prefeval_core.labelstudio import (
 from prefeval_core.left_right import left_right
 from prefeval_core.protocol import apply_judgments, decide_round, next_request
 from prefeval_core.session import DataChoice
-from prefeval_core.store import Comparison, Rating, Store
+from prefeval_core.store import Comparison, Rating, Store, request_id_for
 from prefeval_core.tasks import ComparisonTask, RatingTask
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
@@ -55,9 +55,11 @@ def test_comparison_config_and_tasks() -> None:
     left, _ = left_right(3, "k", "i1", "A", "B")
     assert first["output_a"] == ("a one" if left == "A" else "b one")
     assert first["source"] == "first <source> & more"
-    assert first["prefeval"]["left_system"] == left
-    assert first["prefeval"]["kind"] == "comparison" and (first["prefeval"]["system_a"], first["prefeval"]["system_b"]) == ("A", "B")
-    assert tasks[1]["data"]["output_b" if tasks[1]["data"]["prefeval"]["left_system"] == "A" else "output_a"] == ""  # B has no output on i2
+    # blind: the data names no system, only which of the canonical pair (A, B) is shown as A
+    assert first["prefeval"]["left"] == ("first" if left == "A" else "second")
+    assert set(first["prefeval"]) == {"kind", "dataset", "study_id", "item_id", "request_id", "left"}
+    assert first["prefeval"]["kind"] == "comparison" and first["prefeval"]["request_id"] == request_id_for("k", None, "i1", ("A", "B"))
+    assert tasks[1]["data"]["output_b" if tasks[1]["data"]["prefeval"]["left"] == "first" else "output_a"] == ""  # B has no output on i2
 
 
 @pytest.mark.parametrize(
@@ -142,12 +144,15 @@ def test_ratings_on_each_kind_of_scale() -> None:
     assert rating_control(FIVE) == "rating" and rating_control(RatingScale(0.0, 1.0, (0.0, 1.0))) == "choices"
 
 
+AMONG_SYSTEMS = "among the data's systems (changed after the export, or exported for other data); export the requests again"
+
+
 def test_tasks_prefeval_never_exported_are_refused() -> None:
     tasks = comparison_tasks()
     foreign = {"data": {"text": "a task made in Label Studio"}}
     other_study = json.loads(comparison_project([ComparisonTask("i1", "A", "B")], "k", study_id=5).tasks_json())[0]
     tampered = json.loads(json.dumps(tasks[1]))
-    tampered["data"]["prefeval"]["system_b"] = "C"
+    tampered["data"]["prefeval"]["item_id"] = "i3"
     unknown_system = json.loads(comparison_project([ComparisonTask("i1", "A", "Z")], "k", study_id=4).tasks_json())[0]
     data = label_studio_export([tasks[0], foreign, other_study, tampered, unknown_system], lambda t: [Answer(choice("Equal"))])
     with pytest.raises(DataError) as info:
@@ -157,12 +162,30 @@ def test_tasks_prefeval_never_exported_are_refused() -> None:
     assert messages == [
         (name, 2, "task 42: this task was not exported by prefeval (its data has no 'prefeval' object); export the requests again"),
         (name, 3, "task 43: exported for study #5, not for study #4"),
-        (name, 4, "task 44: its 'prefeval' object was changed after the export (the request id does not match the item and systems)"),
-        (name, 5, "task 45: the system 'Z' is not in the data"),
+        (name, 4, f"task 44: its request id is not one of a comparison of item i3 {AMONG_SYSTEMS}"),
+        (name, 5, f"task 45: its request id is not one of a comparison of item i1 {AMONG_SYSTEMS}"),
     ]
     only_first = [ComparisonTask("i1", "A", "B")]
     with pytest.raises(DataError, match=r"task 42: item i2 of A, B is not among the requests this import accepts"):
         read(label_studio_export(tasks[:2], lambda t: [Answer(choice("Equal"))]), known=only_first)
+
+
+def test_exports_that_named_the_systems_are_still_read_and_a_changed_side_is_refused() -> None:
+    blind = comparison_tasks()
+    named = json.loads(json.dumps(blind))
+    for task, (a, b) in zip(named, [("A", "B"), ("A", "B"), ("B", "C")], strict=True):
+        meta = task["data"]["prefeval"]
+        left = a if meta.pop("left") == "first" else b
+        meta |= {"system_a": a, "system_b": b, "left_system": left}
+    answer = lambda task: [Answer(choice("A better"))]  # noqa: E731
+    from_blind, from_named = read(label_studio_export(blind, answer)), read(label_studio_export(named, answer))
+    assert [(j.item_id, j.system_a, j.system_b, j.left_system, j.outcome) for j in from_blind.judgments] == [
+        (j.item_id, j.system_a, j.system_b, j.left_system, j.outcome) for j in from_named.judgments
+    ]
+    assert all(j.outcome == (0 if j.left_system == j.system_a else 2) for j in from_blind.judgments)  # "A better" is the left one
+    blind[0]["data"]["prefeval"]["left"] = "A"
+    with pytest.raises(DataError, match=r"task 41: its 'prefeval' object has left = 'A'; expected 'first' or 'second'"):
+        read(label_studio_export(blind, answer))
 
 
 def test_answers_off_the_config_are_refused() -> None:
@@ -204,10 +227,15 @@ def study_data(items: int = 40) -> DataChoice:
     return DataChoice("upload", "roundtrip", files)
 
 
+def system_behind(output: str) -> str:
+    """The annotators of these tests judge by the texts ("good answer 7"): the tasks name no system."""
+    return output.split()[0]
+
+
 def prefer_the_better(task: dict) -> list[Answer]:
     meta = task["data"]["prefeval"]
-    better = min((meta["system_a"], meta["system_b"]), key=SYSTEMS.index)
-    label = CHOICE_LABELS["left"] if meta["left_system"] == better else CHOICE_LABELS["right"]
+    shown = (system_behind(task["data"]["output_a"]), system_behind(task["data"]["output_b"]))
+    label = CHOICE_LABELS["left"] if min(shown, key=SYSTEMS.index) == shown[0] else CHOICE_LABELS["right"]
     # two annotators judge every item; one of them calls every fifth item a tie
     tie = int(meta["item_id"][1:]) % 5 == 0
     return [Answer(choice(label), user=1), Answer(choice("Equal" if tie else label), user=2, minute=3)]
@@ -231,7 +259,7 @@ def test_round_trip_export_annotate_import_decide(tmp_path: Path, unit: str) -> 
         project = rating_project(request.tasks, data.key, scale, texts=dataset.texts, study_id=study.id)  # type: ignore[arg-type]
 
         def answers(task: dict) -> list[Answer]:
-            system = task["data"]["prefeval"]["system"]
+            system = system_behind(task["data"]["output"])
             level = {"good": "4", "middle": "3", "poor": "2"}[system]
             return [Answer(choice(level), user=1), Answer(choice(level), user=2, minute=2)]
 
