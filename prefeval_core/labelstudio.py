@@ -11,11 +11,11 @@ seeded random left/right order, :func:`~prefeval_core.left_right.left_right`; or
 a comparison, which system of the canonical pair is shown as A (``left``: ``"first"`` or
 ``"second"``). Label Studio keeps ``data`` as it is in its export.
 
-**Blind.** No system name is in the task data: annotators who can open Label Studio's Data
-Manager see the data, and a name there would defeat the randomised sides. The import finds the
-systems again from the request id, among the data's systems (or the ``known`` tasks). Files
-exported by prefeval before this (their ``prefeval`` object names ``system_a``, ``system_b``
-and ``left_system``, or ``system``) are read as well.
+**Blind** (:mod:`prefeval_core.blind`). No system name is in the task data (annotators who can
+open Label Studio's Data Manager see the data, and a name there would defeat the randomised
+sides), and the tasks go out in blind order. The import finds the systems again from the request
+id, among the data's systems. Files exported by prefeval before this (their ``prefeval`` object
+names ``system_a``, ``system_b`` and ``left_system``, or ``system``) are read as well.
 
 * Comparisons (:data:`PREFERENCE`): a ``Choices`` control ``preference`` with *A better*,
   *Equal*, *B better*, *Both bad* (hotkeys a, e, b, x as in the app); *Both bad* is a tie
@@ -40,21 +40,21 @@ JSON export are errors naming the file, the task's row and id.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
 
+from prefeval_core.blind import SIDES, BlindTasks, blind_order, left_system_of, shown_side
 from prefeval_core.data.reading import read_table_bytes
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, MissingColumnError, Problem, raise_if_errors
-from prefeval_core.left_right import Choice, left_right, outcome_from_choice
+from prefeval_core.left_right import Choice, outcome_from_choice
 from prefeval_core.outcomes import canonical_pair
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.requests import rating_request_frame, request_frame
@@ -113,11 +113,11 @@ def comparison_project(
     data: list[dict[str, Any]] = []
     columns = ["item_id", "system_a", "system_b", "source", "output_a", "output_b"]
     for item, a, b, source, output_a, output_b in rows[columns].itertuples(index=False):
-        left, _ = left_right(seed, dataset, item, a, b)
-        shown = (output_a, output_b) if left == a else (output_b, output_a)
-        meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"left": "first" if left == a else "second"}
+        side = shown_side(seed, dataset, ComparisonTask(item, a, b))
+        shown = (output_a, output_b) if side == "first" else (output_b, output_a)
+        meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"left": side}
         data.append({"data": {"item_id": item, "source": source, "output_a": shown[0], "output_b": shown[1], "prefeval": meta}})
-    return LabelStudioProject(_comparison_config(), tuple(data))
+    return LabelStudioProject(_comparison_config(), _in_blind_order(data))
 
 
 def rating_project(
@@ -143,7 +143,13 @@ def rating_project(
         }
         for item, system, source, output in rows[["item_id", "system", "source", "output"]].itertuples(index=False)
     ]
-    return LabelStudioProject(_rating_config(scale), tuple(data))
+    return LabelStudioProject(_rating_config(scale), _in_blind_order(data))
+
+
+def _in_blind_order(tasks: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    metas = [task["data"]["prefeval"] for task in tasks]
+    order = blind_order([m["item_id"] for m in metas], [m["request_id"] for m in metas])
+    return tuple(tasks[k] for k in order)
 
 
 def rating_control(scale: RatingScale) -> RatingControl:
@@ -227,27 +233,11 @@ class LabelStudioImport:
 
 @dataclass(frozen=True)
 class _Context:
-    """What an import checks each task against (the arguments of :func:`read_label_studio_export`),
-    and the tasks of the data's systems by request id (filled per item as tasks come)."""
+    """What an import checks each task against (the arguments of :func:`read_label_studio_export`)."""
 
-    dataset: str
-    study_id: int | None
-    systems: frozenset[str]
+    blind: BlindTasks
     scale: RatingScale | None
     known: frozenset[Task] | None
-    by_request: dict[tuple[JudgmentKind, str], dict[str, Task]] = field(default_factory=dict)
-
-    def task_of(self, kind: JudgmentKind, item: str, request: object) -> Task | None:
-        """The task of ``kind`` on ``item`` whose request id is ``request`` (``None``: none is)."""
-        if (kind, item) not in self.by_request:
-            candidates = self._candidates(kind, item)
-            self.by_request[kind, item] = {request_id_for(self.dataset, self.study_id, item, t.systems): t for t in candidates}
-        return self.by_request[kind, item].get(str(request))
-
-    def _candidates(self, kind: JudgmentKind, item: str) -> list[Task]:
-        if kind == "rating":
-            return [RatingTask(item, s) for s in self.systems]
-        return [ComparisonTask(item, a, b) for a, b in itertools.combinations(sorted(self.systems), 2)]
 
 
 class _TaskError(ValueError):
@@ -289,7 +279,7 @@ def read_label_studio_export(
         keys = ", ".join(map(repr, raw.frame.columns))
         message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
         raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
-    context = _Context(dataset, study_id, frozenset(systems), scale, None if known is None else frozenset(known))
+    context = _Context(BlindTasks.of(dataset, study_id, systems), scale, None if known is None else frozenset(known))
     ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
@@ -367,15 +357,15 @@ def _study_name(study_id: object) -> str:
 
 def _exported_task(context: _Context, meta: dict[str, Any]) -> Task:
     """The task a prefeval object describes, checked against the data, the study and its request id."""
-    if meta.get("dataset") != context.dataset:
-        raise _TaskError(f"exported for the data '{meta.get('dataset')}', not for '{context.dataset}'")
-    if meta.get("study_id") != context.study_id:
-        raise _TaskError(f"exported for {_study_name(meta.get('study_id'))}, not for {_study_name(context.study_id)}")
+    if meta.get("dataset") != context.blind.dataset:
+        raise _TaskError(f"exported for the data '{meta.get('dataset')}', not for '{context.blind.dataset}'")
+    if meta.get("study_id") != context.blind.study_id:
+        raise _TaskError(f"exported for {_study_name(meta.get('study_id'))}, not for {_study_name(context.blind.study_id)}")
     item = _text(meta, "item_id")
     kind = meta.get("kind")
     if kind not in ("comparison", "rating"):
         raise _TaskError(f"its 'prefeval' object has the kind {kind!r}; expected 'comparison' or 'rating'")
-    task = _named_task(context, meta, kind, item) if _names_systems(meta) else context.task_of(kind, item, meta.get("request_id"))
+    task = _named_task(context, meta, kind, item) if _names_systems(meta) else context.blind.task_of(kind, item, meta.get("request_id"))
     if task is None:
         raise _TaskError(
             f"its request id is not one of a {kind} of item {item} among the data's systems"
@@ -401,9 +391,9 @@ def _named_task(context: _Context, meta: dict[str, Any], kind: JudgmentKind, ite
         task = ComparisonTask(item, a, b)
     else:
         task = RatingTask(item, _text(meta, "system"))
-    if meta.get("request_id") != request_id_for(context.dataset, context.study_id, item, task.systems):
+    if meta.get("request_id") != context.blind.request_id(task):
         raise _TaskError("its 'prefeval' object was changed after the export (the request id does not match the item and systems)")
-    unknown = [s for s in task.systems if s not in context.systems]
+    unknown = [s for s in task.systems if s not in context.blind.systems]
     if unknown:
         raise _TaskError(f"the system {unknown[0]!r} is not in the data")
     return task
@@ -414,9 +404,9 @@ def _left_system(task: ComparisonTask, meta: dict[str, Any]) -> str:
     if "left_system" in meta:
         return _text(meta, "left_system")
     side = meta.get("left")
-    if side not in ("first", "second"):
+    if side not in SIDES:
         raise _TaskError(f"its 'prefeval' object has left = {side!r}; expected 'first' or 'second'; export the requests again")
-    return task.system_a if side == "first" else task.system_b
+    return left_system_of(task, side)
 
 
 def _answer(context: _Context, task: Task, result: Any) -> float | Choice | None:
@@ -507,18 +497,18 @@ def _judgment(context: _Context, task: Task, meta: dict[str, Any], answer: float
             outcome = outcome_from_choice(answer, left, task.system_a, task.system_b)
             label: ComparisonLabel | None = "both_bad" if answer == "both_bad" else None
             return Comparison(
-                context.dataset, task.item_id, task.system_a, task.system_b, outcome, annotator, left, created, label,
-                study_id=context.study_id, request_id=request, origin="import",
+                context.blind.dataset, task.item_id, task.system_a, task.system_b, outcome, annotator, left, created, label,
+                study_id=context.blind.study_id, request_id=request, origin="import",
             )  # fmt: skip
         assert isinstance(answer, float)
         return Rating(
-            context.dataset,
+            context.blind.dataset,
             task.item_id,
             task.system,
             answer,
             annotator,
             created,
-            study_id=context.study_id,
+            study_id=context.blind.study_id,
             request_id=request,
             origin="import",
         )

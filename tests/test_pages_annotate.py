@@ -77,6 +77,11 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     requests = downloads(at, "Requests as CSV").decode()
     rows = list(csv.DictReader(io.StringIO(requests)))
     assert len(rows) == 100 and rows[0]["label"] == "" and rows[0]["output_a"]
+    # blind: no system name anywhere in the file; both sides of the pairs are shown as A
+    assert list(rows[0]) == ["request_id", "left", "item_id", "source", "output_a", "output_b", "label", "annotator"]
+    systems = {f"M{k}" for k in range(24)}
+    assert not any(cell in systems for row in rows for cell in row.values())
+    assert {row["left"] for row in rows} == {"first", "second"}
     rows[0]["label"], rows[1]["label"], rows[2]["label"] = ">", "tie", "B"
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
@@ -86,7 +91,10 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     run_ok(at)
     assert "Imported 3 judgments from done.csv (0 were already stored)" in shown(at.success[0].value)
     stored = open_store(data_dir).comparisons("sample:summeval")
-    assert [(s.item_id, s.outcome) for s in stored] == [(rows[0]["item_id"], 0), (rows[1]["item_id"], 1), (rows[2]["item_id"], 2)]
+    a_better = [0 if row["left"] == "first" else 2 for row in rows[:3]]  # the canonical outcome of "A better"
+    outcomes = [a_better[0], 1, 2 - a_better[2]]
+    expected = [(row["item_id"], outcome, row["left"] == "first") for row, outcome in zip(rows[:3], outcomes, strict=True)]
+    assert sorted((s.item_id, s.outcome, s.left_system == s.system_a) for s in stored) == sorted(expected)
 
     rows[3]["label"] = "maybe"
     buffer = io.StringIO()

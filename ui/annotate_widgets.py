@@ -15,12 +15,11 @@ from prefeval_core.labelstudio import comparison_project, rating_project, read_l
 from prefeval_core.left_right import Choice, left_right, make_comparison
 from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.requests import (
+    blind_requests,
     export_requests_csv,
     export_requests_jsonl,
-    rating_request_frame,
     read_annotated_requests,
     read_rated_requests,
-    request_frame,
 )
 from prefeval_core.session import DataChoice
 from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
@@ -202,14 +201,13 @@ def request_files(
     dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], annotator: str, scale: RatingScale | None
 ) -> None:
     """Download what is left to judge; upload it back once judged."""
+    seed = st.session_state[state.ANNOTATION_SEED]
+    requests = blind_requests(tasks, choice.key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
+    keep = "The file names no system (blind); leave `request_id`{} as they are."
     if scale is None:
-        frame = pd.DataFrame([vars(t) for t in tasks if isinstance(t, ComparisonTask)], columns=["item_id", "system_a", "system_b"])
-        requests = request_frame(frame, dataset.texts, dataset.sources, annotator="")
-        how = "Fill the `label` column with > (A better), = or < (or A / tie / B), then upload the file here."
+        how = "Fill the `label` column with > (A better), = or < (or A / tie / B), then upload the file here. " + keep.format(" and `left`")
     else:
-        frame = pd.DataFrame([vars(t) for t in tasks if isinstance(t, RatingTask)], columns=["item_id", "system"])
-        requests = rating_request_frame(frame, dataset.texts, dataset.sources, annotator="")
-        how = f"Fill the `score` column ({scale.describe()}), then upload the file here."
+        how = f"Fill the `score` column ({scale.describe()}), then upload the file here. " + keep.format("")
     left, right = st.columns(2)
     left.download_button("Requests as CSV", export_requests_csv(requests), "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
     right.download_button(

@@ -52,6 +52,8 @@ _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "source": ("source", "src"),
     "prompt_id": ("prompt_id",),
     "ref_index": ("ref_index",),
+    "request_id": ("request_id",),
+    "left": ("left",),
 }
 _STEM_KINDS: Final[dict[str, TableKind]] = {
     "ratings": "ratings",
