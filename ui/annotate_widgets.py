@@ -14,17 +14,11 @@ from prefeval_core.errors import DataError
 from prefeval_core.labelstudio import comparison_project, rating_project, read_label_studio_export
 from prefeval_core.left_right import Choice, left_right, make_comparison
 from prefeval_core.protocol import ProtocolState, next_request
-from prefeval_core.requests import (
-    blind_requests,
-    export_requests_csv,
-    export_requests_jsonl,
-    read_annotated_requests,
-    read_rated_requests,
-)
 from prefeval_core.session import DataChoice
 from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow.rating_scale import RatingScale
+from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests, request_file
 from ui import state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash, set_annotator
@@ -172,24 +166,9 @@ def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: 
     if upload is None:
         return
     try:
-        if scale is None:
-            judgments: list[Judgment] = list(
-                read_annotated_requests(
-                    upload.name, upload.getvalue(), dataset_key, annotator=annotator, systems=systems, study_id=study_id
-                )
-            )
-        else:
-            judgments = list(
-                read_rated_requests(
-                    upload.name,
-                    upload.getvalue(),
-                    dataset_key,
-                    annotator=annotator,
-                    systems=systems,
-                    study_id=study_id,
-                    scale=(scale.low, scale.high),
-                )
-            )
+        judgments = judged_requests(
+            upload.name, upload.getvalue(), dataset_key, systems=systems, scale=scale, annotator=annotator, study_id=study_id
+        )
     except DataError as error:
         st.session_state["pe.import_problems"] = error.problems
         return
@@ -202,17 +181,11 @@ def request_files(
 ) -> None:
     """Download what is left to judge; upload it back once judged."""
     seed = st.session_state[state.ANNOTATION_SEED]
-    requests = blind_requests(tasks, choice.key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
-    keep = "The file names no system (blind); leave `request_id`{} as they are."
-    if scale is None:
-        how = "Fill the `label` column with > (A better), = or < (or A / tie / B), then upload the file here. " + keep.format(" and `left`")
-    else:
-        how = f"Fill the `score` column ({scale.describe()}), then upload the file here. " + keep.format("")
+    csv, jsonl = (request_file(tasks, dataset, choice.key, study_id=study_id, seed=seed, file_format=f) for f in ("csv", "jsonl"))
+    how = "Download, fill in, then upload the file here. " + fill_in_instructions(scale)
     left, right = st.columns(2)
-    left.download_button("Requests as CSV", export_requests_csv(requests), "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
-    right.download_button(
-        "Requests as JSONL", export_requests_jsonl(requests), "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl"
-    )
+    left.download_button("Requests as CSV", csv, "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
+    right.download_button("Requests as JSONL", jsonl, "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl")
     st.caption(escape_markdown(how).replace("\\`", "`"))
     st.file_uploader(
         "Judged request file", type=["csv", "tsv", "jsonl", "json", "gz"], key="pe.w.annotated",

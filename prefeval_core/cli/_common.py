@@ -7,12 +7,14 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import INPUT_KINDS, InputKind
 from prefeval_core.data.reading import MAX_BYTES
+from prefeval_core.errors import UnsupportedFormatError
 
 INT_LIMIT: Final = 2**63
 """Integer options are below 2^63 (seeds, budgets and counts become int64 in numpy)."""
@@ -79,6 +81,20 @@ def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
     columns = [c.strip() for c in args.rater_columns.split(",")] if args.rater_columns else None
     rater_columns = {p.rsplit("/", 1)[-1]: columns for p in paths} if columns else None
     return load_dataset(list(paths), kinds=kinds, rater_columns=rater_columns, max_bytes=int(args.max_mb * 1024**2))
+
+
+def read_input_file(file: str) -> tuple[str, bytes]:
+    """A file's name and bytes, at most one byte past the readers' limit (they refuse more).
+
+    Raises:
+        UnsupportedFormatError: the file cannot be read (missing, a folder, no permission).
+    """
+    path = Path(file)
+    try:
+        with path.open("rb") as stream:
+            return path.name, stream.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise UnsupportedFormatError.single("unsupported", f"cannot read the file ({error.strerror or error})", file=path.name) from None
 
 
 def print_json(value: Any) -> None:

@@ -14,15 +14,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prefeval_core.cli._common import positive_int, print_json, seed_int
+from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.limits import MAX_BYTES
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.labelstudio import comparison_project, rating_control, rating_project, read_label_studio_export, study_tasks
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
 from prefeval_core.tasks import ComparisonTask, RatingTask
-from prefeval_core.workflow.rating_scale import rating_scale
 from prefeval_core.workflow.studies import Study, resume_study, study_parts
 
 
@@ -62,12 +60,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str, Any]:
     tasks = next_request(study.state).tasks
-    if study.table.unit == "comparisons":
+    scale = study.rating_scale(dataset)
+    if scale is None:
         pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
         project = comparison_project(pairs, study.data.key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed)
         control = "choices"
     else:
-        scale = rating_scale(dataset, study.setup.human)
         outputs = [t for t in tasks if isinstance(t, RatingTask)]
         project = rating_project(outputs, study.data.key, scale, texts=dataset.texts, sources=dataset.sources, study_id=study.id)
         control = rating_control(scale)
@@ -92,15 +90,10 @@ def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str
 def _import(study: Study, dataset: Dataset, file: str | None) -> dict[str, Any]:
     if file is None:
         raise SystemExit("labelstudio import: give the file Label Studio exported (JSON)")
-    path = Path(file)
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(MAX_BYTES + 1)  # the reader refuses more than its limit
-    except OSError as error:
-        raise UnsupportedFormatError.single("unsupported", f"cannot read the file ({error.strerror or error})", file=path.name) from None
-    scale = rating_scale(dataset, study.setup.human) if study.table.unit == "ratings" else None
+    name, data = read_input_file(file)
+    scale = study.rating_scale(dataset)
     loaded = read_label_studio_export(
-        path.name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table)
+        name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table)
     )
     stored = open_store().add_many(loaded.judgments)
     return {

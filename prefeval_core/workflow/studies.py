@@ -22,6 +22,7 @@ from prefeval_core.schema import validated
 from prefeval_core.session import DataChoice
 from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
 from prefeval_core.tasks import ComparisonTask
+from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
 from prefeval_core.workflow.study import start_study, study_table
@@ -44,6 +45,10 @@ class Study:
     @property
     def id(self) -> int:
         return self.record.id
+
+    def rating_scale(self, dataset: Dataset) -> RatingScale | None:
+        """The scale ratings are asked on (the human rater's in ``dataset``); ``None`` in a comparison study."""
+        return rating_scale(dataset, self.setup.human) if self.table.unit == "ratings" else None
 
 
 def _setup_json(data: DataChoice, setup: StudySetup) -> str:

@@ -1,0 +1,94 @@
+"""``requests export STUDY [--out FILE] [--seed N]`` and ``requests import STUDY FILE [--annotator NAME]``:
+a study's open request as a blind file for annotators (CSV or JSONL by the name's suffix), and the
+file, filled in, back into the store as the study's judgments.
+
+``import`` stores each judgment once however often the file is imported and says how many were
+new; ``studies step STUDY`` then feeds the complete ones to the protocol. The same route as the
+Annotate page's request files (:mod:`prefeval_core.workflow.request_files`); the store is the
+dashboard's (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.errors import UnsupportedFormatError
+from prefeval_core.protocol import next_request
+from prefeval_core.store import open_store
+from prefeval_core.workflow.request_files import RequestFileFormat, fill_in_instructions, judged_requests, request_file
+from prefeval_core.workflow.studies import Study, resume_study, study_parts
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "requests",
+        help="a study's request as a blind file for annotators, and the filled-in file back as judgments",
+        description="export: the open request of a study as a blind request file (no system names; CSV or JSONL by the "
+        "suffix of --out); import: that file, filled in by annotators, into the store as the study's judgments.",
+    )
+    parser.add_argument("action", choices=("export", "import"), help="what to do")
+    parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
+    parser.add_argument("file", nargs="?", help="import: the filled-in request file")
+    parser.add_argument("--out", default="prefeval-requests.csv", help="export: the file to write, .csv or .jsonl (default %(default)s)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
+    parser.add_argument("--annotator", default="", help="import: the annotator of rows whose annotator column is empty")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = open_store()
+    data, _ = study_parts(store.study(args.study))
+    dataset = data.load()
+    study = resume_study(store, args.study, dataset)
+    if args.action == "export":
+        output = _export(study, dataset, Path(args.out), args.seed)
+    else:
+        output = _import(study, dataset, args.file, args.annotator)
+    if args.json:
+        print_json(output)
+    elif args.action == "export":
+        print(f"study #{study.id}: {output['tasks']} {output['unit']} to judge, written to {output['file']}")
+        print(output["instructions"])
+    else:
+        counts = f"{output['added']} new, {output['already_there']} already stored"
+        print(f"study #{study.id}: {output['judgments']} judgments in {Path(args.file).name}; {counts}")
+    return 0
+
+
+def _file_format(path: Path) -> RequestFileFormat:
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl"):
+        raise UnsupportedFormatError.single("unsupported", f"write the requests as .csv or .jsonl, not '{suffix}'", file=path.name)
+    return "csv" if suffix == ".csv" else "jsonl"
+
+
+def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, Any]:
+    tasks = next_request(study.state).tasks
+    content = request_file(tasks, dataset, study.data.key, study_id=study.id, seed=seed, file_format=_file_format(path))
+    try:
+        path.write_bytes(content)
+    except OSError as error:
+        raise UnsupportedFormatError.single("unsupported", f"cannot write the file ({error.strerror or error})", file=str(path)) from None
+    scale = study.rating_scale(dataset)
+    return {
+        "study": study.id,
+        "tasks": len(tasks),
+        "unit": study.table.unit,
+        "file": str(path),
+        "instructions": fill_in_instructions(scale),
+    }
+
+
+def _import(study: Study, dataset: Dataset, file: str | None, annotator: str) -> dict[str, Any]:
+    if file is None:
+        raise SystemExit("requests import: give the filled-in request file")
+    name, data = read_input_file(file)
+    scale = study.rating_scale(dataset)
+    judgments = judged_requests(name, data, study.data.key, systems=dataset.systems, scale=scale, annotator=annotator, study_id=study.id)
+    stored = open_store().add_many(judgments)
+    return {"study": study.id, "judgments": len(judgments), "added": stored.added, "already_there": stored.already_there}
