@@ -31,8 +31,9 @@ from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.limits import MAX_BYTES
 from prefeval_core.errors import DataError
 from prefeval_core.labelstudio import read_label_studio_export
+from prefeval_core.requests import read_annotated_requests
 from prefeval_core.safe_csv import restore_cell, starts_formula, to_safe_csv
-from tests.reliability.upload_corpus import LABEL_STUDIO_DATASET, LABEL_STUDIO_SYSTEMS, HostileUpload
+from tests.reliability.upload_corpus import LABEL_STUDIO_DATASET, LABEL_STUDIO_SYSTEMS, REQUEST_DATASET, REQUEST_SYSTEMS, HostileUpload
 
 Result = Literal["accepted", "refused", "traceback"]
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
@@ -149,13 +150,17 @@ class CampaignFigures:
         return "\n".join(lines)
 
 
-def check_label_studio_upload(upload: HostileUpload) -> UploadOutcome:
-    """A Label Studio export through the importer (:mod:`prefeval_core.labelstudio`)."""
+def check_importer_upload(upload: HostileUpload) -> UploadOutcome:
+    """A Label Studio export (:mod:`prefeval_core.labelstudio`) or a filled-in request file
+    (:mod:`prefeval_core.requests`) through its importer."""
     started = time.perf_counter()
     detail = ""
     unnamed = False
     try:
-        read_label_studio_export(upload.name, upload.data, LABEL_STUDIO_DATASET, systems=LABEL_STUDIO_SYSTEMS)
+        if upload.reader == "labelstudio":
+            read_label_studio_export(upload.name, upload.data, LABEL_STUDIO_DATASET, systems=LABEL_STUDIO_SYSTEMS)
+        else:
+            read_annotated_requests(upload.name, upload.data, REQUEST_DATASET, systems=REQUEST_SYSTEMS)
         result: Result = "accepted"
     except DataError as exc:
         result = "refused"
@@ -173,8 +178,8 @@ def check_label_studio_upload(upload: HostileUpload) -> UploadOutcome:
 
 def check_upload(upload: HostileUpload, workdir: Path) -> UploadOutcome:
     """Everything the campaign does with one upload (``workdir``: a scratch folder)."""
-    if upload.reader == "labelstudio":
-        return check_label_studio_upload(upload)
+    if upload.reader != "dataset":
+        return check_importer_upload(upload)
     started = time.perf_counter()
     max_bytes = upload.max_bytes or MAX_BYTES
     details: list[str] = []

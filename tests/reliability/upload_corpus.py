@@ -33,8 +33,9 @@ Expect = Literal["accept", "refuse", "either"]
 Flaw = Literal["duplicate_column", "ragged"] | None
 Scale = Literal["fast", "full"]
 Format = Literal["csv", "tsv", "semicolon", "jsonl", "json", "parquet"]
-Reader = Literal["dataset", "labelstudio"]
-"""What reads an upload: the data layer (``load_dataset``), or the Label Studio importer."""
+Reader = Literal["dataset", "labelstudio", "requests"]
+"""What reads an upload: the data layer (``load_dataset``), the Label Studio importer, or the
+reader of filled-in request files."""
 
 
 @dataclass(frozen=True)
@@ -851,6 +852,45 @@ def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
     return _Made(".json", data, "accept" if variant == 0 else "refuse", reader="labelstudio")
 
 
+REQUEST_DATASET = "upload:hostile-requests"
+"""The data key the campaign's request files were made for (no study)."""
+REQUEST_SYSTEMS = ("gpt-4", "llama", "mistral")
+
+
+def filled_request_files(rng: np.random.Generator, scale: Scale) -> _Made:
+    """Blind request files filled in by annotators (CSV or JSONL): valid, or with one flaw (a
+    changed request id, a side that is not one, a label off the scale, a column dropped, cut
+    short, random bytes)."""
+    from prefeval_core.requests import blind_requests, export_requests_csv, export_requests_jsonl
+    from prefeval_core.tasks import ComparisonTask
+
+    items = [f"i{k}" for k in range(int(rng.integers(2, 6)))]
+    pairs = [("gpt-4", "llama"), ("gpt-4", "mistral"), ("llama", "mistral")]
+    frame = blind_requests([ComparisonTask(i, a, b) for i in items for a, b in pairs], REQUEST_DATASET, seed=int(rng.integers(100)))
+    frame["label"] = rng.choice([">", "=", "<", "A", "tie", "B", ""], size=len(frame))
+    row = int(rng.integers(len(frame)))
+    variant = int(rng.integers(7))
+    if variant == 1:
+        frame.loc[row, ["request_id", "label"]] = [f"{int(rng.integers(2**62)):032x}", ">"]
+    elif variant == 2:
+        frame.loc[row, ["left", "label"]] = [str(rng.choice(["A", "left", "", "1"])), ">"]
+    elif variant == 3:
+        frame.loc[row, "label"] = str(rng.choice(["maybe", "2", ">>", "a better"]))
+    elif variant == 4:
+        frame = frame.drop(columns=str(rng.choice(["request_id", "left", "label", "item_id"])))
+    jsonl = bool(rng.integers(2))
+    data = export_requests_jsonl(frame) if jsonl else export_requests_csv(frame)
+    suffix = ".jsonl" if jsonl else ".csv"
+    if variant == 5:  # cut short: a line may end where a row ends
+        return _Made(suffix, data[: int(len(data) * rng.uniform(0.2, 0.95))], "either", reader="requests")
+    if variant == 6:
+        buffer = bytearray(data)
+        for _ in range(int(rng.integers(1, 6))):
+            buffer[int(rng.integers(len(buffer)))] = int(rng.integers(256))
+        return _Made(suffix, bytes(buffer), "either", reader="requests")
+    return _Made(suffix, data, "accept" if variant == 0 else "refuse", reader="requests")
+
+
 BUILDERS: tuple[Builder, ...] = (
     valid_any_format,
     valid_preferences,
@@ -902,6 +942,7 @@ BUILDERS: tuple[Builder, ...] = (
     mqm_files,
     arena_files,
     label_studio_exports,
+    filled_request_files,
     random_mutation,
     random_mutation,
     random_mutation,
