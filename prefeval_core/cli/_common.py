@@ -15,6 +15,8 @@ from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import INPUT_KINDS, InputKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import UnsupportedFormatError
+from prefeval_core.store import open_store
+from prefeval_core.workflow.studies import Study, resume_study, study_parts
 
 INT_LIMIT: Final = 2**63
 """Integer options are below 2^63 (seeds, budgets and counts become int64 in numpy)."""
@@ -95,6 +97,26 @@ def read_input_file(file: str) -> tuple[str, bytes]:
             return path.name, stream.read(MAX_BYTES + 1)
     except OSError as error:
         raise UnsupportedFormatError.single("unsupported", f"cannot read the file ({error.strerror or error})", file=path.name) from None
+
+
+def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help: str, out_default: str, out_help: str) -> None:
+    """The arguments of a command that exports a study's open request and imports it judged
+    (``labelstudio``, ``requests``): ``export|import STUDY [FILE] [--out] [--seed] [--json]``."""
+    parser.add_argument("action", choices=("export", "import"), help="what to do")
+    parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
+    parser.add_argument("file", nargs="?", help=f"import: {file_help}")
+    parser.add_argument("--out", default=out_default, help=f"export: {out_help}")
+    parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def open_study(study_id: int) -> tuple[Study, Dataset]:
+    """A study recorded in the store (``$PREFEVAL_DATABASE_URL``, else SQLite in
+    ``$PREFEVAL_DATA_DIR``), resumed where it stands, and its data."""
+    store = open_store()
+    data, _ = study_parts(store.study(study_id))
+    dataset = data.load()
+    return resume_study(store, study_id, dataset), dataset
 
 
 def print_json(value: Any) -> None:

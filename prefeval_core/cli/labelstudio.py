@@ -14,14 +14,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int
+from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.labelstudio import comparison_project, rating_control, rating_project, read_label_studio_export, study_tasks
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
 from prefeval_core.tasks import ComparisonTask, RatingTask
-from prefeval_core.workflow.studies import Study, resume_study, study_parts
+from prefeval_core.workflow.studies import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,20 +31,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="export: the open request of a study as Label Studio tasks (tasks.json) and labeling config (config.xml); "
         "import: Label Studio's JSON export of that project into the store, as the study's judgments.",
     )
-    parser.add_argument("action", choices=("export", "import"), help="what to do")
-    parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
-    parser.add_argument("file", nargs="?", help="import: Label Studio's JSON export")
-    parser.add_argument("--out", default=".", help="export: the folder to write tasks.json and config.xml to (default: here)")
-    parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_request_exchange_arguments(
+        parser, file_help="Label Studio's JSON export", out_default=".",
+        out_help="the folder to write tasks.json and config.xml to (default: here)",
+    )  # fmt: skip
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    store = open_store()
-    data, _ = study_parts(store.study(args.study))
-    dataset = data.load()
-    study = resume_study(store, args.study, dataset)
+    study, dataset = open_study(args.study)
     output = _export(study, dataset, Path(args.out), args.seed) if args.action == "export" else _import(study, dataset, args.file)
     if args.json:
         print_json(output)

@@ -14,13 +14,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int
+from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
 from prefeval_core.workflow.request_files import RequestFileFormat, fill_in_instructions, judged_requests, request_file
-from prefeval_core.workflow.studies import Study, resume_study, study_parts
+from prefeval_core.workflow.studies import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,21 +30,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="export: the open request of a study as a blind request file (no system names; CSV or JSONL by the "
         "suffix of --out); import: that file, filled in by annotators, into the store as the study's judgments.",
     )
-    parser.add_argument("action", choices=("export", "import"), help="what to do")
-    parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
-    parser.add_argument("file", nargs="?", help="import: the filled-in request file")
-    parser.add_argument("--out", default="prefeval-requests.csv", help="export: the file to write, .csv or .jsonl (default %(default)s)")
-    parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
+    add_request_exchange_arguments(
+        parser, file_help="the filled-in request file", out_default="prefeval-requests.csv",
+        out_help="the file to write, .csv or .jsonl (default %(default)s)",
+    )  # fmt: skip
     parser.add_argument("--annotator", default="", help="import: the annotator of rows whose annotator column is empty")
-    parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    store = open_store()
-    data, _ = study_parts(store.study(args.study))
-    dataset = data.load()
-    study = resume_study(store, args.study, dataset)
+    study, dataset = open_study(args.study)
     if args.action == "export":
         output = _export(study, dataset, Path(args.out), args.seed)
     else:

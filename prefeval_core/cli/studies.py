@@ -13,11 +13,11 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from prefeval_core.cli._common import positive_int, print_json, progress
+from prefeval_core.cli._common import open_study, positive_int, print_json, progress
 from prefeval_core.protocol import apply_judgments, decide_round, next_request, replay_source, run_protocol
 from prefeval_core.store import open_store
 from prefeval_core.workflow.feed import stored_judgments
-from prefeval_core.workflow.studies import Study, list_studies, record_state, resume_study, study_parts
+from prefeval_core.workflow.studies import Study, list_studies, record_state
 from prefeval_core.workflow.views import STOP_WORDS, study_status
 
 
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
-    study = _resume(args.study)
+    study, _ = open_study(args.study)
     if args.action == "step":
         study = _step(study)
     output = _shown(study)
@@ -63,12 +63,6 @@ def run(args: argparse.Namespace) -> int:
         print(output["answer"])
         print(f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks")
     return 0
-
-
-def _resume(study_id: int) -> Study:
-    store = open_store()
-    data, _ = study_parts(store.study(study_id))
-    return resume_study(store, study_id, data.load())
 
 
 def _step(study: Study) -> Study:
