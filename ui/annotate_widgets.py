@@ -13,9 +13,10 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
 from prefeval_core.labelstudio import comparison_project, rating_project, read_label_studio_export
 from prefeval_core.left_right import Choice, left_right, make_comparison
+from prefeval_core.position_bias import position_bias
 from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
-from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
+from prefeval_core.store import Comparison, Judgment, Rating, StudyRecord, next_task, open_store, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests, request_file
@@ -266,7 +267,7 @@ def store_view(choice: DataChoice, study: StudyRecord | None) -> None:
 
 def agreement_view(judgments: list[Judgment]) -> None:
     """Krippendorff's alpha (and Cohen's kappa for two annotators) per study and per annotator."""
-    comparisons = [j for j in judgments if j.kind == "comparison"]
+    comparisons = [j for j in judgments if isinstance(j, Comparison)]
     ratings = [j for j in judgments if j.kind == "rating"]
     for name, kind_judgments, measure in (("comparisons", comparisons, comparison_agreement), ("ratings", ratings, rating_agreement)):
         if len({j.annotator for j in kind_judgments}) < 2:
@@ -275,3 +276,19 @@ def agreement_view(judgments: list[Judgment]) -> None:
         kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
         st.markdown(f"**Agreement on {name}:** Krippendorff's alpha {agreement.alpha:.3f}{kappa}")
         st.dataframe(pd.DataFrame([vars(a) for a in agreement.per_annotator]), hide_index=True, width="stretch")
+    if comparisons:
+        position_view(comparisons)
+
+
+def position_view(comparisons: list[Comparison]) -> None:
+    """Each annotator's share of decisive comparisons won by the left output, and the test of no position bias."""
+    rows = [
+        {"annotator": b.annotator, "decisive judgments": b.decisive, "left output won": b.left_share, "p (no position bias)": b.p_value}
+        for b in position_bias(comparisons)
+    ]
+    st.markdown("**Which side wins:** with no position bias the winner does not depend on the side it was shown on.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(
+        "Cochran–Mantel–Haenszel test over the pairs (prefeval_core/position_bias.py); a small p says the annotator "
+        "tends to pick one side whatever it shows."
+    )
