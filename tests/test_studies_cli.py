@@ -29,3 +29,37 @@ def test_list_show_and_step_a_replay_study(tmp_path: Path, monkeypatch: pytest.M
     assert json.loads(capsys.readouterr().out)["round"] == 1  # recorded: a new process sees the step
     assert main(["studies", "show", "999"]) == 1  # no such study: a one-line error
     assert "999" in capsys.readouterr().err
+
+
+def test_agreement_of_a_live_studys_annotators(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from prefeval_core.agreement import comparison_agreement
+    from prefeval_core.left_right import left_right, make_comparison
+    from prefeval_core.position_bias import position_bias
+    from tests.test_requests_cli import study_data
+
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("PREFEVAL_DATABASE_URL", raising=False)
+    data = study_data()
+    store = open_store(tmp_path)
+    study = begin_study(store, data, data.load(), StudySetup(human="human", unit="comparisons", mode="live", budget=200, batch=10))
+    assert main(["studies", "agreement", str(study.id), "--json"]) == 0
+    empty = json.loads(capsys.readouterr().out)
+    assert empty == {"study": study.id, "comparisons": None, "ratings": None, "position_bias": []}
+    judgments = []
+    for k in range(20):
+        item = f"i{k:02d}"
+        for a, b in (("good", "middle"), ("middle", "poor")):
+            left, _ = left_right(0, data.key, item, a, b)
+            judgments.append(make_comparison(data.key, item, a, b, "left" if left == a else "right", "kim", left, study_id=study.id))
+            judgments.append(make_comparison(data.key, item, a, b, "left", "lee", left, study_id=study.id))  # always the left one
+    store.add_many(judgments)
+    assert main(["studies", "agreement", str(study.id), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    expected = comparison_agreement(judgments)
+    assert shown["comparisons"]["alpha"] == pytest.approx(expected.alpha) and shown["ratings"] is None
+    assert [a["annotator"] for a in shown["comparisons"]["per_annotator"]] == ["kim", "lee"]
+    sides = {s["annotator"]: s for s in shown["position_bias"]}
+    assert sides["lee"]["left_share"] == 1.0 and sides["lee"]["p_value"] == pytest.approx(position_bias(judgments)[1].p_value)
+    assert main(["studies", "agreement", str(study.id)]) == 0
+    text = capsys.readouterr().out
+    assert f"study #{study.id}, agreement on comparisons" in text and "lee: the left output won 40 of 40 decisive comparisons" in text

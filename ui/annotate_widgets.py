@@ -8,16 +8,17 @@ from itertools import combinations
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.agreement import comparison_agreement, rating_agreement
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
 from prefeval_core.labelstudio import comparison_project, rating_project, read_label_studio_export
 from prefeval_core.left_right import Choice, left_right, make_comparison
-from prefeval_core.position_bias import position_bias
+from prefeval_core.position_bias import PositionBias
 from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
-from prefeval_core.store import Comparison, Judgment, Rating, StudyRecord, next_task, open_store, utc_now
+from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.workflow.annotators import annotator_report
+from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
 from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests, request_file
 from ui import state
@@ -62,9 +63,7 @@ def annotator_input() -> str:
 
 def study_judgments(dataset_key: str, study: StudyRecord | None) -> list[Judgment]:
     """The judgments that count for the study (or, without one, for the data), both kinds."""
-    store = open_store()
-    study_id = None if study is None else study.id
-    return [*store.comparisons(dataset_key, study_id=study_id), *store.ratings(dataset_key, study_id=study_id)]
+    return stored_study_judgments(open_store(), dataset_key, None if study is None else study.id)
 
 
 def requested_tasks(protocol: ProtocolState) -> list[Task]:
@@ -266,25 +265,24 @@ def store_view(choice: DataChoice, study: StudyRecord | None) -> None:
 
 
 def agreement_view(judgments: list[Judgment]) -> None:
-    """Krippendorff's alpha (and Cohen's kappa for two annotators) per study and per annotator."""
-    comparisons = [j for j in judgments if isinstance(j, Comparison)]
-    ratings = [j for j in judgments if j.kind == "rating"]
-    for name, kind_judgments, measure in (("comparisons", comparisons, comparison_agreement), ("ratings", ratings, rating_agreement)):
-        if len({j.annotator for j in kind_judgments}) < 2:
+    """Krippendorff's alpha (and Cohen's kappa for two annotators) per study and per annotator,
+    and each annotator's position bias."""
+    report = annotator_report(judgments)
+    for name, agreement in (("comparisons", report.comparisons), ("ratings", report.ratings)):
+        if agreement is None:
             continue
-        agreement = measure(kind_judgments)  # type: ignore[arg-type]
         kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
         st.markdown(f"**Agreement on {name}:** Krippendorff's alpha {agreement.alpha:.3f}{kappa}")
         st.dataframe(pd.DataFrame([vars(a) for a in agreement.per_annotator]), hide_index=True, width="stretch")
-    if comparisons:
-        position_view(comparisons)
+    if report.sides:
+        position_view(report.sides)
 
 
-def position_view(comparisons: list[Comparison]) -> None:
+def position_view(sides: tuple[PositionBias, ...]) -> None:
     """Each annotator's share of decisive comparisons won by the left output, and the test of no position bias."""
     rows = [
         {"annotator": b.annotator, "decisive judgments": b.decisive, "left output won": b.left_share, "p (no position bias)": b.p_value}
-        for b in position_bias(comparisons)
+        for b in sides
     ]
     st.markdown("**Which side wins:** with no position bias the winner does not depend on the side it was shown on.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

@@ -1,9 +1,10 @@
-"""``studies [list|show ID|step ID] [--json]``: the studies in the store, as the dashboard records them.
+"""``studies [list|show ID|step ID|agreement ID] [--json]``: the studies in the store, as the dashboard records them.
 
 ``list`` prints every study (of a data key with ``--data-key``), newest first; ``show ID`` where a
 study stands (round, cost, decided pairs, the answer, the open request); ``step ID`` moves it on
 by one step and records it: a replay study runs its next round, a live study takes the stored
-judgments that are complete (judged by enough annotators) and decides. The store is the one the
+judgments that are complete (judged by enough annotators) and decides; ``agreement ID`` how its
+annotators agree and whether each favours the left output (as on the Annotate page). The store is the one the
 dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR``).
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 from prefeval_core.cli._common import open_study, positive_int, print_json, progress
 from prefeval_core.protocol import apply_judgments, decide_round, next_request, replay_source, run_protocol
 from prefeval_core.store import open_store
+from prefeval_core.workflow.annotators import annotator_report, study_judgments
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import Study, list_studies, record_state
 from prefeval_core.workflow.views import STOP_WORDS, study_status
@@ -24,12 +26,15 @@ from prefeval_core.workflow.views import STOP_WORDS, study_status
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "studies",
-        help="list, show and step the studies recorded in the store",
+        help="list, show and step the studies recorded in the store; their annotators' agreement",
         description="The studies the dashboard records in the store (a replay or live protocol run each): list them, show "
-        "where one stands, or move one on by a step (the next replay round, or the stored judgments of a live study).",
+        "where one stands, move one on by a step (the next replay round, or the stored judgments of a live study), or "
+        "show how its annotators agree and whether each favours the left output.",
     )
-    parser.add_argument("action", nargs="?", choices=("list", "show", "step"), default="list", help="what to do (default list)")
-    parser.add_argument("study", nargs="?", type=positive_int, help="the study's id (show, step)")
+    parser.add_argument(
+        "action", nargs="?", choices=("list", "show", "step", "agreement"), default="list", help="what to do (default list)"
+    )
+    parser.add_argument("study", nargs="?", type=positive_int, help="the study's id (show, step, agreement)")
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
@@ -51,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
     study, _ = open_study(args.study)
+    if args.action == "agreement":
+        return _agreement(study, args.json)
     if args.action == "step":
         study = _step(study)
     output = _shown(study)
@@ -62,6 +69,27 @@ def run(args: argparse.Namespace) -> int:
         )
         print(output["answer"])
         print(f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks")
+    return 0
+
+
+def _agreement(study: Study, as_json: bool) -> int:
+    report = annotator_report(study_judgments(open_store(), study.data.key, study.id))
+    if as_json:
+        print_json({"study": study.id, **report.as_json()})
+        return 0
+    for name, agreement in (("comparisons", report.comparisons), ("ratings", report.ratings)):
+        if agreement is None:
+            continue
+        kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
+        print(f"study #{study.id}, agreement on {name} ({agreement.shared_units} units judged twice or more): "
+              f"Krippendorff's alpha {agreement.alpha:.3f}{kappa}")  # fmt: skip
+        for each in agreement.per_annotator:
+            print(f"  {each.annotator}: {each.judgments} judged, alpha with the others {each.with_others:.3f}")
+    if report.comparisons is None and report.ratings is None:
+        print(f"study #{study.id}: fewer than two annotators per kind of judgment, no agreement to measure")
+    for side in report.sides:
+        print(f"  {side.annotator}: the left output won {side.left_won} of {side.decisive} decisive comparisons "
+              f"(p = {side.p_value:.3g} for no position bias)")  # fmt: skip
     return 0
 
 
