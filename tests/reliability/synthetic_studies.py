@@ -1,0 +1,145 @@
+"""Seeded synthetic studies nobody has seen, run through ``prefeval replay`` with every question
+and error control: the robustness campaign for "studies you do not have".
+
+``synthetic_study(seed, folder)`` writes one study: scalar (2-8 systems, 5-80 items, a Likert,
+continuous or MQM-like human scale, 0-2 metrics, about 5% of the ratings missing, names with
+spaces and non-ASCII letters) or pairwise (2-5 systems, 5-60 items, 0-1 LLM-judge-like
+metric, about 10% of the comparisons missing). ``replay_checks(study, seed)`` runs the replay with
+each question (all pairs, top-k with a random k, a random baseline) and each error control
+(none, spending, anytime), a random batch, with or without the metrics, a budget or a
+human fraction at times, and returns what went wrong: a non-zero exit, a traceback, a cost
+outside its bounds, an answer naming a system the study lacks, or a second run with the same
+seed that differs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from prefeval_core.cli import main
+
+QUESTIONS = ("all-pairs", "top-k", "baseline")
+CONTROLS = ("none", "spending", "anytime")
+
+
+@dataclass(frozen=True)
+class SyntheticStudy:
+    """A study written to ``folder``: its ``systems``, ``metrics`` and whether it is scalar."""
+
+    folder: Path
+    systems: tuple[str, ...]
+    metrics: tuple[str, ...]
+    scalar: bool
+
+
+def _scalar(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
+    count, items, metrics = int(rng.integers(2, 9)), int(rng.integers(5, 81)), int(rng.integers(0, 3))
+    systems = [f"sys{k}" for k in range(count)] if rng.random() < 0.5 else [f"S-{chr(65 + k)} ü" for k in range(count)]
+    quality = rng.normal(0, 1, count)
+    scale = str(rng.choice(["likert", "continuous", "mqm"]))
+    rows = []
+    for item, (index, name) in itertools.product(range(items), enumerate(systems)):
+        latent = quality[index] + rng.normal(0, 1.5)
+        if scale == "likert":
+            human = float(np.clip(np.round(3 + latent), 1, 5))
+        elif scale == "mqm":
+            human = -float(rng.poisson(max(0.1, 2 - latent)))
+        else:
+            human = float(latent)
+        if rng.random() < 0.05:
+            continue
+        rows.append((f"i{item}", name, "human", human))
+        # metric m: noisier with m, and favouring the first system (a biased metric)
+        rows += [(f"i{item}", name, f"metric{m}", float(latent + rng.normal(0, 1 + m) + 0.5 * (index == 0))) for m in range(metrics)]
+    pd.DataFrame(rows, columns=["item_id", "system", "rater", "score"]).to_csv(folder / "ratings.csv", index=False)
+    return SyntheticStudy(folder, tuple(systems), tuple(f"metric{m}" for m in range(metrics)), True)
+
+
+def _pairwise(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
+    count, items, metrics = int(rng.integers(2, 6)), int(rng.integers(5, 61)), int(rng.integers(0, 2))
+    systems = [f"m{k}" for k in range(count)]
+    quality = dict(zip(systems, rng.normal(0, 1, count), strict=True))
+    rows = []
+    for item, (a, b) in itertools.product(range(items), itertools.combinations(systems, 2)):
+        if rng.random() < 0.1:
+            continue
+        difference = quality[a] - quality[b] + rng.normal(0, 1)
+        rows.append((f"i{item}", a, b, "human", ">" if difference > 0.3 else "<" if difference < -0.3 else "="))
+        for m in range(metrics):
+            judged = difference + rng.normal(0, 1)
+            rows.append((f"i{item}", a, b, f"judge{m}", ">" if judged > 0.3 else "<" if judged < -0.3 else "="))
+    pd.DataFrame(rows, columns=["item_id", "system_a", "system_b", "rater", "label"]).to_csv(folder / "preferences.csv", index=False)
+    return SyntheticStudy(folder, tuple(systems), tuple(f"judge{m}" for m in range(metrics)), False)
+
+
+def synthetic_study(seed: int, folder: Path) -> SyntheticStudy:
+    """Study number ``seed`` (module docstring), written to ``folder``."""
+    rng = np.random.default_rng([seed, 2026])
+    folder.mkdir(parents=True, exist_ok=True)
+    return _scalar(rng, folder) if rng.random() < 0.6 else _pairwise(rng, folder)
+
+
+def _run(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    return code, out.getvalue(), err.getvalue()
+
+
+def replay_arguments(study: SyntheticStudy, seed: int) -> list[list[str]]:
+    """The replay command lines for ``study``: each question x error control, options drawn with ``seed``."""
+    rng = np.random.default_rng([seed, 7])
+    commands = []
+    for question, control in itertools.product(QUESTIONS, CONTROLS):
+        args = ["replay", "--data", str(study.folder), "--human", "human", "--json", "--question", question]
+        args += ["--error-control", control, "--batch", str(int(rng.integers(1, 15))), "--seed", str(seed)]
+        if question == "top-k":
+            args += ["--k", str(int(rng.integers(1, len(study.systems) + 1)))]
+        if question == "baseline":
+            args += ["--baseline", study.systems[int(rng.integers(len(study.systems)))]]
+        if study.metrics and rng.random() < 0.7:
+            args += ["--metric", ",".join(study.metrics)]
+            if rng.random() < 0.3:
+                args += ["--human-fraction", "0.3"]
+        if rng.random() < 0.3:
+            args += ["--budget", str(int(rng.integers(1, 200)))]
+        commands.append(args)
+    return commands
+
+
+def replay_checks(study: SyntheticStudy, seed: int) -> list[str]:
+    """What went wrong replaying ``study`` (module docstring); empty when nothing did."""
+    failures = []
+    for number, args in enumerate(replay_arguments(study, seed)):
+        try:
+            code, out, err = _run(args)
+            if code != 0:
+                failures.append(f"exit {code}: {' '.join(args)}: {err.strip()[-300:]}")
+                continue
+            summary = json.loads(out)["summary"]
+            if not 0 <= summary["cost_used"] <= summary["cost_available"]:
+                failures.append(f"cost {summary['cost_used']} of {summary['cost_available']}: {' '.join(args)}")
+            unknown = set(summary.get("answer") or ()) - set(study.systems)
+            if unknown:
+                failures.append(f"answer names {sorted(unknown)}: {' '.join(args)}")
+            if number == 0 and not _same(out, _run(args)[1]):
+                failures.append(f"the same seed gave another result: {' '.join(args)}")
+        except Exception:
+            failures.append(f"traceback: {' '.join(args)}: {traceback.format_exc()[-800:]}")
+    return failures
+
+
+def _same(first: str, second: str) -> bool:
+    """Two replay JSON outputs equal but for the wall-clock time."""
+    one, two = json.loads(first), json.loads(second)
+    one["summary"].pop("wall_s"), two["summary"].pop("wall_s")
+    return bool(one == two)
