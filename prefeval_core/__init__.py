@@ -7,7 +7,7 @@ The notebook API is at the top level (:mod:`prefeval_core.api`, DataFrames in an
     pe.replay(data, human="human:relevance", metrics=["rougeL"]).to_frame()
 
 ``load``, ``load_sample``, ``samples``, ``pair_counts``, ``decide``, ``replay``, ``check_metric``,
-``studies`` and ``resume`` are imported on first use, so that ``import prefeval_core`` (and the
+``studies``, ``resume`` and ``annotators`` are imported on first use, so that ``import prefeval_core`` (and the
 CLI's commands that never compute) stays free of JAX.
 
 The folder layout follows the method (``../shared/docs/method.md`` in the project's
@@ -26,11 +26,13 @@ from prefeval_core.errors import DataError, EngineError, PrefevalError, Problem,
 from prefeval_core.preferences import PairOutcomes, pair_outcomes
 
 if TYPE_CHECKING:  # the lazily imported API, for type checkers (`X as X`: re-exported)
+    from prefeval_core.api import AnnotatorReport as AnnotatorReport
     from prefeval_core.api import Decisions as Decisions
     from prefeval_core.api import MetricCheckResult as MetricCheckResult
     from prefeval_core.api import ReplayResult as ReplayResult
     from prefeval_core.api import StudyList as StudyList
     from prefeval_core.api import StudyView as StudyView
+    from prefeval_core.api import annotators as annotators
     from prefeval_core.api import check_metric as check_metric
     from prefeval_core.api import decide as decide
     from prefeval_core.api import load as load
@@ -42,11 +44,13 @@ if TYPE_CHECKING:  # the lazily imported API, for type checkers (`X as X`: re-ex
     from prefeval_core.api import studies as studies
 
 _API = (
+    "AnnotatorReport",
     "Decisions",
     "MetricCheckResult",
     "ReplayResult",
     "StudyList",
     "StudyView",
+    "annotators",
     "check_metric",
     "decide",
     "load",

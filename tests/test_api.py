@@ -290,6 +290,30 @@ def test_studies_and_resume_read_what_the_dashboard_records(tmp_path: Path, caps
         pe.resume(999, store=tmp_path)
 
 
+def test_annotators_of_a_recorded_study(tmp_path: Path) -> None:
+    from prefeval_core.left_right import left_right, make_comparison
+
+    choice = DataChoice.sample("wmt21_ted")
+    store = open_store(tmp_path)
+    study = begin_study(store, choice, choice.load(), StudySetup("human", unit="comparisons", batch=20), "team")
+    assert pe.annotators(study.id, store=tmp_path).to_frame().empty
+    systems = sorted(choice.load().systems)[:3]
+    judgments = []
+    for k in range(30):
+        for a, b in ((systems[0], systems[1]), (systems[1], systems[2])):
+            left, _ = left_right(0, choice.key, f"s{k}", a, b)
+            judgments.append(make_comparison(choice.key, f"s{k}", a, b, "left" if left == a else "right", "kim", left, study_id=study.id))
+            judgments.append(make_comparison(choice.key, f"s{k}", a, b, "left", "lee", left, study_id=study.id))
+    store.add_many(judgments)
+    report = pe.annotators(study.id, store=tmp_path)
+    frame = report.to_frame()
+    assert frame["annotator"].tolist() == ["kim", "lee"] and frame["judgments"].tolist() == [60, 60]
+    assert frame.set_index("annotator").loc["lee", "left_share"] == 1.0 and frame.set_index("annotator").loc["lee", "position_p"] < 1e-6
+    assert repr(report).startswith("<Annotators: alpha on comparisons ") and repr(report).endswith("position bias at p < 0.05: lee>")
+    with pytest.raises(SettingsError):
+        pe.annotators(999, store=tmp_path)
+
+
 def test_counts_frame_columns_name_each_cell_once() -> None:
     assert len(set(api.COUNT_COLUMNS)) == 15
     assert api.K_COLUMNS[1] == "k_a_tie" and api.K_COLUMNS[3] == "k_tie_a"  # row-major: rows = metric
