@@ -129,6 +129,28 @@ def test_a_ragged_row_is_refused_with_its_line() -> None:
         load(HEADER + row("A", 1, "r1", "Style/Awkward", "Minor") + "A\ttalk.1\t1\t1\tr1\ts\tt\tMinor\n")
 
 
+def test_quotes_are_characters_as_google_writes_the_files() -> None:
+    # News text quotes speech: a target may start with a quote, close it mid-field, or never close it.
+    # Read with CSV quoting these lines would run into the next fields (the file was refused).
+    opened = '"We are <v>here</v>," he said.'
+    text = HEADER + row("A", 1, "r1", "Accuracy/Mistranslation", "Minor", opened) + row("A", 2, "r1", "Style/Awkward", "Minor", '"Hi')
+    text += row("B", 1, "r1", "No-error", "No-error", '"We are here," she said.') + row("B", 2, "r1", "No-error", "No-error", 'A "b" c')
+    dataset = load(text)
+    outputs = {(i, s): o for i, s, o in dataset.texts[["item_id", "system", "output"]].itertuples(index=False)}
+    assert outputs == {
+        ("1", "A"): '"We are here," he said.', ("2", "A"): '"Hi', ("1", "B"): '"We are here," she said.', ("2", "B"): 'A "b" c'
+    }  # fmt: skip
+    assert scores(dataset, "human:mqm:r1") == {("1", "A"): -1.0, ("2", "A"): -1.0, ("1", "B"): 0.0, ("2", "B"): 0.0}
+    with pytest.raises(MalformedFileError, match=r"line 3 \(row 2\) has 11 fields"):  # a tab in a text is still a new field
+        load(HEADER + row("A", 1, "r1", "Style/Awkward", "Minor") + row("A", 2, "r1", "Style/Awkward", "Minor", "a\tb"))
+
+
+def test_other_tab_separated_files_keep_csv_quoting() -> None:
+    ratings = 'item_id\tsystem\trater\tscore\tnote\ni1\tA\thuman\t3\t"two\tfields"\n'
+    dataset = load_dataset([("ratings.tsv", ratings.encode())])
+    assert len(dataset.ratings) == 1 and dataset.ratings["score"].tolist() == [3.0]
+
+
 # ---------------------------------------------------------------------------------------------
 # The shared WMT21 TED set, rebuilt as Google's MQM file from its README: each per-rater score
 # split into error rows (Major 5, Minor 1, Minor Fluency/Punctuation 0.1; No-error for 0), with

@@ -5,7 +5,9 @@ delimiter and line breaks; lines end in LF, CRLF or a bare CR; empty lines are s
 Every data row must have as many fields as the header (a "ragged" row is an error naming its
 line), a quoted field must be closed, and the header may have at most
 :data:`~prefeval_core.data.limits.MAX_COLUMNS` fields (checked before the rest is parsed).
-There is no limit on the length of one field.
+There is no limit on the length of one field. A tab-separated MQM file is read without quoting,
+as Google writes it (:func:`~prefeval_core.data.headers.unquoted_header`): there a ``"`` is a
+character and every line break ends a record.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
+from prefeval_core.data.headers import unquoted_header
 from prefeval_core.data.limits import MAX_CELLS, MAX_COLUMNS
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, EmptyFileError, FileTooLargeError, MalformedFileError, Problem
 
@@ -68,14 +71,15 @@ def read_delimited(name: str, text: str, data: bytes) -> DelimitedTable:
     """
     sep = detect_delimiter(name, text)
     shown = _DELIMITER_NAMES[sep]
-    n_columns = _header_width(text, sep)
+    quoted = not unquoted_header(_header(text, sep, quoted=True), sep)
+    n_columns = len(_header(text, sep, quoted))
     if n_columns == 0:
         raise EmptyFileError.single("empty_file", "the file has no header row", file=name)
     if not data.endswith((b"\n", b"\r")):
         data += b"\n"  # pyarrow reads nothing from a file that is one line without a line end
     breaks = _line_breaks(data)
     _check_size(name, n_columns, len(breaks), shown)
-    starts, longest = _records(data, breaks)
+    starts, longest = _records(data, breaks, quoted)
     ragged: list[pa_csv.InvalidRow] = []
     n_ragged = 0
 
@@ -87,19 +91,20 @@ def read_delimited(name: str, text: str, data: bytes) -> DelimitedTable:
         return "skip"
 
     try:
-        table = _parse(data, sep, n_columns, on_ragged, block_size=max(_MIN_BLOCK, 2 * longest + 2))
+        table = _parse(data, sep, quoted, n_columns, on_ragged, block_size=max(_MIN_BLOCK, 2 * longest + 2))
     except pa.ArrowInvalid:  # a record longer than the quote count said (stray quotes): one block for the whole file
         ragged.clear()
         n_ragged = 0
-        table = _parse_or_refuse(name, shown, data, sep, n_columns, on_ragged, block_size=len(data) + 1)
+        table = _parse_or_refuse(name, shown, data, (sep, quoted), n_columns, on_ragged, block_size=len(data) + 1)
     except (pa.ArrowException, ValueError) as exc:
         raise _unparsable(name, shown, exc) from exc
-    lines = _record_lines(text, sep, breaks, starts, expected_records=table.num_rows + n_ragged)
+    lines = _record_lines(text, (sep, quoted), breaks, starts, expected_records=table.num_rows + n_ragged)
     if n_ragged:
         raise MalformedFileError(_ragged_problems(name, shown, ragged, n_ragged, lines))
     header = tuple(str(cell[0]) for cell in table.slice(0, 1).to_pydict().values())
     frame = table.slice(1).to_pandas()
-    _check_closed_quotes(name, data, frame, None if lines is None else int(lines[-1]))
+    if quoted:
+        _check_closed_quotes(name, data, frame, None if lines is None else int(lines[-1]))
     return DelimitedTable(header, frame, None if lines is None else lines[1 : len(frame) + 1])
 
 
@@ -107,9 +112,11 @@ def _unparsable(name: str, shown: str, exc: Exception) -> MalformedFileError:
     return MalformedFileError.single("malformed", f"cannot parse the file as {shown}-separated values: {exc}", file=name)
 
 
-def _parse_or_refuse(name: str, shown: str, data: bytes, sep: str, n_columns: int, on_ragged: object, block_size: int) -> pa.Table:
+def _parse_or_refuse(
+    name: str, shown: str, data: bytes, dialect: tuple[str, bool], n_columns: int, on_ragged: object, block_size: int
+) -> pa.Table:
     try:
-        return _parse(data, sep, n_columns, on_ragged, block_size)
+        return _parse(data, *dialect, n_columns, on_ragged, block_size)
     except (pa.ArrowException, ValueError) as exc:
         raise _unparsable(name, shown, exc) from exc
 
@@ -120,13 +127,14 @@ def _lines(text: str) -> Iterator[str]:
     return (match.group(0) for match in _LINE.finditer(text))
 
 
-def _csv_records(text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
-    """``(line where it starts, fields)`` of each non-empty record, by the ``csv`` module."""
+def _csv_records(text: str, sep: str, quoted: bool = True) -> Iterator[tuple[int, list[str]]]:
+    """``(line where it starts, fields)`` of each non-empty record, by the ``csv`` module
+    (``quoted``: ``"`` quotes fields; else it is a character)."""
     # Raise csv's global per-field limit (131,072 by default) so that a long field is read;
     # the file-size limit bounds it. Only ever raised, so threads cannot clash.
     if csv.field_size_limit() < len(text) + 1:
         csv.field_size_limit(len(text) + 1)
-    reader = csv.reader(_lines(text), delimiter=sep)
+    reader = csv.reader(_lines(text), delimiter=sep, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
     previous_end = 0
     for record in reader:
         if record:
@@ -134,9 +142,9 @@ def _csv_records(text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
         previous_end = reader.line_num
 
 
-def _header_width(text: str, sep: str) -> int:
-    """Fields of the first non-empty record, read alone (so a too-wide file costs nothing)."""
-    return next((len(record) for _, record in _csv_records(text, sep)), 0)
+def _header(text: str, sep: str, quoted: bool) -> list[str]:
+    """The fields of the first non-empty record, read alone (so a too-wide file costs nothing)."""
+    return next((record for _, record in _csv_records(text, sep, quoted)), [])
 
 
 def _positions(array: np.ndarray, byte: int) -> np.ndarray:
@@ -165,14 +173,15 @@ def _check_size(name: str, n_columns: int, max_rows: int, shown: str) -> None:
         raise FileTooLargeError.single("too_large", message + " (split the file)", file=name)
 
 
-def _parse(data: bytes, sep: str, n_columns: int, on_ragged: object, block_size: int) -> pa.Table:
+def _parse(data: bytes, sep: str, quoted: bool, n_columns: int, on_ragged: object, block_size: int) -> pa.Table:
     """All records as strings; the header is the first row (so that its quoting is read by
     the same parser, and no column's type is ever guessed). A record must fit in one block."""
+    quoting = {} if quoted else {"quote_char": False}
     names = [f"f{i}" for i in range(n_columns)]
     return pa_csv.read_csv(
         pa.BufferReader(data),
         read_options=pa_csv.ReadOptions(use_threads=False, block_size=block_size, autogenerate_column_names=True),
-        parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True, invalid_row_handler=on_ragged),
+        parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=quoted, invalid_row_handler=on_ragged, **quoting),
         convert_options=pa_csv.ConvertOptions(
             # large_string is what pandas' "str" dtype holds: the frame then shares the buffers
             column_types=dict.fromkeys(names, pa.large_string()),
@@ -182,29 +191,28 @@ def _parse(data: bytes, sep: str, n_columns: int, on_ragged: object, block_size:
     )
 
 
-def _records(data: bytes, breaks: np.ndarray) -> tuple[np.ndarray, int]:
+def _records(data: bytes, breaks: np.ndarray, quoted: bool) -> tuple[np.ndarray, int]:
     """Byte offsets where the non-empty records start, and the longest record in bytes.
 
-    A line break ends a record unless an odd number of quotes precedes it: exact for
-    well-formed quoting (a stray quote inside an unquoted field throws it off, which
+    A line break ends a record unless (``quoted``) an odd number of quotes precedes it: exact
+    for well-formed quoting (a stray quote inside an unquoted field throws it off, which
     :func:`_record_lines` notices).
     """
     array = np.frombuffer(data, dtype=np.uint8)
-    quotes = _positions(array, _QUOTE)
-    ends = breaks[np.searchsorted(quotes, breaks) % 2 == 0]
+    ends = breaks[np.searchsorted(_positions(array, _QUOTE), breaks) % 2 == 0] if quoted else breaks
     starts = np.concatenate([[0], ends + 1])
     stops = np.concatenate([ends, [len(data)]])
     body = stops - starts - (stops > starts) * (array[np.maximum(stops - 1, 0)] == _CR)
     return starts[body > 0], int(body.max(initial=0))
 
 
-def _record_lines(text: str, sep: str, breaks: np.ndarray, starts: np.ndarray, expected_records: int) -> np.ndarray | None:
+def _record_lines(text: str, dialect: tuple[str, bool], breaks: np.ndarray, starts: np.ndarray, expected_records: int) -> np.ndarray | None:
     """1-based start line of every non-empty record (the header first), or ``None`` when
-    neither the quote count (``starts``) nor the ``csv`` module finds the parser's count of
-    records."""
+    neither the quote count (``starts``) nor the ``csv`` module (``dialect``: delimiter,
+    quoted) finds the parser's count of records."""
     if len(starts) == expected_records:
         return np.searchsorted(breaks, starts) + 1
-    lines = [line for line, _ in _csv_records(text, sep)]
+    lines = [line for line, _ in _csv_records(text, *dialect)]
     return np.asarray(lines, dtype=np.int64) if len(lines) == expected_records else None
 
 

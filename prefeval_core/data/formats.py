@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pa_compute
 
 from prefeval_core.combine import majority_outcomes
+from prefeval_core.data.headers import SCORE_NAMES, mqm_columns, normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.outcomes import SYMBOLS, flip_codes
@@ -42,7 +43,7 @@ _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "item_id": ("item_id", "item", "segment_id", "seg_id", "doc_id"),
     "system": ("system", "model", "sys"),
     "rater": ("rater", "metric"),
-    "score": ("score", "value", "rating"),
+    "score": SCORE_NAMES,
     "annotator": ("annotator", "annotator_id", "worker"),
     "system_a": ("system_a", "model_a", "sys_a"),
     "system_b": ("system_b", "model_b", "sys_b"),
@@ -99,14 +100,10 @@ class ParsedTable:
     notes: tuple[str, ...]
 
 
-def _normal(column: str) -> str:
-    return column.strip().lower().replace(" ", "_").replace("-", "_")
-
-
 def find_columns(raw: RawTable, aliases: Mapping[str, tuple[str, ...]] = _ALIASES) -> dict[str, str]:
     """Map canonical column names to the file's own column names (case-insensitive, spaces and
     hyphens read as underscores; each canonical name's ``aliases`` tried in order)."""
-    present = {_normal(c): c for c in raw.frame.columns}
+    present = {normal_name(c): c for c in raw.frame.columns}
     found: dict[str, str] = {}
     for canonical, names in aliases.items():
         for alias in names:
@@ -125,7 +122,7 @@ def column_problems(raw: RawTable, aliases: Mapping[str, tuple[str, ...]] = _ALI
     """
     by_normal: dict[str, list[str]] = {}
     for column in raw.frame.columns:
-        by_normal.setdefault(_normal(column), []).append(column)
+        by_normal.setdefault(normal_name(column), []).append(column)
     problems: list[Problem] = []
     for canonical, candidates in aliases.items():
         present = [a for a in candidates if a in by_normal]
@@ -152,9 +149,8 @@ def detect_field_kind(raw: RawTable) -> FieldKind | None:
     ``severity``, a ``source`` or ``target``, and no score: a ratings file has one), ``arena`` for
     battles (``model_a, model_b, winner`` and no ``rater``: a preferences file names its rater),
     else ``None``."""
-    names = {_normal(c) for c in raw.frame.columns}
-    scored = "score" in find_columns(raw)
-    if {"system", "rater"} <= names and names & {"category", "severity"} and names & {"source", "target"} and not scored:
+    names = {normal_name(c) for c in raw.frame.columns}
+    if mqm_columns(names):
         return "mqm"
     if {"model_a", "model_b", "winner"} <= names and "rater" not in names:
         return "arena"

@@ -7,10 +7,10 @@ within its document and ``seg_id`` its global number; MQM Viewer's names ``docSe
 ``globalSegId`` are read too. A segment a rater found no error in has one row with category and
 severity ``No-error`` (``no-error`` in newstest2020). Error spans are marked ``<v>...</v>`` in
 ``source`` and ``target``; the texts are stored without the marks. Rows with an empty rater,
-category and severity carry only metadata (MQM Viewer) and are skipped. The reader takes
-double quotes as CSV quoting, while Google writes these files unquoted: a text field that
-starts with ``"`` loses its quotes (the scores are not affected), or, with unbalanced quotes,
-the file is refused naming the line (none of the WMT21 TED texts starts with a quote).
+category and severity carry only metadata (MQM Viewer) and are skipped. Google writes these
+files unquoted, and a tab-separated file with these columns is read so
+(:func:`~prefeval_core.data.headers.unquoted_header`): a ``"`` in a text is a character, also
+at its start (news quotes speech); a tab or a line break cannot occur inside a field.
 
 **Items**: ``seg_id`` (without one, ``doc:doc_id``). **Weights** of one error, as Google's
 scorer and MQM Viewer apply them (names compared case-insensitively, ``_`` and spaces read as
