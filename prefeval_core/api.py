@@ -53,7 +53,7 @@ from prefeval_core.protocol import Question, QuestionKind
 from prefeval_core.session import DEFAULT_SAMPLE, DataChoice, sample_names
 from prefeval_core.store import Store, StudySummary, open_store
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
-from prefeval_core.workflow.annotators import AnnotatorReport, annotator_report, study_judgments
+from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.studies import Study, list_studies, resume_study, study_parts
@@ -594,14 +594,18 @@ def resume(study_id: int, *, store: Store | str | Path | None = None) -> StudyVi
     return StudyView(resume_study(opened, study_id, data.load()))
 
 
-def annotators(study_id: int, *, store: Store | str | Path | None = None) -> AnnotatorReport:
+def annotators(study_id: int, *, store: Store | str | Path | None = None, metric: str | None = None) -> AnnotatorReport:
     """How the annotators of a recorded study judge (``store`` as in :func:`studies`): agreement on
     comparisons and on ratings (Krippendorff's alpha, Cohen's kappa for two, each annotator's
-    alpha with the others) and each one's position bias (does the left output win more often
-    than chance?); ``.to_frame()`` has a row per annotator and kind.
+    alpha with the others and agreement with ``metric``, by default the study's first metric)
+    and each one's position bias (does the left output win more often than chance?);
+    ``.to_frame()`` has a row per annotator and kind.
 
     Raises:
-        SettingsError: no such study.
+        SettingsError: no such study, or its data changed since.
+        UnknownNameError: ``metric`` is not a rater of the study's data.
     """
     opened = _store(store)
-    return annotator_report(study_judgments(opened, opened.study(study_id).dataset, study_id))
+    data, _ = study_parts(opened.study(study_id))
+    dataset = data.load()
+    return study_annotators(opened, resume_study(opened, study_id, dataset), dataset, metric)

@@ -314,6 +314,38 @@ def test_annotators_of_a_recorded_study(tmp_path: Path) -> None:
         pe.annotators(999, store=tmp_path)
 
 
+def test_annotators_agree_with_the_studys_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from prefeval_core.agreement import comparison_agreement
+    from prefeval_core.left_right import make_comparison
+    from prefeval_core.preferences import pair_outcomes
+
+    choice = DataChoice.sample("summeval")
+    dataset = choice.load()
+    store = open_store(tmp_path)
+    setup = StudySetup("human:relevance", metrics=("rougeL",), unit="comparisons", batch=5)
+    study = begin_study(store, choice, dataset, setup, "with rougeL")
+    items, pairs = sorted(dataset.ratings["item_id"].unique())[:8], [("M0", "M1"), ("M11", "M22"), ("M17", "M8")]
+    rng = np.random.default_rng(0)
+    judgments = [
+        make_comparison(choice.key, item, a, b, str(rng.choice(["left", "right", "equal"])), who, a, study_id=study.id)
+        for item in items for a, b in pairs for who in ("kim", "lee")
+    ]  # fmt: skip
+    store.add_many(judgments)
+    report = pe.annotators(study.id, store=tmp_path)
+    expected = comparison_agreement(judgments, pair_outcomes(dataset, "rougeL").frame)
+    assert report.metric == "rougeL" and report.comparisons is not None
+    assert [a.with_metric for a in report.comparisons.per_annotator] == pytest.approx([a.with_metric for a in expected.per_annotator])
+    assert all(a.shared_with_metric == 24 for a in report.comparisons.per_annotator)
+    other = pe.annotators(study.id, store=tmp_path, metric="bleu" if "bleu" in dataset.raters else dataset.metric_raters[-1])
+    assert other.metric != "rougeL"
+    os.environ["PREFEVAL_DATA_DIR"] = str(tmp_path)
+    try:
+        assert main(["studies", "agreement", str(study.id), "--metric", "no-such-metric"]) == 1
+    finally:
+        del os.environ["PREFEVAL_DATA_DIR"]
+    assert "no-such-metric" in capsys.readouterr().err
+
+
 def test_counts_frame_columns_name_each_cell_once() -> None:
     assert len(set(api.COUNT_COLUMNS)) == 15
     assert api.K_COLUMNS[1] == "k_a_tie" and api.K_COLUMNS[3] == "k_tie_a"  # row-major: rows = metric

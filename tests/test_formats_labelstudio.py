@@ -332,6 +332,8 @@ def test_the_annotate_page_offers_the_project_and_takes_the_export(data_dir: Pat
     assert "Imported 5 judgments from the Label Studio export project-1.json (0 were already stored" in shown(annotate.success[0].value)
     stored = open_store(data_dir).comparisons("sample:summeval", study_id=study.id)
     assert len(stored) == 5 and {s.annotator for s in stored} == {"labelstudio:9"} and {s.origin for s in stored} == {"import"}
+    metrics = at.session_state["pe.protocol"].table.metric_raters
+    assert metrics and annotate.selectbox(key="pe.w.agree_metric").value == metrics[0]  # agreement with the study's metric
     annotate.file_uploader(key="pe.w.ls_export").set_value(("project-1.json", export[:-3], "application/json"))
     annotate.run()
     assert "project-1.json, line" in shown(annotate.error[0].value)

@@ -96,6 +96,7 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     expected = [(row["item_id"], outcome, row["left"] == "first") for row, outcome in zip(rows[:3], outcomes, strict=True)]
     assert sorted((s.item_id, s.outcome, s.left_system == s.system_a) for s in stored) == sorted(expected)
     assert any("Which side wins" in m.value for m in at.markdown)
+    assert at.selectbox(key="pe.w.agree_metric").value == "bleu"  # no study: the data's first metric, for agreement with it
     sides = next(d.value for d in at.dataframe if "left output won" in d.value.columns)
     # row 1 said A (the left output) is better, row 3 B: one of the two decisive judgments went left
     assert sides["decisive judgments"].tolist() == [2] and sides["left output won"].tolist() == [0.5]

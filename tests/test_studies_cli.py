@@ -44,7 +44,7 @@ def test_agreement_of_a_live_studys_annotators(tmp_path: Path, monkeypatch: pyte
     study = begin_study(store, data, data.load(), StudySetup(human="human", unit="comparisons", mode="live", budget=200, batch=10))
     assert main(["studies", "agreement", str(study.id), "--json"]) == 0
     empty = json.loads(capsys.readouterr().out)
-    assert empty == {"study": study.id, "comparisons": None, "ratings": None, "position_bias": []}
+    assert empty == {"study": study.id, "metric": None, "comparisons": None, "ratings": None, "position_bias": []}
     judgments = []
     for k in range(20):
         item = f"i{k:02d}"

@@ -17,7 +17,7 @@ from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
 from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
-from prefeval_core.workflow.annotators import annotator_report
+from prefeval_core.workflow.annotators import annotator_report, default_metric
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
 from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests, request_file
@@ -243,8 +243,9 @@ def label_studio_files(dataset: Dataset, choice: DataChoice, study_id: int | Non
         show_problems(problems, "The Label Studio export could not be imported")
 
 
-def store_view(choice: DataChoice, study: StudyRecord | None) -> None:
-    """What the store holds for this data (and study), its export with attribution, and agreement."""
+def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, study_metrics: tuple[str, ...]) -> None:
+    """What the store holds for this data (and study), its export with attribution, and agreement
+    (with the metric the study uses, or another the data holds)."""
     judgments = study_judgments(choice.key, study)
     where = f"study #{study.id}" if study is not None else "this data"
     st.caption(f"{len(judgments)} judgments stored for {where} in {escape_markdown(open_store().where)}.")
@@ -259,15 +260,23 @@ def store_view(choice: DataChoice, study: StudyRecord | None) -> None:
             f"All judgments as {fmt.upper()}", open_store().export(fmt, choice.key, study_id=study_id),  # type: ignore[arg-type]
             f"prefeval-judgments.{fmt}", mime, key=f"pe.w.export_{fmt}",
         )  # fmt: skip
-    agreement_view(judgments)
+    agreement_view(judgments, dataset, study_metrics)
     frame = pd.DataFrame([{k: getattr(j, k, None) for k in ("created_at", "annotator", "item_id", "kind")} for j in judgments[-200:]])
     st.dataframe(frame.iloc[::-1], hide_index=True, width="stretch", height=240)
 
 
-def agreement_view(judgments: list[Judgment]) -> None:
+def agreement_view(judgments: list[Judgment], dataset: Dataset, study_metrics: tuple[str, ...]) -> None:
     """Krippendorff's alpha (and Cohen's kappa for two annotators) per study and per annotator,
-    and each annotator's position bias."""
-    report = annotator_report(judgments)
+    each annotator's agreement with a metric, and each annotator's position bias."""
+    metric = None
+    if dataset.metric_raters:
+        default = default_metric(study_metrics, dataset)
+        options = list(dataset.metric_raters)
+        metric = st.selectbox(
+            "Agreement with the metric", options, index=options.index(default) if default in options else 0, key="pe.w.agree_metric",
+            help="Each annotator's agreement with this metric: ordinal alpha on comparisons, Kendall's tau-b on ratings.",
+        )  # fmt: skip
+    report = annotator_report(judgments, dataset=dataset, metric=metric)
     for name, agreement in (("comparisons", report.comparisons), ("ratings", report.ratings)):
         if agreement is None:
             continue

@@ -15,9 +15,10 @@ from dataclasses import asdict
 from typing import Any
 
 from prefeval_core.cli._common import open_study, positive_int, print_json, progress
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.protocol import apply_judgments, decide_round, next_request, replay_source, run_protocol
 from prefeval_core.store import open_store
-from prefeval_core.workflow.annotators import annotator_report, study_judgments
+from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import Study, list_studies, record_state
 from prefeval_core.workflow.views import STOP_WORDS, study_status
@@ -36,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("study", nargs="?", type=positive_int, help="the study's id (show, step, agreement)")
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
+    parser.add_argument("--metric", help="agreement: the metric to compare the annotators with (default: the study's first metric)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
@@ -55,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
-    study, _ = open_study(args.study)
+    study, dataset = open_study(args.study)
     if args.action == "agreement":
-        return _agreement(study, args.json)
+        return _agreement(study, dataset, args.metric, args.json)
     if args.action == "step":
         study = _step(study)
     output = _shown(study)
@@ -72,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _agreement(study: Study, as_json: bool) -> int:
-    report = annotator_report(study_judgments(open_store(), study.data.key, study.id))
+def _agreement(study: Study, dataset: Dataset, metric: str | None, as_json: bool) -> int:
+    report = study_annotators(open_store(), study, dataset, metric)
     if as_json:
         print_json({"study": study.id, **report.as_json()})
         return 0
@@ -83,8 +85,12 @@ def _agreement(study: Study, as_json: bool) -> int:
         kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
         print(f"study #{study.id}, agreement on {name} ({agreement.shared_units} units judged twice or more): "
               f"Krippendorff's alpha {agreement.alpha:.3f}{kappa}")  # fmt: skip
+        with_metric = f", with {report.metric} {{:.3f}}" if report.metric else ""
         for each in agreement.per_annotator:
-            print(f"  {each.annotator}: {each.judgments} judged, alpha with the others {each.with_others:.3f}")
+            print(
+                f"  {each.annotator}: {each.judgments} judged, alpha with the others {each.with_others:.3f}"
+                + with_metric.format(each.with_metric)
+            )
     if report.comparisons is None and report.ratings is None:
         print(f"study #{study.id}: fewer than two annotators per kind of judgment, no agreement to measure")
     for side in report.sides:

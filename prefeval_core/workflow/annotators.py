@@ -1,5 +1,11 @@
-"""How a study's annotators judge: their agreement and their position bias, for the Annotate page
-and ``prefeval studies agreement`` (one route for both)."""
+"""How a study's annotators judge: their agreement (with each other and with a metric) and their
+position bias, for the Annotate page, ``prefeval studies agreement`` and ``pe.annotators`` (one
+route for all three).
+
+The metric is compared on its own terms: its pair outcomes (method.md §2, with the study's tie
+threshold) against comparisons, its scores against ratings (Kendall's tau-b; a pairwise judge
+has no scores, so no rating agreement with it).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +17,12 @@ from typing import Any, Final
 import pandas as pd
 
 from prefeval_core.agreement import Agreement, comparison_agreement, rating_agreement
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.errors import CoverageError
 from prefeval_core.position_bias import PositionBias, position_bias
+from prefeval_core.preferences import pair_outcomes, require_rater
 from prefeval_core.store import Comparison, Judgment, Rating, Store
+from prefeval_core.workflow.studies import Study
 
 POSITION_FLAG: Final = 0.05
 """The p-value below which a summary names an annotator as favouring one side."""
@@ -21,11 +31,13 @@ POSITION_FLAG: Final = 0.05
 @dataclass(frozen=True)
 class AnnotatorReport:
     """Agreement on ``comparisons`` and on ``ratings`` (``None`` where fewer than two annotators
-    judged that kind) and each annotator's position bias on comparisons (``sides``)."""
+    judged that kind; each annotator's ``with_metric`` against ``metric``, NaN without one) and
+    each annotator's position bias on comparisons (``sides``)."""
 
     comparisons: Agreement | None
     ratings: Agreement | None
     sides: tuple[PositionBias, ...]
+    metric: str | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """One row per annotator and kind: ``kind, annotator, judgments, with_others`` (alpha with
@@ -58,6 +70,7 @@ class AnnotatorReport:
     def as_json(self) -> dict[str, Any]:
         """The report as JSON values (NaN, an undefined statistic, as ``null``)."""
         return {
+            "metric": self.metric,
             "comparisons": None if self.comparisons is None else _finite(asdict(self.comparisons)),
             "ratings": None if self.ratings is None else _finite(asdict(self.ratings)),
             "position_bias": [_finite(asdict(s) | {"left_share": s.left_share}) for s in self.sides],
@@ -79,12 +92,53 @@ def study_judgments(store: Store, dataset_key: str, study_id: int | None) -> lis
     return [*store.comparisons(dataset_key, study_id=study_id), *store.ratings(dataset_key, study_id=study_id)]
 
 
-def annotator_report(judgments: Sequence[Judgment]) -> AnnotatorReport:
-    """Agreement and position bias of the annotators of ``judgments`` (latest per annotator and task)."""
+def annotator_report(
+    judgments: Sequence[Judgment], *, dataset: Dataset | None = None, metric: str | None = None, eps_metric: float = 0.0
+) -> AnnotatorReport:
+    """Agreement and position bias of the annotators of ``judgments`` (latest per annotator and
+    task); with ``metric`` (a rater of ``dataset``), each annotator's agreement with it too
+    (``eps_metric``: its tie threshold).
+
+    Raises:
+        UnknownNameError: ``metric`` is not a rater of ``dataset``.
+    """
     comparisons = [j for j in judgments if isinstance(j, Comparison)]
     ratings = [j for j in judgments if isinstance(j, Rating)]
+    outcomes = scores = None
+    if metric is not None and dataset is not None:
+        require_rater(dataset, metric)
+        outcomes = _metric_outcomes(dataset, metric, eps_metric) if comparisons else None
+        if dataset.rater_kind(metric) == "scalar":
+            scores = dataset.ratings.loc[dataset.ratings["rater"] == metric, ["item_id", "system", "score"]]
     return AnnotatorReport(
-        comparisons=comparison_agreement(comparisons) if len({j.annotator for j in comparisons}) >= 2 else None,
-        ratings=rating_agreement(ratings) if len({j.annotator for j in ratings}) >= 2 else None,
+        comparisons=comparison_agreement(comparisons, outcomes) if len({j.annotator for j in comparisons}) >= 2 else None,
+        ratings=rating_agreement(ratings, scores) if len({j.annotator for j in ratings}) >= 2 else None,
         sides=position_bias(comparisons) if comparisons else (),
+        metric=metric if dataset is not None else None,
     )
+
+
+def _metric_outcomes(dataset: Dataset, metric: str, eps_metric: float) -> pd.DataFrame | None:
+    try:
+        return pair_outcomes(dataset, metric, eps_metric).frame
+    except CoverageError:  # the metric judges no pair: nothing to agree with (with_metric stays NaN)
+        return None
+
+
+def default_metric(study_metrics: Sequence[str], dataset: Dataset) -> str | None:
+    """The metric annotators are compared with: the study's first metric the data holds (not the
+    simulated ``ideal``), else the data's first metric, else ``None``."""
+    chosen = [m for m in study_metrics if m in dataset.metric_raters]
+    return chosen[0] if chosen else next(iter(dataset.metric_raters), None)
+
+
+def study_annotators(store: Store, study: Study, dataset: Dataset, metric: str | None = None) -> AnnotatorReport:
+    """The report of a recorded ``study`` on its ``dataset``: its judgments in ``store``, compared
+    with ``metric`` (default :func:`default_metric`) at the study's metric tie threshold.
+
+    Raises:
+        UnknownNameError: ``metric`` is not a rater of the data.
+    """
+    judgments = study_judgments(store, study.data.key, study.id)
+    chosen = metric or default_metric(study.setup.metrics, dataset)
+    return annotator_report(judgments, dataset=dataset, metric=chosen, eps_metric=study.setup.eps_metric)
