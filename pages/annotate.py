@@ -51,4 +51,4 @@ with tab_app:
 with tab_files:
     aw.request_files(dataset, choice, study_id, tasks, annotator, scale)
 with tab_store:
-    aw.store_view(dataset, choice, study, () if protocol is None else protocol.table.metric_raters)
+    aw.store_view(dataset, choice, study, st.session_state[state.SETUP])

@@ -17,11 +17,12 @@ from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
 from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.annotators import annotator_report, default_metric
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
 from prefeval_core.workflow.rating_scale import RatingScale
-from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests, request_file
-from ui import state
+from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests
+from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash, set_annotator
 
@@ -180,12 +181,11 @@ def request_files(
     dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], annotator: str, scale: RatingScale | None
 ) -> None:
     """Download what is left to judge; upload it back once judged."""
-    seed = st.session_state[state.ANNOTATION_SEED]
-    csv, jsonl = (request_file(tasks, dataset, choice.key, study_id=study_id, seed=seed, file_format=f) for f in ("csv", "jsonl"))
+    files = cache.request_files(choice, tuple(tasks), study_id, st.session_state[state.ANNOTATION_SEED])
     how = "Download, fill in, then upload the file here. " + fill_in_instructions(scale)
     left, right = st.columns(2)
-    left.download_button("Requests as CSV", csv, "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
-    right.download_button("Requests as JSONL", jsonl, "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl")
+    left.download_button("Requests as CSV", files["csv"], "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
+    right.download_button("Requests as JSONL", files["jsonl"], "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl")
     st.caption(escape_markdown(how).replace("\\`", "`"))
     st.file_uploader(
         "Judged request file", type=["csv", "tsv", "jsonl", "json", "gz"], key="pe.w.annotated",
@@ -243,7 +243,7 @@ def label_studio_files(dataset: Dataset, choice: DataChoice, study_id: int | Non
         show_problems(problems, "The Label Studio export could not be imported")
 
 
-def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, study_metrics: tuple[str, ...]) -> None:
+def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, setup: StudySetup | None) -> None:
     """What the store holds for this data (and study), its export with attribution, and agreement
     (with the metric the study uses, or another the data holds)."""
     judgments = study_judgments(choice.key, study)
@@ -260,23 +260,24 @@ def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, 
             f"All judgments as {fmt.upper()}", open_store().export(fmt, choice.key, study_id=study_id),  # type: ignore[arg-type]
             f"prefeval-judgments.{fmt}", mime, key=f"pe.w.export_{fmt}",
         )  # fmt: skip
-    agreement_view(judgments, dataset, study_metrics)
+    agreement_view(judgments, dataset, choice, setup)
     frame = pd.DataFrame([{k: getattr(j, k, None) for k in ("created_at", "annotator", "item_id", "kind")} for j in judgments[-200:]])
     st.dataframe(frame.iloc[::-1], hide_index=True, width="stretch", height=240)
 
 
-def agreement_view(judgments: list[Judgment], dataset: Dataset, study_metrics: tuple[str, ...]) -> None:
+def agreement_view(judgments: list[Judgment], dataset: Dataset, choice: DataChoice, setup: StudySetup | None) -> None:
     """Krippendorff's alpha (and Cohen's kappa for two annotators) per study and per annotator,
     each annotator's agreement with a metric, and each annotator's position bias."""
     metric = None
     if dataset.metric_raters:
-        default = default_metric(study_metrics, dataset)
+        default = default_metric(() if setup is None else setup.metrics, dataset)
         options = list(dataset.metric_raters)
         metric = st.selectbox(
             "Agreement with the metric", options, index=options.index(default) if default in options else 0, key="pe.w.agree_metric",
             help="Each annotator's agreement with this metric: ordinal alpha on comparisons, Kendall's tau-b on ratings.",
         )  # fmt: skip
-    report = annotator_report(judgments, dataset=dataset, metric=metric)
+    eps_metric = 0.0 if setup is None else setup.eps_metric
+    report = annotator_report(judgments, None if metric is None else cache.metric_judgments(choice, metric, eps_metric))
     for name, agreement in (("comparisons", report.comparisons), ("ratings", report.ratings)):
         if agreement is None:
             continue

@@ -28,12 +28,16 @@ from prefeval_core.figures.posterior import win_rate_ridge
 from prefeval_core.partial_order import partial_order
 from prefeval_core.protocol import ProtocolState, StudyTable, state_to_json
 from prefeval_core.session import DataChoice
+from prefeval_core.tasks import Task
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
-from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow import StudySetup, annotators, views
+from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check_metric
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
+from prefeval_core.workflow.request_files import RequestFileFormat
+from prefeval_core.workflow.request_files import request_files as files_of
 
 MAX_UPLOAD_MB = 50
 """Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
@@ -62,6 +66,19 @@ def raw_columns(name: str, data: bytes) -> tuple[str, ...]:
 @st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Summarising ...")
 def summary(choice: DataChoice, human: str | None, metric: str | None) -> DatasetSummary:
     return summarise_dataset(dataset(choice), human, metric)
+
+
+@st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner=False)
+def metric_judgments(choice: DataChoice, metric: str, eps_metric: float) -> MetricJudgments:
+    """A metric's pair outcomes and scores, for the annotators' agreement with it (the Annotate
+    page reruns on every judgment; the metric does not change)."""
+    return annotators.metric_judgments(dataset(choice), metric, eps_metric)
+
+
+@st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner=False)
+def request_files(choice: DataChoice, tasks: tuple[Task, ...], study_id: int | None, seed: int) -> dict[RequestFileFormat, bytes]:
+    """The blind request file of a request in each format (:func:`prefeval_core.workflow.request_files.request_files`)."""
+    return files_of(tasks, dataset(choice), choice.key, study_id=study_id, seed=seed)
 
 
 @st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Preparing the study ...")

@@ -19,7 +19,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
-from prefeval_core.workflow.request_files import RequestFileFormat, fill_in_instructions, judged_requests, request_file
+from prefeval_core.workflow.request_files import RequestFileFormat, fill_in_instructions, judged_requests, request_files
 from prefeval_core.workflow.studies import Study
 
 
@@ -64,7 +64,8 @@ def _file_format(path: Path) -> RequestFileFormat:
 
 def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, Any]:
     tasks = next_request(study.state).tasks
-    content = request_file(tasks, dataset, study.data.key, study_id=study.id, seed=seed, file_format=_file_format(path))
+    file_format = _file_format(path)
+    content = request_files(tasks, dataset, study.data.key, study_id=study.id, seed=seed, formats=(file_format,))[file_format]
     try:
         path.write_bytes(content)
     except OSError as error:

@@ -92,37 +92,46 @@ def study_judgments(store: Store, dataset_key: str, study_id: int | None) -> lis
     return [*store.comparisons(dataset_key, study_id=study_id), *store.ratings(dataset_key, study_id=study_id)]
 
 
-def annotator_report(
-    judgments: Sequence[Judgment], *, dataset: Dataset | None = None, metric: str | None = None, eps_metric: float = 0.0
-) -> AnnotatorReport:
-    """Agreement and position bias of the annotators of ``judgments`` (latest per annotator and
-    task); with ``metric`` (a rater of ``dataset``), each annotator's agreement with it too
-    (``eps_metric``: its tie threshold).
+@dataclass(frozen=True)
+class MetricJudgments:
+    """What annotators are compared with: the metric ``name``, its pair ``outcomes``
+    (``system_a, system_b, item_id, outcome``; ``None`` when it judges no pair) and its
+    ``scores`` (``item_id, system, score``; ``None`` for a pairwise judge)."""
+
+    name: str
+    outcomes: pd.DataFrame | None
+    scores: pd.DataFrame | None
+
+
+def metric_judgments(dataset: Dataset, metric: str, eps_metric: float = 0.0) -> MetricJudgments:
+    """``metric``'s judgments in ``dataset`` (``eps_metric``: its tie threshold), computed once
+    for any number of reports (the Annotate page caches them).
 
     Raises:
         UnknownNameError: ``metric`` is not a rater of ``dataset``.
     """
+    require_rater(dataset, metric)
+    try:
+        outcomes: pd.DataFrame | None = pair_outcomes(dataset, metric, eps_metric).frame
+    except CoverageError:  # the metric judges no pair: nothing to agree with (with_metric stays NaN)
+        outcomes = None
+    scalar = dataset.rater_kind(metric) == "scalar"
+    scores = dataset.ratings.loc[dataset.ratings["rater"] == metric, ["item_id", "system", "score"]] if scalar else None
+    return MetricJudgments(metric, outcomes, scores)
+
+
+def annotator_report(judgments: Sequence[Judgment], metric: MetricJudgments | None = None) -> AnnotatorReport:
+    """Agreement and position bias of the annotators of ``judgments`` (latest per annotator and
+    task); with ``metric``, each annotator's agreement with it too."""
     comparisons = [j for j in judgments if isinstance(j, Comparison)]
     ratings = [j for j in judgments if isinstance(j, Rating)]
-    outcomes = scores = None
-    if metric is not None and dataset is not None:
-        require_rater(dataset, metric)
-        outcomes = _metric_outcomes(dataset, metric, eps_metric) if comparisons else None
-        if dataset.rater_kind(metric) == "scalar":
-            scores = dataset.ratings.loc[dataset.ratings["rater"] == metric, ["item_id", "system", "score"]]
+    outcomes, scores = (None, None) if metric is None else (metric.outcomes, metric.scores)
     return AnnotatorReport(
         comparisons=comparison_agreement(comparisons, outcomes) if len({j.annotator for j in comparisons}) >= 2 else None,
         ratings=rating_agreement(ratings, scores) if len({j.annotator for j in ratings}) >= 2 else None,
         sides=position_bias(comparisons) if comparisons else (),
-        metric=metric if dataset is not None else None,
+        metric=None if metric is None else metric.name,
     )
-
-
-def _metric_outcomes(dataset: Dataset, metric: str, eps_metric: float) -> pd.DataFrame | None:
-    try:
-        return pair_outcomes(dataset, metric, eps_metric).frame
-    except CoverageError:  # the metric judges no pair: nothing to agree with (with_metric stays NaN)
-        return None
 
 
 def default_metric(study_metrics: Sequence[str], dataset: Dataset) -> str | None:
@@ -141,4 +150,4 @@ def study_annotators(store: Store, study: Study, dataset: Dataset, metric: str |
     """
     judgments = study_judgments(store, study.data.key, study.id)
     chosen = metric or default_metric(study.setup.metrics, dataset)
-    return annotator_report(judgments, dataset=dataset, metric=chosen, eps_metric=study.setup.eps_metric)
+    return annotator_report(judgments, None if chosen is None else metric_judgments(dataset, chosen, study.setup.eps_metric))

@@ -27,13 +27,19 @@ from prefeval_core.workflow.rating_scale import RatingScale
 RequestFileFormat = Literal["csv", "jsonl"]
 
 
-def request_file(
-    tasks: Sequence[Task], dataset: Dataset, key: str, *, study_id: int | None, seed: int, file_format: RequestFileFormat = "csv"
-) -> bytes:
-    """The blind request file of ``tasks`` on ``dataset`` (its data key ``key``), for ``study_id``;
-    comparisons shown in the left/right order of ``seed``."""
+def request_files(
+    tasks: Sequence[Task],
+    dataset: Dataset,
+    key: str,
+    *,
+    study_id: int | None,
+    seed: int,
+    formats: Sequence[RequestFileFormat] = ("csv", "jsonl"),
+) -> dict[RequestFileFormat, bytes]:
+    """The blind request file of ``tasks`` on ``dataset`` (its data key ``key``), for ``study_id``,
+    in each of ``formats``; comparisons shown in the left/right order of ``seed``."""
     frame = blind_requests(tasks, key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
-    return export_requests_csv(frame) if file_format == "csv" else export_requests_jsonl(frame)
+    return {f: export_requests_csv(frame) if f == "csv" else export_requests_jsonl(frame) for f in formats}
 
 
 def fill_in_instructions(scale: RatingScale | None) -> str:
