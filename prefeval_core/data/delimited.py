@@ -71,9 +71,9 @@ def read_delimited(name: str, text: str, data: bytes) -> DelimitedTable:
     """
     sep = detect_delimiter(name, text)
     shown = _DELIMITER_NAMES[sep]
-    header = _header(text, sep, quoted=True)
-    quoted = not unquoted_header(header, sep)
-    n_columns = len(header if quoted else _header(text, sep, quoted=False))
+    first_record = _header(text, sep, quoted=True)
+    quoted = not unquoted_header(first_record, sep)
+    n_columns = len(first_record if quoted else _header(text, sep, quoted=False))
     if n_columns == 0:
         raise EmptyFileError.single("empty_file", "the file has no header row", file=name)
     if not data.endswith((b"\n", b"\r")):
