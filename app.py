@@ -8,6 +8,10 @@ at the top of the page. Every page goes through here: a page that Streamlit runs
 No icon comes from elsewhere: the favicon and the logo are a bundled SVG (sent inline as a ``data:``
 URL; a ``:material/...:`` page icon would make the browser fetch it from fonts.gstatic.com), and
 the navigation's Material icons are drawn with the font Streamlit serves itself.
+
+Roles (issue 19, :mod:`ui.roles`): an annotator's link (``?token=...``) opens only the annotator's
+queue (``pages/judge.py``, no navigation); a refused link opens only the page saying why; the
+lead's pages ask for ``$PREFEVAL_LEAD_PASSWORD`` when it is set.
 """
 
 from pathlib import Path
@@ -15,6 +19,8 @@ from pathlib import Path
 import streamlit as st
 
 from prefeval_core.runtime import configure_jax
+from ui import roles
+from ui.errors import user_errors
 
 ICON = Path(__file__).resolve().parent / "ui" / "assets" / "prefeval.svg"
 
@@ -29,6 +35,15 @@ PAGES = [
     st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:"),
     st.Page("pages/report.py", title="Report & session", icon=":material/save:"),
 ]
+with user_errors("Checking the address"):
+    role = roles.resolve()
+if role == "annotator":
+    st.navigation([st.Page("pages/judge.py", title="Your queue", icon=":material/rate_review:", default=True)], position="hidden").run()
+elif role == "refused":
+    st.navigation([st.Page(roles.refused_page, title="Link refused", default=True)], position="hidden").run()
+elif role == "login":
+    st.navigation([st.Page(roles.login_page, title="Sign in", default=True)], position="hidden").run()
 # At the top: `client.showSidebarNavigation = false` (.streamlit/config.toml) hides the sidebar
 # listing Streamlit's legacy mode would show, and with it any sidebar navigation.
-st.navigation(PAGES, position="top").run()
+else:
+    st.navigation(PAGES, position="top").run()

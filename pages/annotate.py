@@ -3,12 +3,15 @@ judged in the app (stored at once) or in request files; the store's judgments an
 
 import streamlit as st
 
+from prefeval_core.store import open_store
 from prefeval_core.tasks import ComparisonTask
 from prefeval_core.workflow.rating_scale import rating_scale
+from prefeval_core.workflow.studies import study_details
 from ui import annotate_widgets as aw
 from ui import state
 from ui.page import begin
 from ui.protocol_widgets import feed_store_button
+from ui.team_widgets import team_view
 
 choice, dataset = begin("Annotate")
 protocol = st.session_state[state.PROTOCOL]
@@ -16,6 +19,8 @@ study = st.session_state[state.STUDY]
 annotator = aw.annotator_input()
 study_id = None if study is None else study.id
 per_item = 1 if study is None else study.judgments_per_item
+details = None if study is None else study_details(open_store(), study.id)
+criterion = None if details is None else details.criterion
 scale = None
 if protocol is not None:
     tasks = aw.requested_tasks(protocol)
@@ -32,16 +37,17 @@ else:
 judgments = aw.study_judgments(choice.key, study)
 if tasks:
     aw.progress(tasks, judgments, annotator, per_item)
-tab_app, tab_files, tab_store = st.tabs(["In the app", "As files", "Stored judgments"])
+aw.criterion_header(criterion, "" if details is None else details.guidelines)
+tab_app, tab_files, tab_store, tab_team = st.tabs(["In the app", "As files", "Stored judgments", "Team"])
 with tab_app:
-    task = aw.choose_task(tasks, judgments, annotator, per_item)
+    task = aw.choose_task(tasks, judgments, annotator, per_item, st.session_state[state.ANNOTATION_SEED])
     if not dataset.has_texts:
         st.info("These data have no texts: judge with the request files instead.")
     elif task is not None:
         if isinstance(task, ComparisonTask):
-            aw.compare_one(dataset, choice, study_id, task, annotator)
+            aw.compare_one(dataset, choice, study_id, task, annotator, criterion)
         elif scale is not None:
-            aw.rate_one(dataset, choice, study_id, task, annotator, scale)
+            aw.rate_one(dataset, choice, study_id, task, annotator, scale, criterion)
     elif tasks:
         st.success("Nothing left for you in this request: every item is judged (by enough annotators).")
     elif protocol is not None:
@@ -52,3 +58,5 @@ with tab_files:
     aw.request_files(dataset, choice, study_id, tasks, annotator, scale)
 with tab_store:
     aw.store_view(dataset, choice, study, st.session_state[state.SETUP])
+with tab_team:
+    team_view(study, judgments)

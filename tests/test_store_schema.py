@@ -12,7 +12,7 @@ from sqlalchemy import inspect, text
 
 from prefeval_core.errors import SettingsError
 from prefeval_core.left_right import make_comparison
-from prefeval_core.store import DATABASE_URL_ENV, SCHEMA_VERSION, Store, StoreError, open_store
+from prefeval_core.store import DATABASE_URL_ENV, SCHEMA_VERSION, Rating, Store, StoreError, open_store, utc_now
 from prefeval_core.store.engine import store_url
 
 ROUND_1_SCHEMA = """
@@ -51,14 +51,14 @@ def round_1_store(folder: Path, schema: str = ROUND_1_SCHEMA) -> Path:
 def test_the_round_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None:
     round_1_store(tmp_path)
     store = Store.at(f"sqlite:///{tmp_path / 'annotations.sqlite'}")
-    assert store.schema_version == SCHEMA_VERSION == 1
+    assert store.schema_version == SCHEMA_VERSION == 2
     migrated = store.comparisons(include_undone=True)
     assert [(c.id, c.dataset, c.item_id, c.system_a, c.system_b, c.outcome, c.annotator, c.left_system, c.created_at, c.undone_at)
             for c in migrated] == [(k + 1, *row) for k, row in enumerate(ROUND_1_ROWS)]  # fmt: skip
     assert {c.origin for c in migrated} == {"legacy"} and len({c.identity for c in migrated}) == 4
     with store.db.reading() as conn:
         assert not inspect(conn).has_table("annotations")
-        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [1]
+        assert conn.execute(text("SELECT version FROM schema_version ORDER BY version")).scalars().all() == [1, 2]
     # The round-1 duplicate stays (no row is dropped) but counts once: the annotator's latest judgment.
     assert store.complete_comparisons("sample:summeval")[["item_id", "judgments"]].values.tolist() == [["i1", 1]]
     new = store.add(make_comparison("sample:summeval", "i3", "M0", "M1", "left", "ann", left_system="M0"))
@@ -86,10 +86,32 @@ def test_a_failed_migration_leaves_the_round_1_store_as_it_was(tmp_path: Path) -
 def test_a_store_from_a_newer_prefeval_is_refused(store_url: str) -> None:
     store = Store.at(store_url)
     with store.db.writing() as conn:
-        conn.execute(text("INSERT INTO schema_version (version, applied_at) VALUES (2, 'later')"))
+        conn.execute(text("INSERT INTO schema_version (version, applied_at) VALUES (3, 'later')"))
     store.dispose()
-    with pytest.raises(StoreError, match="schema version 2; this prefeval reads versions up to 1"):
+    with pytest.raises(StoreError, match="schema version 3; this prefeval reads versions up to 2"):
         Store.at(store_url)
+
+
+def test_a_version_1_store_gains_the_criterion_and_the_team_tables_without_losing_a_row(store_url: str) -> None:
+    store = Store.at(store_url)
+    study = store.create_study("sample:summeval", "fp", "old study", "{}")
+    store.add(Rating("sample:summeval", "i1", "M0", 4.0, "ann", utc_now(), study_id=study.id))
+    with store.db.writing() as conn:  # back to version 1: no criterion column, no team tables
+        conn.execute(text("DROP TABLE invitations"))
+        conn.execute(text("DROP TABLE study_details"))
+        for table in ("comparisons", "ratings"):
+            conn.execute(text(f"ALTER TABLE {table} DROP COLUMN criterion"))
+        conn.execute(text("DELETE FROM schema_version WHERE version = 2"))
+    store.dispose()
+    migrated = Store.at(store_url)
+    assert migrated.schema_version == 2
+    [old] = migrated.ratings()
+    assert (old.item_id, old.score, old.annotator, old.criterion) == ("i1", 4.0, "ann", None)
+    new = migrated.add(Rating("sample:summeval", "i2", "M0", 2.0, "ann", utc_now(), study_id=study.id, criterion="relevance"))
+    assert [r.criterion for r in migrated.ratings()] == [None, "relevance"] and new.criterion == "relevance"
+    with migrated.db.reading() as conn:
+        assert inspect(conn).has_table("invitations") and inspect(conn).has_table("study_details")
+    migrated.dispose()
 
 
 def test_where_the_store_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,6 +3,7 @@ two), request files, the store's judgments with attribution, and the annotators'
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import pandas as pd
@@ -20,6 +21,7 @@ from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.annotators import annotator_report, default_metric
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
+from prefeval_core.workflow.queue import annotator_queue
 from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests
 from ui import cache, state
@@ -86,9 +88,20 @@ def progress(tasks: list[Task], judgments: list[Judgment], annotator: str, per_i
     st.progress(done / len(tasks), text=text)
 
 
-def choose_task(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int) -> Task | None:
-    """The next task for this annotator (never one they judged; each task to ``per_item`` annotators)."""
-    return next_task(tasks, judgments, annotator, per_item)
+def choose_task(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int, seed: int) -> Task | None:
+    """The next task for this annotator in their own queue (pairs or systems interleaved, shuffled
+    per annotator; never one they judged; each task to ``per_item`` annotators)."""
+    return next_task(annotator_queue(tasks, annotator, seed), judgments, annotator, per_item)
+
+
+def criterion_header(criterion: str | None, guidelines: str = "") -> None:
+    """What the annotator judges, and the lead's guidelines (Markdown, as the lead wrote them)."""
+    if criterion is None:
+        return
+    st.markdown(f"**You judge: {escape_markdown(criterion)}**")
+    if guidelines.strip():
+        with st.expander("Guidelines", expanded=False):
+            st.markdown(guidelines)
 
 
 def _text(frame: pd.DataFrame, item_id: str, system: str | None = None) -> str:
@@ -105,13 +118,16 @@ def _source(dataset: Dataset, item_id: str) -> None:
             st.markdown(escape_markdown(source))
 
 
-def _record_comparison(dataset_key: str, study_id: int | None, task: ComparisonTask, choice: Choice, left: str, annotator: str) -> None:
+def _record_comparison(
+    dataset_key: str, study_id: int | None, task: ComparisonTask, choice: Choice, left: str, annotator: str, criterion: str | None
+) -> None:
     comparison = make_comparison(dataset_key, task.item_id, task.system_a, task.system_b, choice, annotator, left, study_id=study_id)
-    open_store().add(comparison)
+    open_store().add(replace(comparison, criterion=criterion))
 
 
-def _record_rating(dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str) -> None:
-    open_store().add(Rating(dataset_key, task.item_id, task.system, score, annotator, utc_now(), study_id=study_id))
+def _record_rating(dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str, criterion: str | None) -> None:
+    rating = Rating(dataset_key, task.item_id, task.system, score, annotator, utc_now(), study_id=study_id, criterion=criterion)
+    open_store().add(rating)
 
 
 def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: str) -> None:
@@ -119,8 +135,11 @@ def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: str) -> 
     flash(f"Undid {annotator}'s judgment of item {undone.item_id}." if undone else "Nothing to undo.")
 
 
-def compare_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task: ComparisonTask, annotator: str) -> None:
-    """The source, the two outputs in seeded random left/right order, the buttons and shortcuts."""
+def compare_one(
+    dataset: Dataset, choice: DataChoice, study_id: int | None, task: ComparisonTask, annotator: str, criterion: str | None = None
+) -> None:
+    """The source, the two outputs in seeded random left/right order, the question (with the
+    study's criterion), the buttons and shortcuts."""
     left, right = left_right(st.session_state[state.ANNOTATION_SEED], choice.key, task.item_id, task.system_a, task.system_b)
     _source(dataset, task.item_id)
     columns = st.columns(2)
@@ -128,26 +147,39 @@ def compare_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task
         with column.container(border=True):
             st.markdown(f"**{label}**")
             st.markdown(escape_markdown(_text(dataset.texts, task.item_id, system)) or "*(no output)*")
+    about = "" if criterion is None else f" on {escape_markdown(criterion)}"
+    st.caption(f"Which output is better{about}?")
     buttons = st.columns(5)
     for column, (option, (key, label, shortcut)) in zip(buttons, BUTTONS.items(), strict=False):
-        args = (choice.key, study_id, task, option, left, annotator)
+        args = (choice.key, study_id, task, option, left, annotator, criterion)
         column.button(label, key=key, on_click=_record_comparison, args=args, width="stretch", shortcut=shortcut)
     buttons[4].button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "comparison"), width="stretch")
 
 
-def rate_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task: RatingTask, annotator: str, scale: RatingScale) -> None:
-    """The source, one output, and the study's scale: a button per level (keyboard digits) or a number."""
+def rate_one(
+    dataset: Dataset,
+    choice: DataChoice,
+    study_id: int | None,
+    task: RatingTask,
+    annotator: str,
+    scale: RatingScale,
+    criterion: str | None = None,
+) -> None:
+    """The source, one output, the question (with the study's criterion), and the study's scale:
+    a button per level (keyboard digits) or a number."""
     _source(dataset, task.item_id)
     with st.container(border=True):
         st.markdown("**Output**")
         st.markdown(escape_markdown(_text(dataset.texts, task.item_id, task.system)) or "*(no output)*")
-    st.caption(f"Rate this output from {escape_markdown(scale.describe())}.")
+    what = "this output" if criterion is None else f"the {escape_markdown(criterion)} of this output"
+    st.caption(f"Rate {what} from {escape_markdown(scale.describe())}.")
     if scale.levels is not None:
         buttons = st.columns(len(scale.levels) + 1)
         for digit, (column, level) in enumerate(zip(buttons, scale.levels, strict=False), start=1):
             shortcut = str(digit % 10) if len(scale.levels) <= 10 else None
+            args = (choice.key, study_id, task, level, annotator, criterion)
             column.button(
-                f"{level:g}", key=f"pe_rate_{digit}", on_click=_record_rating, args=(choice.key, study_id, task, level, annotator),
+                f"{level:g}", key=f"pe_rate_{digit}", on_click=_record_rating, args=args,
                 width="stretch", shortcut=shortcut, help=f"key {shortcut}" if shortcut else None,
             )  # fmt: skip
         buttons[-1].button(
@@ -157,7 +189,7 @@ def rate_one(dataset: Dataset, choice: DataChoice, study_id: int | None, task: R
     with st.form("pe.w.rate"):
         score = st.number_input("Score", scale.low, scale.high, (scale.low + scale.high) / 2, key="pe.w.score")
         if st.form_submit_button("Store the rating"):
-            _record_rating(choice.key, study_id, task, float(score), annotator)
+            _record_rating(choice.key, study_id, task, float(score), annotator, criterion)
             st.rerun()
     st.button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"))
 

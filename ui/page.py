@@ -12,6 +12,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
+from ui.roles import INVITEE
 from ui.studies import resume_from_url
 
 FLASH = "pe.flash"
@@ -45,7 +46,7 @@ def _annotator_from_url() -> None:
         st.query_params[ANNOTATOR_PARAM] = name
 
 
-def _run_through_the_app() -> None:
+def run_through_the_app() -> None:
     """Rerun through ``app.py`` if Streamlit ran this page on its own.
 
     Streamlit decides per process, not per session, whether the app uses ``st.navigation``: until
@@ -65,7 +66,9 @@ def begin(title: str, before_loading: Callable[[], object] | None = None) -> tup
     """Make sure the page runs through the app, initialise the session, show the title and any
     pending message, run ``before_loading`` (widgets that choose the data), load the chosen data
     (a data problem is shown and stops the page)."""
-    _run_through_the_app()
+    run_through_the_app()
+    if INVITEE in st.session_state:  # an annotator's session opens no lead page, whatever the address
+        st.stop()
     state.ensure_state()
     _annotator_from_url()
     st.title(title)

@@ -1,17 +1,21 @@
-"""``studies [list|show ID|step ID|agreement ID] [--json]``: the studies in the store, as the dashboard records them.
+"""``studies [list|show ID|step ID|agreement ID|invite ID NAME|revoke ID NAME|rename ID NAME|archive ID|unarchive ID] [--json]``:
+the studies in the store, as the dashboard records them.
 
 ``list`` prints every study (of a data key with ``--data-key``), newest first; ``show ID`` where a
 study stands (round, cost, decided pairs, the answer, the open request); ``step ID`` moves it on
 by one step and records it: a replay study runs its next round, a live study takes the stored
 judgments that are complete (judged by enough annotators) and decides; ``agreement ID`` how its
-annotators agree and whether each favours the left output (as on the Annotate page). The store is the one the
+annotators agree and whether each favours the left output (as on the Annotate page). ``invite ID
+NAME`` prints a personal link for annotator NAME (it opens only their queue in study ID; the store
+keeps only a hash of its token), ``revoke ID NAME`` withdraws it; ``rename`` and ``archive`` /
+``unarchive`` file the study (``list --all`` shows archived studies too). The store is the one the
 dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR``).
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from prefeval_core.cli._common import open_study, positive_int, print_json, progress
@@ -20,7 +24,8 @@ from prefeval_core.protocol import apply_judgments, decide_round, next_request, 
 from prefeval_core.store import open_store
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.feed import stored_judgments
-from prefeval_core.workflow.studies import Study, list_studies, record_state
+from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
+from prefeval_core.workflow.studies import Study, archive_study, list_studies, record_state, rename_study
 from prefeval_core.workflow.views import STOP_WORDS, study_status
 
 
@@ -33,9 +38,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "show how its annotators agree and whether each favours the left output.",
     )
     parser.add_argument(
-        "action", nargs="?", choices=("list", "show", "step", "agreement"), default="list", help="what to do (default list)"
+        "action",
+        nargs="?",
+        choices=("list", "show", "step", "agreement", *TEAM_ACTIONS),
+        default="list",
+        help="what to do (default list)",
     )
-    parser.add_argument("study", nargs="?", type=positive_int, help="the study's id (show, step, agreement)")
+    parser.add_argument(
+        "study", nargs="?", type=positive_int, help="the study's id (show, step, agreement, invite, revoke, rename, archive)"
+    )
+    parser.add_argument("name", nargs="?", help="invite, revoke: the annotator's name; rename: the study's new name")
+    parser.add_argument("--base-url", default="http://localhost:8501", help="invite: the dashboard's address the link starts with")
+    parser.add_argument("--all", action="store_true", help="list: archived studies too")
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
     parser.add_argument("--metric", help="agreement: the metric to compare the annotators with (default: the study's first metric)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -48,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [
             {"id": s.study.id, "name": s.study.name, "dataset": s.study.dataset, "rounds": s.rounds, "cost": s.cost,
              "judgments_per_item": s.study.judgments_per_item, "created_at": s.study.created_at, "updated_at": s.updated_at}
-            for s in list_studies(store, args.data_key)
+            for s in list_studies(store, args.data_key, archived=args.all)
         ]  # fmt: skip
         if args.json:
             print_json(rows)
@@ -57,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
+    if args.action in TEAM_ACTIONS:
+        return _team(args)
     study, dataset = open_study(args.study)
     if args.action == "agreement":
         return _agreement(study, dataset, args.metric, args.json)
@@ -71,6 +87,29 @@ def run(args: argparse.Namespace) -> int:
         )
         print(output["answer"])
         print(f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks")
+    return 0
+
+
+TEAM_ACTIONS = ("invite", "revoke", "rename", "archive", "unarchive")
+
+
+def _team(args: argparse.Namespace) -> int:
+    store = open_store()
+    if args.action in ("invite", "revoke", "rename") and not (args.name or "").strip():
+        raise SystemExit(f"studies {args.action}: give a name after the study's id")
+    if args.action == "invite":
+        store.study(args.study)
+        link = annotator_link(args.base_url, invite_annotator(store, args.study, args.name))
+        print_json({"study": args.study, "annotator": args.name.strip(), "link": link}) if args.json else print(link)
+    elif args.action == "revoke":
+        revoked = revoke_annotator(store, args.study, args.name)
+        print(f"study #{args.study}: {revoked} link(s) of {args.name} revoked")
+    elif args.action == "rename":
+        rename_study(store, args.study, args.name)
+        print(f"study #{args.study} is now named {args.name.strip()}")
+    else:
+        archive_study(store, args.study, args.action == "archive")
+        print(f"study #{args.study} {'archived' if args.action == 'archive' else 'back from the archive'}")
     return 0
 
 
@@ -111,7 +150,7 @@ def _step(study: Study) -> Study:
         kind = "feed"
     if state is not study.state:
         record_state(store, study.id, state, kind)  # type: ignore[arg-type]
-    return Study(study.record, study.data, study.setup, study.table, state)
+    return replace(study, state=state)
 
 
 def _shown(study: Study) -> dict[str, Any]:

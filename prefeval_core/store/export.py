@@ -22,7 +22,7 @@ ExportFormat = Literal["csv", "jsonl", "parquet"]
 
 EXPORT_COLUMNS: Final = (
     "kind", "id", "dataset", "study_id", "request_id", "item_id", "system", "system_a", "system_b", "outcome", "label",
-    "score", "annotator", "left_system", "origin", "created_at", "undone_at", "identity",
+    "score", "annotator", "left_system", "origin", "created_at", "undone_at", "identity", "criterion",
 )  # fmt: skip
 _TYPES: Final = {"id": "Int64", "study_id": "Int64", "outcome": "Int8", "score": "float64"}
 

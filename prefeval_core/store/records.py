@@ -102,6 +102,8 @@ class Attribution:
         identity: what makes it unique among the judgments that count (computed when empty).
         id: row id in the store (``None`` before storing).
         undone_at: when it was undone, or ``None`` while it counts.
+        criterion: what the annotator was asked to judge (the study's criterion, e.g.
+            ``relevance``), or ``None`` where not recorded (judgments stored before version 2).
     """
 
     study_id: int | None = None
@@ -110,6 +112,7 @@ class Attribution:
     identity: str = ""
     id: int | None = None
     undone_at: str | None = None
+    criterion: str | None = None
 
     def _attribute(self, kind: JudgmentKind, dataset: str, task: Task, annotator: str, answer: list[object]) -> None:
         """Fill in the request id and the identity where empty (called once the values are checked)."""

@@ -8,6 +8,10 @@ Version history (``schema_version`` holds one row per version applied, with its 
   Migrating from 0 copies every ``annotations`` row into ``comparisons`` (same id, identity
   ``legacy:<id>``, undo marks kept), checks the count, and drops the old table, all in one
   transaction.
+* 2: ``criterion`` on every judgment (what it judged, e.g. ``relevance``); ``study_details`` (a
+  study's criterion, guidelines, kind and archive mark) and ``invitations`` (annotator links: a
+  hash of each token, never the token). Migrating from 1 adds the column and the tables; every
+  stored judgment and study keeps its rows (criterion empty: not recorded then).
 
 Schema work runs under a lock (SQLite's write lock, a PostgreSQL advisory lock), so processes
 opening a new store at the same time create it once.
@@ -39,7 +43,7 @@ from sqlalchemy import (
 from prefeval_core.store.engine import Database, StoreError
 from prefeval_core.store.records import request_id_for, utc_now
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """The version this prefeval writes."""
 _ADVISORY_LOCK: Final = 7_042_013_001
 """PostgreSQL advisory lock key held while the schema is created or migrated."""
@@ -99,6 +103,7 @@ def _judgment_columns() -> list[Column]:
         Column("origin", Text, nullable=False),
         Column("created_at", Text, nullable=False),
         Column("undone_at", Text),
+        Column("criterion", Text),
     ]
 
 
@@ -138,6 +143,30 @@ ratings = Table(
     Column("system", Text, nullable=False),
     Column("score", Float(53), nullable=False),
     *_judgment_indexes("ratings"),
+    sqlite_autoincrement=True,
+)
+
+study_details = Table(
+    "study_details",
+    metadata,
+    Column("study_id", Integer, ForeignKey("studies.id"), primary_key=True, autoincrement=False),
+    Column("criterion", Text, nullable=False),
+    Column("guidelines", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("archived_at", Text),
+    CheckConstraint("kind IN ('live', 'replay')", name="study_details_kind"),
+)
+
+invitations = Table(
+    "invitations",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("study_id", Integer, ForeignKey("studies.id"), nullable=False),
+    Column("annotator", Text, nullable=False),
+    Column("token_hash", Text, nullable=False, unique=True),
+    Column("created_at", Text, nullable=False),
+    Column("revoked_at", Text),
+    Index("invitations_study", "study_id", "id"),
     sqlite_autoincrement=True,
 )
 
@@ -201,5 +230,14 @@ def _to_v1(conn: Connection) -> None:
     conn.execute(text(f"DROP TABLE {_LEGACY_TABLE}"))
 
 
-_MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1,)
+def _to_v2(conn: Connection) -> None:
+    """Version 1 -> 2: ``criterion`` on both judgment tables (unless a store created at version 2
+    tables already has it), the tables ``study_details`` and ``invitations``."""
+    for table in (comparisons, ratings):
+        if "criterion" not in {c["name"] for c in inspect(conn).get_columns(table.name)}:
+            conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN criterion TEXT"))
+    metadata.create_all(conn, tables=[study_details, invitations])
+
+
+_MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1, _to_v2)
 """``_MIGRATIONS[v]`` takes a store from version ``v`` to ``v + 1``."""

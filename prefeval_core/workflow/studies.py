@@ -21,6 +21,7 @@ from prefeval_core.protocol import ProtocolState, StudyTable, next_request, stat
 from prefeval_core.schema import validated
 from prefeval_core.session import DataChoice
 from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
+from prefeval_core.store.study_details import StudyDetails, all_details, details, rename, set_archived, set_details
 from prefeval_core.tasks import ComparisonTask
 from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
 from prefeval_core.workflow.setup import StudySetup
@@ -41,14 +42,34 @@ class Study:
     setup: StudySetup
     table: StudyTable
     state: ProtocolState
+    details: StudyDetails | None = None
+    """The criterion, guidelines, kind and archive mark (``None``: a study stored before they were kept)."""
 
     @property
     def id(self) -> int:
         return self.record.id
 
+    @property
+    def criterion(self) -> str:
+        """What the annotators judge: the study's criterion, else the one its human rater names."""
+        return self.details.criterion if self.details is not None else default_criterion(self.setup.human)
+
+    @property
+    def guidelines(self) -> str:
+        """The guidelines (Markdown) shown with the criterion; empty when the lead gave none."""
+        return "" if self.details is None else self.details.guidelines
+
     def rating_scale(self, dataset: Dataset) -> RatingScale | None:
         """The scale ratings are asked on (the human rater's in ``dataset``); ``None`` in a comparison study."""
         return rating_scale(dataset, self.setup.human) if self.table.unit == "ratings" else None
+
+
+def default_criterion(human: str) -> str:
+    """The criterion a human rater's name states: the part after ``human:`` up to the next colon
+    (``human:relevance`` -> ``relevance``, ``human:mqm:rater1`` -> ``mqm``); a name without that
+    prefix is its own criterion."""
+    parts = human.split(":")
+    return parts[1] if len(parts) > 1 and parts[0] == "human" and parts[1] else human
 
 
 def _setup_json(data: DataChoice, setup: StudySetup) -> str:
@@ -66,16 +87,27 @@ def _request_json(state: ProtocolState) -> str:
 
 
 def begin_study(
-    store: Store, data: DataChoice, dataset: Dataset, setup: StudySetup, name: str = "", *, state: ProtocolState | None = None
+    store: Store,
+    data: DataChoice,
+    dataset: Dataset,
+    setup: StudySetup,
+    name: str = "",
+    *,
+    state: ProtocolState | None = None,
+    criterion: str = "",
+    guidelines: str = "",
 ) -> Study:
     """Create a study for ``setup`` on ``data`` and write its first state: round 0 and the first
-    request, or ``state`` (a run restored from a session file continues as a new study)."""
+    request, or ``state`` (a run restored from a session file continues as a new study). Its
+    criterion (default: :func:`default_criterion` of the human rater) and guidelines are stored
+    with it; its kind follows the setup's mode (live or replay)."""
     table = study_table(dataset, setup) if state is None else state.table
     state = start_study(table, setup) if state is None else state
     label = name.strip() or f"{setup.question.describe()} ({setup.human}{', ' + ', '.join(setup.metrics) if setup.metrics else ''})"
     record = store.create_study(data.key, table.fingerprint, label, _setup_json(data, setup), judgments_per_item=setup.judgments_per_item)
     store.append_state(record.id, state.round, state_to_json(state), _request_json(state), "start", cost=state.cost_used)
-    return Study(record, data, setup, table, state)
+    meta = set_details(store.db, record.id, criterion.strip() or default_criterion(setup.human), guidelines, setup.mode)
+    return Study(record, data, setup, table, state, meta)
 
 
 def record_state(store: Store, study_id: int, state: ProtocolState, kind: StateKind = "round") -> None:
@@ -107,9 +139,9 @@ def study_parts(record: StudyRecord) -> tuple[DataChoice, StudySetup]:
         raise SettingsError.single("bad_study", f"study {record.id} cannot be read: {error}") from None
 
 
-def resume_study(store: Store, study_id: int, dataset: Dataset) -> Study:
+def resume_study(store: Store, study_id: int, dataset: Dataset, *, table: StudyTable | None = None) -> Study:
     """The study with this id, at its latest state, on ``dataset`` (loaded from :func:`study_parts`'
-    data choice by the caller, who may cache it).
+    data choice by the caller, who may cache it, as the study's ``table``).
 
     Raises:
         SettingsError: no such study, or the data or setup no longer give the table the study was
@@ -117,14 +149,60 @@ def resume_study(store: Store, study_id: int, dataset: Dataset) -> Study:
     """
     record = store.study(study_id)
     data, setup = study_parts(record)
-    table = study_table(dataset, setup)
+    table = study_table(dataset, setup) if table is None else table
     if table.fingerprint != record.dataset_fingerprint:
         raise SettingsError.single("bad_study", f"study {study_id} was made on other data than these (the data changed)")
     latest = store.latest_state(study_id)
     state = start_study(table, setup) if latest is None else state_from_json(latest.state_json, table)
-    return Study(record, data, setup, table, state)
+    return Study(record, data, setup, table, state, details(store.db, study_id))
 
 
-def list_studies(store: Store, dataset_key: str | None = None) -> list[StudySummary]:
-    """The studies (of this data where given), newest first."""
-    return store.list_studies(dataset_key)
+def list_studies(store: Store, dataset_key: str | None = None, *, archived: bool = False) -> list[StudySummary]:
+    """The studies (of this data where given), newest first; archived ones only if ``archived``."""
+    found = store.list_studies(dataset_key)
+    if archived:
+        return found
+    kept = all_details(store.db)
+    return [s for s in found if s.study.id not in kept or kept[s.study.id].archived_at is None]
+
+
+def study_details(store: Store, study_id: int) -> StudyDetails:
+    """The study's details; for a study stored before they were kept, derived from its setup (and then stored).
+
+    Raises:
+        SettingsError: no such study.
+    """
+    found = details(store.db, study_id)
+    if found is not None:
+        return found
+    record = store.study(study_id)
+    _, setup = study_parts(record)
+    return set_details(store.db, study_id, default_criterion(setup.human), "", setup.mode)
+
+
+def set_criterion(store: Store, study_id: int, criterion: str, guidelines: str) -> StudyDetails:
+    """Change what the study's annotators are asked (judgments already stored keep the criterion they were made under).
+
+    Raises:
+        SettingsError: an empty criterion, or no such study.
+    """
+    return set_details(store.db, study_id, criterion, guidelines, study_details(store, study_id).kind)
+
+
+def archive_study(store: Store, study_id: int, archived: bool = True) -> None:
+    """Archive the study (hidden from the lists) or bring it back; nothing of it is deleted.
+
+    Raises:
+        SettingsError: no such study.
+    """
+    study_details(store, study_id)
+    set_archived(store.db, study_id, archived)
+
+
+def rename_study(store: Store, study_id: int, name: str) -> None:
+    """Give the study another name.
+
+    Raises:
+        SettingsError: an empty name, or no such study.
+    """
+    rename(store.db, study_id, name)
