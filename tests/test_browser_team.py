@@ -1,0 +1,94 @@
+"""A team study in a real browser (issue 19): the lead starts a live study and invites two
+annotators; each link opens only that annotator's queue with the criterion, and every rating
+carries the annotator the token names; no link opens a lead page; a forged link, a revoked one
+and one shown with another study's id are refused with a page that says why."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from prefeval_core.store import open_store
+from ui.browser import CHROMIUM, launch_chromium, served_app
+
+TIMEOUT_MS = 120_000
+MAIN = '[data-testid="stMain"]'
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+
+def test_a_lead_invites_two_annotators_and_each_link_opens_only_its_queue(tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    env = {"PREFEVAL_DATA_DIR": str(tmp_path / "store")}
+    with sync_playwright() as playwright, served_app(tmp_path / "app.log", env) as url:
+        browser = launch_chromium(playwright)
+        expect.set_options(timeout=TIMEOUT_MS)
+        lead = browser.new_page(viewport={"width": 1440, "height": 900})
+        lead.set_default_timeout(TIMEOUT_MS)
+        main = lead.locator(MAIN)
+        lead.goto(f"{url}/protocol")
+        lead.get_by_text("Live: people judge what the protocol asks for").click()
+        lead.get_by_role("button", name="Start protocol").click()
+        expect(main.get_by_text("Ratings used")).to_be_visible()
+        lead.get_by_role("link", name="Annotate").click()
+        main.get_by_role("tab", name="Team").click()
+        links = {}
+        for name in ("alice", "bob"):
+            field = main.get_by_role("textbox", name="Annotator's name")
+            field.fill(name)
+            field.press("Enter")
+            main.get_by_role("button", name="Invite").click()
+            expect(main.get_by_text(f"Send this link to {name}")).to_be_visible()
+            links[name] = main.locator('[data-testid="stCode"]').inner_text().strip()
+            assert re.fullmatch(rf"{re.escape(url)}/\?token=[\w-]{{43}}", links[name]), links[name]
+        assert links["alice"] != links["bob"]
+
+        judged = {"alice": 2, "bob": 1}
+        for name, link in links.items():
+            context = browser.new_context(viewport={"width": 1440, "height": 900})  # another person's browser
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            body = page.locator(MAIN)
+            page.goto(link)
+            expect(body.locator("h1")).to_have_text("Judge the relevance")
+            expect(body.get_by_text("Rate the relevance of this output")).to_be_visible()
+            expect(body.get_by_text(f"as {name}")).to_be_visible()
+            progress = body.locator('[data-testid="stProgress"]')
+            body.locator("h1").click()  # the page, not a field, gets the keys
+            page.wait_for_timeout(1000)
+            for done in range(1, judged[name] + 1):
+                page.keyboard.press("4")
+                expect(progress).to_contain_text(f"{done} of")
+                page.wait_for_timeout(500)
+            assert page.get_by_role("link", name=re.compile("Protocol|Data|Report")).count() == 0  # no navigation
+            page.goto(f"{url}/protocol?token={link.split('token=')[1]}")  # a lead page named in the address
+            expect(body.locator("h1")).to_have_text("Judge the relevance")
+            assert body.get_by_text("Ratings used").count() == 0
+            context.close()
+
+        stranger = browser.new_page()
+        for address, reason in (
+            (f"{url}/?token=not-a-token-anyone-was-given", "This link is not valid"),
+            (f"{links['bob']}&study=999", "This link is for another study"),
+        ):
+            stranger.goto(address)
+            expect(stranger.locator(MAIN).locator("h1")).to_have_text("This link does not open a study")
+            expect(stranger.locator(MAIN).get_by_text(reason)).to_be_visible()
+        lead.reload()  # the lead revokes alice's link (the first working one in the list)
+        main.get_by_role("tab", name="Team").click()
+        main.get_by_role("button", name="Revoke").click()
+        expect(lead.get_by_text("alice's link no longer works")).to_be_visible()
+        stranger.goto(links["alice"])
+        expect(stranger.locator(MAIN).get_by_text("This link was withdrawn")).to_be_visible()
+        browser.close()
+    ratings = open_store(tmp_path / "store").ratings("sample:summeval")
+    assert sorted(r.annotator for r in ratings) == ["alice", "alice", "bob"]
+    assert {r.criterion for r in ratings} == {"relevance"} and len({r.study_id for r in ratings}) == 1
+    assert len({(r.item_id, r.system) for r in ratings}) == 3  # each judged a task of their own
