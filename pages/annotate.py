@@ -10,7 +10,6 @@ from prefeval_core.workflow.studies import study_details
 from ui import annotate_widgets as aw
 from ui import state
 from ui.page import begin
-from ui.protocol_widgets import feed_store_button
 from ui.team_widgets import team_view
 
 choice, dataset = begin("Annotate")
@@ -53,7 +52,7 @@ with tab_app:
     elif protocol is not None:
         st.info("The study asks for nothing more: it has finished, or its budget is spent.")
     if protocol is not None:
-        feed_store_button(choice, protocol)
+        aw.decide_button(choice, protocol)
 with tab_files:
     aw.request_files(dataset, choice, study_id, tasks, annotator, scale)
 with tab_store:

@@ -66,6 +66,7 @@ def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> 
         annotate.button(key="pe_ann_left").click()
         run_ok(annotate)
     annotate.button(key="pe_feed").click()
+    run_ok(annotate).button(key="pe_decide_keep").click()  # part-way: asked first
     run_ok(annotate)
     fed = annotate.session_state["pe.protocol"]
     assert (fed.round, fed.cost_used) == (1, 3)

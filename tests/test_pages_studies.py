@@ -37,6 +37,7 @@ def test_a_live_ratings_study_asks_for_ratings_on_the_data_scale_and_feeds_them(
     assert {r.study_id for r in ratings} == {at.session_state["pe.study"].id}
     assert len({(r.item_id, r.system) for r in ratings}) == 3
     annotate.button(key="pe_feed").click()
+    run_ok(annotate).button(key="pe_decide_keep").click()  # part-way: asked first
     run_ok(annotate)
     fed = annotate.session_state["pe.protocol"]
     assert (fed.round, fed.cost_used) == (1, 3)
@@ -60,6 +61,7 @@ def test_each_item_goes_to_two_different_annotators_before_it_counts(data_dir: P
     second.button(key="pe_ann_right").click()
     run_ok(second)
     second.button(key="pe_feed").click()
+    run_ok(second).button(key="pe_decide_keep").click()  # part-way: asked first
     run_ok(second)
     assert second.session_state["pe.protocol"].cost_used == 2  # one item, two judgments (a tie by majority)
     stored = open_store(data_dir).comparisons("sample:summeval")

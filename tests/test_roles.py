@@ -135,3 +135,19 @@ def test_studies_invite_and_revoke_from_the_command_line(
     with pytest.raises(SystemExit, match="give a name"):
         main(["studies", "invite", str(study)])
     assert main(["studies", "invite", "999", "dan"]) == 1
+
+
+def test_missing_agreement_says_why() -> None:
+    from prefeval_core.agreement import rating_agreement
+    from prefeval_core.workflow.annotators import agreement_rows, why_no_agreement
+
+    one_each = [Rating("d", f"i{k}", "A", 3.0, f"ann{k % 2}", utc_now()) for k in range(4)]
+    alone = rating_agreement(one_each)
+    assert why_no_agreement(alone) == (
+        "no agreement yet: each of the 4 items has one judgment, and agreement needs items judged by two or more annotators "
+        "(set judgments per item to 2 or more)"
+    )
+    assert {row["alpha with the others"] for row in agreement_rows(alone, None)} == {"n/a: no item shared with another annotator"}
+    overlap = [Rating("d", f"i{k}", "A", float(k), name, utc_now()) for k in range(4) for name in ("ann0", "ann1")]
+    agreed = rating_agreement(overlap)
+    assert why_no_agreement(agreed) is None and agreement_rows(agreed, None)[0]["alpha with the others"] == 1.0

@@ -3,6 +3,7 @@ two), request files, the store's judgments with attribution, and the annotators'
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from itertools import combinations
 
@@ -16,17 +17,19 @@ from prefeval_core.left_right import Choice, left_right, make_comparison
 from prefeval_core.position_bias import PositionBias
 from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.session import DataChoice
-from prefeval_core.store import Judgment, Rating, StudyRecord, next_task, open_store, utc_now
+from prefeval_core.store import Judgment, Rating, StudyRecord, open_store, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow import StudySetup
-from prefeval_core.workflow.annotators import annotator_report, default_metric
+from prefeval_core.workflow.annotators import agreement_rows, annotator_report, default_metric, why_no_agreement
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
-from prefeval_core.workflow.queue import annotator_queue
+from prefeval_core.workflow.feed import decide_now, round_progress
+from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests
-from ui import cache, state
-from ui.errors import escape_markdown, show_problems
+from ui import cache, state, studies
+from ui.errors import escape_markdown, show_problems, user_errors
 from ui.page import flash, set_annotator
+from ui.protocol_widgets import fresh_judgments
 
 BUTTONS: dict[Choice, tuple[str, str, str]] = {
     "left": ("pe_ann_left", "A better", "A"),
@@ -91,7 +94,7 @@ def progress(tasks: list[Task], judgments: list[Judgment], annotator: str, per_i
 def choose_task(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int, seed: int) -> Task | None:
     """The next task for this annotator in their own queue (pairs or systems interleaved, shuffled
     per annotator; never one they judged; each task to ``per_item`` annotators)."""
-    return next_task(annotator_queue(tasks, annotator, seed), judgments, annotator, per_item)
+    return next_for(tasks, judgments, annotator, per_item, seed)
 
 
 def criterion_header(criterion: str | None, guidelines: str = "") -> None:
@@ -310,12 +313,16 @@ def agreement_view(judgments: list[Judgment], dataset: Dataset, choice: DataChoi
         )  # fmt: skip
     eps_metric = 0.0 if setup is None else setup.eps_metric
     report = annotator_report(judgments, None if metric is None else cache.metric_judgments(choice, metric, eps_metric))
+    if report.comparisons is None and report.ratings is None:
+        st.caption("No agreement yet: one annotator so far; agreement needs two or more judging the same items.")
     for name, agreement in (("comparisons", report.comparisons), ("ratings", report.ratings)):
         if agreement is None:
             continue
-        kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
-        st.markdown(f"**Agreement on {name}:** Krippendorff's alpha {agreement.alpha:.3f}{kappa}")
-        st.dataframe(pd.DataFrame([vars(a) for a in agreement.per_annotator]), hide_index=True, width="stretch")
+        missing = why_no_agreement(agreement)
+        kappa = "" if agreement.cohen_kappa is None or math.isnan(agreement.cohen_kappa) else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
+        alpha = f"Krippendorff's alpha {agreement.alpha:.3f}{kappa}" if missing is None else escape_markdown(missing)
+        st.markdown(f"**Agreement on {name}:** {alpha}")
+        st.dataframe(pd.DataFrame(agreement_rows(agreement, metric)), hide_index=True, width="stretch")
     if report.sides:
         position_view(report.sides)
 
@@ -332,3 +339,44 @@ def position_view(sides: tuple[PositionBias, ...]) -> None:
         "Cochran–Mantel–Haenszel test over the pairs (prefeval_core/position_bias.py); a small p says the annotator "
         "tends to pick one side whatever it shows."
     )
+
+
+CONFIRM = "pe.confirm_decide"
+
+
+def _decide(choice: DataChoice, protocol: ProtocolState) -> None:
+    with user_errors("Deciding the round", stop=False):
+        early = decide_now(protocol, fresh_judgments(choice, protocol))
+        studies.commit(early.state, "feed")
+        p = early.progress
+        flash(
+            f"Round {protocol.round + 1} decided with {p.judged} of {p.requested} requested judgments"
+            + (f" (and {p.extra} more)" if p.extra else "")
+            + (f"; the {early.kept} still open stay in the queue." if early.kept else ".")
+        )
+    st.session_state.pop(CONFIRM, None)
+
+
+def decide_button(choice: DataChoice, protocol: ProtocolState) -> None:
+    """Feed the complete stored judgments and decide. Part-way through a request it asks first,
+    and says that the requests nobody judged yet stay queued (nothing is dropped, nothing lost)."""
+    fed = fresh_judgments(choice, protocol)
+    progress = round_progress(protocol, fed)
+    label = f"Decide now with {len(fed)} new judgments ({progress.judged} of {progress.requested} requested)"
+    if not st.session_state.get(CONFIRM):
+        if st.button(label, key="pe_feed", disabled=not fed):
+            if progress.open:
+                st.session_state[CONFIRM] = True
+                st.rerun()
+            _decide(choice, protocol)
+            st.rerun()
+        return
+    st.warning(
+        f"{progress.open} of the {progress.requested} requested judgments are not made yet. Deciding now keeps them "
+        "queued: annotators go on with them in the next round (with any new requests); every stored judgment counts."
+    )
+    left, right = st.columns(2)
+    left.button(
+        f"Decide now, keep the {progress.open} open requests queued", key="pe_decide_keep", on_click=_decide, args=(choice, protocol)
+    )
+    right.button("Wait for more judgments", key="pe_decide_wait", on_click=st.session_state.pop, args=(CONFIRM, None))

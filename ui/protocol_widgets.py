@@ -38,7 +38,6 @@ from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import begin_study, undo_study
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
-from ui.page import flash
 
 MODES = {"replay": "Replay: reveal the human judgments already in the data", "live": "Live: people judge what the protocol asks for"}
 QUESTIONS = {"all-pairs": "Order of every pair (the paper)", "top-k": "The best k systems", "baseline": "Each system against a baseline"}
@@ -188,16 +187,6 @@ def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgmen
     record = st.session_state[state.STUDY]
     per_item = 1 if record is None else record.judgments_per_item
     return stored_judgments(open_store(), choice.key, protocol, study_id=None if record is None else record.id, per_item=per_item)
-
-
-def feed_store_button(choice: DataChoice, protocol: ProtocolState) -> None:
-    """One click: the stored annotations into the protocol, then a round of decisions."""
-    fed = fresh_judgments(choice, protocol)
-    if st.button(f"Feed {len(fed)} new judgments into the protocol and decide", key="pe_feed", disabled=not fed):
-        with user_errors("Feeding the judgments"):
-            studies.commit(decide_round(apply_judgments(protocol, fed)), "feed")
-        flash(f"Fed {len(fed)} annotations into the protocol; round {protocol.round + 1} decided.")
-        st.rerun()
 
 
 def status(protocol: ProtocolState) -> None:

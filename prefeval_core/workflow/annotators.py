@@ -151,3 +151,38 @@ def study_annotators(store: Store, study: Study, dataset: Dataset, metric: str |
     judgments = study_judgments(store, study.data.key, study.id)
     chosen = metric or default_metric(study.setup.metrics, dataset)
     return annotator_report(judgments, None if chosen is None else metric_judgments(dataset, chosen, study.setup.eps_metric))
+
+
+def why_no_agreement(agreement: Agreement) -> str | None:
+    """Why Krippendorff's alpha is missing (NaN), in words; ``None`` when it is a number."""
+    if not math.isnan(agreement.alpha):
+        return None
+    if agreement.shared_units == 0:
+        return (
+            f"no agreement yet: each of the {agreement.units} items has one judgment, and agreement needs items judged by two "
+            "or more annotators (set judgments per item to 2 or more)"
+        )
+    shared = agreement.shared_units
+    return f"no agreement: on the {shared} items judged twice or more every judgment is the same, and alpha needs some variation"
+
+
+def agreement_rows(agreement: Agreement, metric: str | None) -> list[dict[str, object]]:
+    """One row per annotator for a table: numbers where defined, else the reason (never a bare NaN)."""
+
+    def value(number: float, shared: int, what: str) -> object:
+        if not math.isnan(number):
+            return round(number, 3)
+        return f"n/a: no item shared with {what}" if shared == 0 else "n/a: no variation on shared items"
+
+    rows: list[dict[str, object]] = []
+    for each in agreement.per_annotator:
+        row: dict[str, object] = {
+            "annotator": each.annotator,
+            "judgments": each.judgments,
+            "alpha with the others": value(each.with_others, each.shared_with_others, "another annotator"),
+            "items shared with others": each.shared_with_others,
+        }
+        if metric is not None:
+            row[f"agreement with {metric}"] = value(each.with_metric, each.shared_with_metric, "the metric")
+        rows.append(row)
+    return rows

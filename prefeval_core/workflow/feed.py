@@ -6,13 +6,30 @@ ratings, :mod:`prefeval_core.combine`) and keeps only complete tasks (judged by 
 tasks of its current request first, then the others (in the store's order), as many as the
 budget left allows **(choice)**, so feeding never fails for going over budget. Each combined
 answer costs the judgments behind it.
+
+Deciding part-way through a round (issue 19) loses nothing: the request is drawn from what is
+not yet revealed, in the study's fixed item order, so the tasks of the open request nobody
+judged yet come first in the next request (:func:`decide_now` counts them); every stored
+judgment stays in the store and is fed once complete.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
-from prefeval_core.protocol import ComparisonJudgment, ComparisonTask, Judgment, ProtocolState, RatingJudgment, RatingTask, next_request
+from prefeval_core.protocol import (
+    ComparisonJudgment,
+    ComparisonTask,
+    Judgment,
+    ProtocolState,
+    RatingJudgment,
+    RatingTask,
+    apply_judgments,
+    decide_round,
+    next_request,
+)
 from prefeval_core.store import Store
 
 
@@ -65,3 +82,63 @@ def stored_judgments(
     else:
         complete = store.complete_comparisons(dataset_key, study_id=study_id, per_item=per_item)
     return unseen_judgments(state, complete)
+
+
+@dataclass(frozen=True)
+class RoundProgress:
+    """How far the open request is when the lead wants to decide.
+
+    Attributes:
+        requested: tasks in the open request.
+        judged: of those, how many have a complete stored answer the protocol has not seen.
+        extra: complete stored answers outside the request (annotators may judge more).
+    """
+
+    requested: int
+    judged: int
+    extra: int
+
+    @property
+    def open(self) -> int:
+        """Requested tasks without a complete answer yet."""
+        return self.requested - self.judged
+
+
+def round_progress(state: ProtocolState, fed: list[Judgment]) -> RoundProgress:
+    """Where the open request stands, given ``fed`` (from :func:`stored_judgments`)."""
+    requested = {_key(t) for t in next_request(state).tasks}
+    judged = sum(_judgment_key(j) in requested for j in fed)
+    return RoundProgress(len(requested), judged, len(fed) - judged)
+
+
+@dataclass(frozen=True)
+class DecidedEarly:
+    """A round decided before its request was complete.
+
+    Attributes:
+        state: the state after the round.
+        progress: the request as it stood when the lead decided.
+        kept: tasks of that request still unjudged that the next request asks for again.
+    """
+
+    state: ProtocolState
+    progress: RoundProgress
+    kept: int
+
+
+def decide_now(state: ProtocolState, fed: list[Judgment]) -> DecidedEarly:
+    """Feed ``fed`` and decide the round now, however much of the request is judged; says how
+    many of the open request's unjudged tasks the next request keeps (all, unless the decisions
+    made some pairs no longer matter or the budget ran out)."""
+    progress = round_progress(state, fed)
+    fed_keys = {_judgment_key(j) for j in fed}
+    unjudged = {_key(t) for t in next_request(state).tasks} - fed_keys
+    after = decide_round(apply_judgments(state, fed))
+    kept = len(unjudged & {_key(t) for t in next_request(after).tasks})
+    return DecidedEarly(after, progress, kept)
+
+
+def _judgment_key(judgment: Judgment) -> tuple[str, ...]:
+    if isinstance(judgment, RatingJudgment):
+        return (judgment.item_id, judgment.system)
+    return (judgment.item_id, judgment.system_a, judgment.system_b)

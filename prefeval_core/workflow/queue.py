@@ -5,6 +5,8 @@ judged in that order an annotator would see ten outputs of one system in a row a
 style. :func:`annotator_queue` interleaves the groups and shuffles within each, seeded by the
 study's seed and the annotator's name: the same annotator gets the same order after a reload,
 two annotators get different orders (so several at once rarely reach for the same task).
+:func:`next_for` takes the next task from that queue, tasks others have started first when each
+needs several annotators (so complete answers, the ones the protocol can use, come early).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from prefeval_core.store import Judgment, next_task
+from prefeval_core.store.assignment import annotators_by_task
 from prefeval_core.tasks import Task
 
 
@@ -36,3 +40,12 @@ def annotator_queue(tasks: Sequence[Task], annotator: str, seed: int) -> list[Ta
     shuffled = [[groups[keys[g]][i] for i in rng.permutation(len(groups[keys[g]]))] for g in rng.permutation(len(keys))]
     longest = max((len(group) for group in shuffled), default=0)
     return [group[i] for i in range(longest) for group in shuffled if i < len(group)]
+
+
+def next_for(tasks: Sequence[Task], judgments: Sequence[Judgment], annotator: str, per_item: int, seed: int) -> Task | None:
+    """The annotator's next task: in :func:`annotator_queue` order, first the tasks other
+    annotators have started but fewer than ``per_item`` finished, then the untouched ones; never
+    one the annotator judged (see :func:`~prefeval_core.store.next_task`); ``None`` when none is left."""
+    queue = annotator_queue(tasks, annotator, seed)
+    started = annotators_by_task(judgments)
+    return next_task(sorted(queue, key=lambda task: task not in started), judgments, annotator, per_item)

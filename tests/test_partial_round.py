@@ -1,0 +1,73 @@
+"""Issue 19: deciding part-way through a round loses nothing. 16 of 100 requested ratings are
+made; the lead decides now: the 84 open requests stay queued (the next request asks for each of
+them again), the 16 judgments count, every stored judgment is still there; the page asks first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefeval_core.protocol import next_request
+from prefeval_core.session import DataChoice
+from prefeval_core.store import Rating, Store, open_store, utc_now
+from prefeval_core.tasks import RatingTask
+from prefeval_core.workflow import StudySetup
+from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.studies import Study, begin_study, resume_study
+from tests.page_fixtures import data_dir, page, run_ok
+
+__all__ = ["data_dir"]
+
+SYSTEMS = {"s1": 1, "s2": 2, "s3": 3, "s4": 4}
+
+
+def four_systems() -> DataChoice:
+    texts = "".join(f"i{k:02d},{s},text {k} of {s}\n" for k in range(40) for s in SYSTEMS)
+    ratings = "".join(f"i{k:02d},{s},human,{q}\n" for k in range(3) for s, q in SYSTEMS.items())
+    files = (
+        ("texts.csv", ("item_id,system,output\n" + texts).encode()),
+        ("ratings.csv", ("item_id,system,rater,score\n" + ratings).encode()),
+    )
+    return DataChoice("upload", "four-systems", files)
+
+
+def study_with_16_of_100(store: Store) -> tuple[Study, list[RatingTask]]:
+    data = four_systems()
+    setup = StudySetup(human="human", unit="ratings", mode="live", budget=150, batch=25)
+    study = begin_study(store, data, data.load(), setup)
+    tasks = [t for t in next_request(study.state).tasks if isinstance(t, RatingTask)]
+    assert len(tasks) == 100
+    for k, task in enumerate(tasks[:16]):
+        store.add(Rating(data.key, task.item_id, task.system, 1 + k % 5, f"ann{k % 2}", utc_now(), study_id=study.id))
+    return study, tasks
+
+
+def test_deciding_after_16_of_100_keeps_the_84_open_requests(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    study, asked = study_with_16_of_100(store)
+    fed = stored_judgments(store, study.data.key, study.state, study_id=study.id)
+    progress = round_progress(study.state, fed)
+    assert (progress.requested, progress.judged, progress.open, progress.extra) == (100, 16, 84, 0)
+    early = decide_now(study.state, fed)
+    assert early.kept == 84 and early.state.round == 1 and early.state.cost_used == 16
+    again = set(next_request(early.state).tasks)
+    assert set(asked[16:]) <= again and not set(asked[:16]) & again  # the open ones asked again, the judged ones not
+    assert len(store.ratings(study.data.key, study_id=study.id)) == 16  # nothing lost
+
+
+def test_the_annotate_page_asks_before_deciding_part_way(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    study, asked = study_with_16_of_100(store)
+    at = page("annotate.py")
+    at.query_params["study"] = str(study.id)
+    run_ok(at)
+    assert "16 of 100 requested" in at.button(key="pe_feed").label
+    at.button(key="pe_feed").click()
+    run_ok(at)
+    assert "84 of the 100 requested judgments are not made yet" in at.warning[0].value
+    assert at.session_state["pe.protocol"].round == 0  # asking decides nothing
+    at.button(key="pe_decide_keep").click()
+    run_ok(at)
+    assert "the 84 still open stay in the queue" in at.success[0].value
+    resumed = resume_study(store, study.id, four_systems().load())
+    assert resumed.state.round == 1 and set(asked[16:]) <= set(next_request(resumed.state).tasks)
+    assert len(store.ratings(study.data.key, study_id=study.id)) == 16
