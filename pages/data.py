@@ -1,7 +1,7 @@
 """Data: a bundled sample or your own files, checked; the raters; what the data covers."""
 
 from ui import cache
-from ui.data_widgets import data_source_picker, loaded_message, rater_picker, summary_view, text_metrics_form
+from ui.data_widgets import data_source_picker, loaded_message, rater_picker, rater_roles_view, summary_view, text_metrics_form
 from ui.errors import user_errors
 from ui.page import begin
 
@@ -12,3 +12,4 @@ human, metrics = rater_picker(dataset)
 with user_errors("Summarising the data"):
     summary = cache.summary(choice, human, metrics[0] if metrics else None)
 summary_view(dataset, summary)
+rater_roles_view(dataset, choice, human, metrics)

@@ -18,6 +18,7 @@ import streamlit as st
 
 from prefeval_core import workflow
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.rater_roles import RaterProfile, profile_raters
 from prefeval_core.data.reading import RawTable, read_table_bytes
 from prefeval_core.data.summary import DatasetSummary, summarise_dataset
 from prefeval_core.decision import Model
@@ -54,6 +55,12 @@ _HASH: dict[str | type[Any], Callable[[Any], Any]] = {DataChoice: _choice_hash}
 def dataset(choice: DataChoice) -> Dataset:
     """The loaded dataset (raises :class:`DataError`; errors are not cached)."""
     return choice.load(max_bytes=MAX_UPLOAD_MB * 1024 * 1024)
+
+
+@st.cache_data(max_entries=6, hash_funcs=_HASH, show_spinner=False)
+def rater_profiles(choice: DataChoice) -> tuple[RaterProfile, ...]:
+    """Each rater's role, direction, scale and flags (:func:`~prefeval_core.data.rater_roles.profile_raters`)."""
+    return profile_raters(dataset(choice))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

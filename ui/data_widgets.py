@@ -10,11 +10,12 @@ import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.formats import InputKind
+from prefeval_core.data.rater_roles import ROLE_WORDS, RaterRole, group_problems
 from prefeval_core.data.summary import DatasetSummary
 from prefeval_core.session import DataChoice, sample_names
 from prefeval_core.textmetrics.rate import Against, MetricName
 from ui import cache, state
-from ui.errors import escape_markdown, show_problems, user_errors
+from ui.errors import escape_markdown, user_errors
 
 SOURCES = ("Bundled sample", "Your files")
 UPLOAD_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "gz"]
@@ -139,7 +140,7 @@ def summary_view(dataset: Dataset, summary: DatasetSummary) -> None:
     columns[2].metric("Raters", len(summary.raters))
     columns[3].metric("Texts", "yes" if summary.has_texts else "no")
     st.caption("Systems: " + escape_markdown(", ".join(summary.systems)))
-    show_problems(dataset.report.warnings, f"{len(dataset.report.warnings)} warning(s) about the data", severity="warning")
+    warnings_view(dataset)
     st.subheader("Raters")
     st.dataframe(pd.DataFrame([vars(r) for r in summary.raters]), hide_index=True, width="stretch")
     if summary.pairs is not None:
@@ -167,3 +168,50 @@ def text_metrics_form(dataset: Dataset, choice: DataChoice) -> None:
                 computed = cache.text_metric_file(choice, tuple(cast(list[MetricName], chosen)), cast(Against, against))
                 state.set_data(replace(choice, computed=(*choice.computed, computed)), keep_choices=True)
             st.rerun()
+
+
+def warnings_view(dataset: Dataset) -> None:
+    """The data's warnings, one line per kind and file with a count (259 alike read as one line)."""
+    warnings = dataset.report.warnings
+    if not warnings:
+        return
+    groups = group_problems(warnings)
+    lines = "\n".join(f"- {escape_markdown(g.line())}" for g in groups)
+    st.warning(f"{len(warnings):,} warning(s) about the data, {len(groups)} kind(s):\n{lines}")
+
+
+def _on_roles(names: tuple[str, ...]) -> None:
+    edited = st.session_state["pe.w.roles"]["edited_rows"]
+    words = {w: r for r, w in ROLE_WORDS.items()}
+    edits = dict(st.session_state.get(state.ROLE_EDITS) or {})
+    for row, change in edited.items():
+        if "role" in change:
+            edits[names[int(row)]] = words[change["role"]]
+    st.session_state[state.ROLE_EDITS] = edits
+
+
+def rater_roles_view(dataset: Dataset, choice: DataChoice, human: str, metrics: tuple[str, ...]) -> None:
+    """Each rater's role (editable), direction, scale, criterion, its paired human rater and what
+    looks wrong; and, when the data hold no metric, that the study runs human-only."""
+    profiles = cache.rater_profiles(choice)
+    roles: dict[str, RaterRole] = state.rater_roles(dataset)
+    st.subheader("What each rater is")
+    if not metrics and not state.metric_candidates(dataset, human):
+        st.info("These data hold no metric or LLM judge: studies run human-only (every judgment is a paid human one).")
+    rows = [
+        {"rater": p.name, "role": ROLE_WORDS[roles[p.name]], "better": f"{p.direction} is better", "criterion": p.criterion or "",
+         "scale": "" if p.low is None else f"{p.low:g} to {p.high:g}", "paired human": p.paired_human or "",
+         "scores": p.scores, "check": "; ".join(p.flags)}
+        for p in profiles
+    ]  # fmt: skip
+    fixed = [k for k in rows[0] if k != "role"] if rows else True
+    st.data_editor(
+        pd.DataFrame(rows), hide_index=True, width="stretch", key="pe.w.roles", disabled=fixed,
+        column_config={"role": st.column_config.SelectboxColumn("role", options=list(ROLE_WORDS.values()), required=True)},
+        on_change=_on_roles, args=(tuple(p.name for p in profiles),),
+    )  # fmt: skip
+    st.caption(
+        "Roles come from the names (human:<criterion> is the trusted human score, human:<criterion>:<who> one annotator, "
+        "a model's name an LLM judge, anything else a metric); change a role here if a name misleads. Annotators are never "
+        "offered as metrics. A judge is paired with the human rater of its criterion."
+    )

@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.rater_roles import RaterRole, default_raters, profile_raters, rater_role
 from prefeval_core.session import DataChoice
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.metric_check import MetricCheck
@@ -28,6 +29,8 @@ STUDY_PARAM = "study"
 """The query parameter naming the session's study in the address (see :mod:`ui.studies`)."""
 ANNOTATOR = "pe.annotator"
 ANNOTATION_SEED = "pe.annotation_seed"
+ROLE_EDITS = "pe.rater_roles"
+"""Roles the user set on the Data page, by rater (the others: as detected from the names)."""
 
 DEFAULT_RATERS = {"summeval": ("human:relevance", ("rougeL",))}
 """Raters the dashboard opens with per bundled sample; other data: the first human and metric rater."""
@@ -74,12 +77,21 @@ def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:
         return
     st.session_state[HUMAN] = None
     st.session_state[METRICS] = None
+    st.session_state.pop(ROLE_EDITS, None)
     _reset_study()
 
 
+def rater_roles(dataset: Dataset) -> dict[str, RaterRole]:
+    """Each rater's role: as detected from its name, or as the user set it on the Data page."""
+    edits: dict[str, RaterRole] = st.session_state.get(ROLE_EDITS) or {}
+    return {r: edits.get(r, rater_role(r)) for r in dataset.raters}
+
+
 def metric_candidates(dataset: Dataset, human: str) -> list[str]:
-    """Raters that can serve as metrics for ``human``: every non-human rater."""
-    return [r for r in dataset.raters if r != human and r not in dataset.human_raters]
+    """Raters that can serve as metrics for ``human``: the metrics and LLM judges (never a human
+    rater or one annotator)."""
+    roles = rater_roles(dataset)
+    return [r for r in dataset.raters if r != human and roles[r] in ("metric", "judge")]
 
 
 def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
@@ -87,13 +99,13 @@ def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
     human, metrics = st.session_state[HUMAN], st.session_state[METRICS]
     if human not in dataset.raters:
         preset = DEFAULT_RATERS.get(dataset.name)
-        humans = dataset.human_raters or dataset.raters
-        human = preset[0] if preset and preset[0] in dataset.raters else humans[0]
+        detected, paired = default_raters(profile_raters(dataset))
+        human = preset[0] if preset and preset[0] in dataset.raters else detected or dataset.raters[0]
         candidates = metric_candidates(dataset, human)
         if preset and all(m in candidates for m in preset[1]):
             metrics = preset[1]
         else:
-            metrics = tuple(candidates[:1])
+            metrics = tuple(m for m in paired if m in candidates) if detected == human else tuple(candidates[:1])
         st.session_state[HUMAN], st.session_state[METRICS] = human, metrics
     metrics = tuple(m for m in (metrics or ()) if m in dataset.raters and m != human)
     st.session_state[METRICS] = metrics

@@ -1,0 +1,191 @@
+"""What each rater of the data is, on arrival (issue 19): its role, its direction, its scale, and
+what looks wrong, so the Data page can say it before anyone picks a rater.
+
+* **Role** from the name (editable on the Data page): ``human`` or ``human:<criterion>`` is a
+  *human* rater (the trusted score, a mean over annotators where there are several);
+  ``human:<criterion>:<annotator>`` is one *annotator* (never offered as a metric);
+  a name naming a language model or a judge (:data:`JUDGE_NAME`, e.g. ``llm:gpt4:relevance``,
+  ``gpt-4-0314-rts:relevance``, ``pandalm``) is an *LLM judge*; anything else a *metric*.
+* **Criterion**: ``human:<criterion>...`` names it; a judge or metric ``...:<criterion>`` names
+  it as its last part. A judge is **paired** with the human rater of its criterion
+  (``human:relevance`` <-> ``llm:gpt4:relevance``).
+* **Direction**: prefeval takes higher as better. A name that says penalty, error count, length
+  or repetition (:data:`LOWER_NAME`: TER, WER, length, repetition, errors, MQM, penalty,
+  perplexity) whose scores are non-negative with some above zero is *lower is better*; the same
+  name stored as negated penalties (every score <= 0, as the bundled WMT data store MQM and
+  TER, see their READMEs) is higher is better.
+* **Scale**: the observed range. A judge's score outside its paired human's observed range is
+  flagged (``judge -0.79 on a 1-5 scale``).
+* **Warnings** of one kind in one file read as one line with a count (:func:`group_problems`).
+* **Agreement**: the annotators of one criterion whose mean pairwise Pearson correlation on the
+  outputs they both scored is below :data:`LOW_AGREEMENT` are flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import numpy as np
+import pandas as pd
+
+from prefeval_core.data.dataset import Dataset
+from prefeval_core.errors import Problem
+
+RaterRole = Literal["human", "annotator", "metric", "judge"]
+"""What a rater is: the human score (a mean where several annotators), one annotator, a metric, an LLM judge."""
+Direction = Literal["higher", "lower"]
+"""Which way is better for a rater's scores."""
+
+ROLE_WORDS: Final[dict[RaterRole, str]] = {
+    "human": "human (the trusted score)",
+    "annotator": "one annotator",
+    "metric": "metric",
+    "judge": "LLM judge",
+}
+JUDGE_NAME: Final = re.compile(r"^llm:|gpt|claude|llama|gemini|mistral|qwen|judge|pandalm|palm|deepseek", re.IGNORECASE)
+"""A name that says an LLM judge."""
+LOWER_NAME: Final = re.compile(r"(^|[^a-z])(ter|wer|length|len|repetitions?|errors?|mqm|penalty|perplexity|ppl)([^a-z]|$)", re.IGNORECASE)
+"""A name that says lower is better (when its scores are positive penalties, not negated ones)."""
+LOW_AGREEMENT: Final = 0.3
+"""Mean pairwise Pearson correlation below which a criterion's annotators are flagged."""
+
+
+@dataclass(frozen=True)
+class RaterProfile:
+    """One rater as the data show it.
+
+    Attributes:
+        name: the rater's name in the data.
+        role: see :data:`RaterRole`.
+        direction: ``higher`` or ``lower`` is better (see the module docstring).
+        criterion: what it judges (from the name), or ``None``.
+        low, high: the observed range of its scores (``None`` for a pairwise rater).
+        scores: how many scores (or pairwise labels) it gave.
+        paired_human: for a judge or metric, the human rater of the same criterion, if any.
+        flags: what looks wrong, in words (empty: nothing).
+    """
+
+    name: str
+    role: RaterRole
+    direction: Direction
+    criterion: str | None
+    low: float | None
+    high: float | None
+    scores: int
+    paired_human: str | None
+    flags: tuple[str, ...]
+
+
+def rater_role(name: str) -> RaterRole:
+    """The role the name states (module docstring)."""
+    parts = name.split(":")
+    if parts[0] == "human":
+        return "human" if len(parts) <= 2 else "annotator"
+    return "judge" if JUDGE_NAME.search(name) else "metric"
+
+
+def criterion_of(name: str) -> str | None:
+    """``human:<c>[:<annotator>]`` -> ``c``; ``<judge or metric>:<c>`` -> ``c``; else ``None``."""
+    parts = name.split(":")
+    if parts[0] == "human":
+        return parts[1] if len(parts) > 1 and parts[1] else None
+    return parts[-1] if len(parts) > 1 and parts[-1] else None
+
+
+def direction_of(name: str, scores: np.ndarray) -> Direction:
+    """``lower`` for a penalty-like name (:data:`LOWER_NAME`) whose scores are non-negative with
+    some above zero; otherwise ``higher``."""
+    if LOWER_NAME.search(name.replace("_", " ")) and len(scores) and scores.min() >= 0 and scores.max() > 0:
+        return "lower"
+    return "higher"
+
+
+def _annotator_agreement(ratings: pd.DataFrame, annotators: list[str]) -> float | None:
+    """Mean pairwise Pearson correlation of ``annotators`` on the outputs both scored (``None``: no pair shares 3 outputs)."""
+    wide = ratings[ratings["rater"].isin(annotators)].pivot_table(index=["item_id", "system"], columns="rater", values="score")
+    values = []
+    for i, a in enumerate(annotators):
+        for b in annotators[i + 1 :]:
+            both = wide[[a, b]].dropna() if a in wide and b in wide else pd.DataFrame()
+            if len(both) >= 3 and both[a].std() > 0 and both[b].std() > 0:
+                values.append(float(np.corrcoef(both[a], both[b])[0, 1]))
+    return float(np.mean(values)) if values else None
+
+
+def profile_raters(dataset: Dataset) -> tuple[RaterProfile, ...]:
+    """Every rater of ``dataset`` with role, direction, criterion, range, pairing and flags, in
+    the data's rater order."""
+    ratings = dataset.ratings
+    grouped = {str(name): frame["score"].to_numpy(dtype=float) for name, frame in ratings.groupby("rater")}
+    pairwise = dataset.preferences["rater"].value_counts().to_dict() if not dataset.preferences.empty else {}
+    humans = {criterion_of(r): r for r in dataset.raters if rater_role(r) == "human"}
+    annotators: dict[str | None, list[str]] = {}
+    for rater in dataset.raters:
+        if rater_role(rater) == "annotator":
+            annotators.setdefault(criterion_of(rater), []).append(rater)
+    low_agreement = {
+        c
+        for c, names in annotators.items()
+        if len(names) > 1 and (a := _annotator_agreement(ratings, names)) is not None and a < LOW_AGREEMENT
+    }
+    profiles = []
+    for name in dataset.raters:
+        role, criterion = rater_role(name), criterion_of(name)
+        scores = grouped.get(name, np.empty(0))
+        paired = humans.get(criterion) if role in ("judge", "metric") and criterion is not None else None
+        flags: list[str] = []
+        direction = direction_of(name, scores)
+        if direction == "lower":
+            flags.append("lower is better (by its name and its positive scores); prefeval takes higher as better")
+        if paired is not None and len(scores) and paired in grouped:
+            h_low, h_high = float(grouped[paired].min()), float(grouped[paired].max())
+            outside = scores[(scores < h_low) | (scores > h_high)]
+            if len(outside) and role == "judge":
+                flags.append(f"{len(outside):,} scores outside the human scale {h_low:g}–{h_high:g} (e.g. {outside[0]:g})")
+        if role == "annotator" and criterion in low_agreement:
+            flags.append(f"the annotators of {criterion} agree little (mean correlation below {LOW_AGREEMENT:g})")
+        low, high = (float(scores.min()), float(scores.max())) if len(scores) else (None, None)
+        count = len(scores) + int(pairwise.get(name, 0))
+        profiles.append(RaterProfile(name, role, direction, criterion, low, high, count, paired, tuple(flags)))
+    return tuple(profiles)
+
+
+def default_raters(profiles: tuple[RaterProfile, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """The human rater and metrics to open with: the human rater with the most scores (ties:
+    the data's order), and the judge paired with its criterion, else the first metric; no metric
+    when the data hold none (human only). ``(None, ())`` without any human rater."""
+    humans = [p for p in profiles if p.role == "human"]
+    if not humans:
+        return None, ()
+    human = max(humans, key=lambda p: p.scores)
+    paired = [p.name for p in profiles if p.paired_human == human.name and p.role == "judge"]
+    metrics = [p.name for p in profiles if p.role in ("metric", "judge") and p.direction == "higher"]
+    return human.name, tuple(paired[:1] or metrics[:1])
+
+
+@dataclass(frozen=True)
+class ProblemGroup:
+    """Problems of one kind in one file, summarised: how many, and the first as an example."""
+
+    severity: str
+    kind: str
+    file: str | None
+    count: int
+    example: str
+
+    def line(self) -> str:
+        """One line: the example, and how many more like it."""
+        more = f" (and {self.count - 1:,} more like this)" if self.count > 1 else ""
+        return f"{self.example}{more}"
+
+
+def group_problems(problems: Sequence[Problem]) -> tuple[ProblemGroup, ...]:
+    """``problems`` grouped by (severity, kind, file), in the order each group first appears, so
+    259 warnings of one kind read as one line with a count."""
+    groups: dict[tuple[str, str, str | None], list[Problem]] = {}
+    for problem in problems:
+        groups.setdefault((problem.severity, problem.kind, problem.file), []).append(problem)
+    return tuple(ProblemGroup(s, k, f, len(found), str(found[0])) for (s, k, f), found in groups.items())

@@ -1,0 +1,96 @@
+"""Issue 19: raters understood on arrival. A raw WMT MQM file gives a human-only study (no
+annotator offered as a metric) and its repeated warnings read as one line; a file with
+annotators, metrics and LLM judges shows each rater's role, direction, pairing and flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prefeval_core.data.dataset import load_dataset
+from prefeval_core.data.rater_roles import default_raters, group_problems, profile_raters
+from tests.page_fixtures import data_dir, page, run_ok
+from tests.test_formats_mqm import rebuilt_ted_tsv
+
+__all__ = ["data_dir"]
+
+SCORES = {"s1": 1, "s2": 3, "s3": 5}
+
+
+def mixed_file() -> bytes:
+    """human:relevance (mean) and three annotators on 1-5; an LLM judge with one score off the
+    scale; ROUGE-L; TER and length as positive penalties; TER negated as the WMT data store it."""
+    lines = ["item_id,system,rater,score"]
+    for k in range(8):
+        for s, q in SCORES.items():
+            mean = q
+            lines += [f"i{k},{s},human:relevance,{mean}"]
+            lines += [f"i{k},{s},human:relevance:r{r},{min(5, max(1, q + (r - 2) * (k % 2)))}" for r in (1, 2, 3)]
+            judge = -0.79 if (k, s) == (0, "s1") else q
+            lines += [f"i{k},{s},llm:gpt4:relevance,{judge}", f"i{k},{s},rougeL,{q / 10}", f"i{k},{s},ter,{60 - 10 * q}"]
+            lines += [f"i{k},{s},output_length,{40 + k}", f"i{k},{s},neg_ter,{-(60 - 10 * q)}"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def mqm_tsv(shared_data: Path) -> bytes:
+    return rebuilt_ted_tsv(shared_data / "wmt21_ted_ende_mqm")[0].encode()
+
+
+def test_a_raw_mqm_file_is_human_only_with_its_annotators_known(mqm_tsv: bytes) -> None:
+    dataset = load_dataset([("mqm_ted.tsv", mqm_tsv)])
+    profiles = {p.name: p for p in profile_raters(dataset)}
+    assert profiles["human:mqm"].role == "human" and profiles["human:mqm"].direction == "higher"  # negated penalties
+    assert {p.role for n, p in profiles.items() if n != "human:mqm"} == {"annotator"}
+    assert default_raters(tuple(profiles.values())) == ("human:mqm", ())
+    groups = group_problems(dataset.report.warnings)
+    assert [(g.kind, g.count) for g in groups] == [("no_common_items", len(dataset.report.warnings))] and groups[0].count > 10
+    assert groups[0].line().endswith(f"(and {groups[0].count - 1} more like this)")
+
+
+def test_each_raters_role_direction_pairing_and_flags() -> None:
+    dataset = load_dataset([("mixed.csv", mixed_file())])
+    profiles = {p.name: p for p in profile_raters(dataset)}
+    shown = {n: (p.role, p.direction, p.criterion, p.paired_human) for n, p in profiles.items()}
+    assert shown == {
+        "human:relevance": ("human", "higher", "relevance", None),
+        "human:relevance:r1": ("annotator", "higher", "relevance", None),
+        "human:relevance:r2": ("annotator", "higher", "relevance", None),
+        "human:relevance:r3": ("annotator", "higher", "relevance", None),
+        "llm:gpt4:relevance": ("judge", "higher", "relevance", "human:relevance"),
+        "neg_ter": ("metric", "higher", None, None),
+        "output_length": ("metric", "lower", None, None),
+        "rougeL": ("metric", "higher", None, None),
+        "ter": ("metric", "lower", None, None),
+    }
+    assert profiles["llm:gpt4:relevance"].flags == ("1 scores outside the human scale 1–5 (e.g. -0.79)",)
+    assert "lower is better" in profiles["ter"].flags[0] and not profiles["rougeL"].flags
+    assert default_raters(tuple(profiles.values())) == ("human:relevance", ("llm:gpt4:relevance",))
+
+
+@pytest.mark.page
+def test_uploading_a_raw_mqm_file_gives_a_human_only_study_and_one_warning_line(data_dir: Path, mqm_tsv: bytes) -> None:
+    at = run_ok(page("data.py"))
+    at.radio(key="pe.w.source").set_value("Your files").run()
+    at.file_uploader(key="pe.w.upload").set_value([("mqm_ted.tsv", mqm_tsv, "text/tab-separated-values")])
+    run_ok(at)
+    assert at.session_state["pe.human"] == "human:mqm" and at.session_state["pe.metrics"] == ()
+    assert at.multiselect(key="pe.w.metrics").value == [] and at.multiselect(key="pe.w.metrics").options == []
+    assert any("studies run human-only" in i.value for i in at.info)
+    [warning] = at.warning
+    assert warning.value.count("\n- ") == 1 and "more like this" in warning.value
+
+
+@pytest.mark.page
+def test_the_data_page_shows_roles_and_takes_a_changed_role(data_dir: Path) -> None:
+    at = run_ok(page("data.py"))
+    at.radio(key="pe.w.source").set_value("Your files").run()
+    at.file_uploader(key="pe.w.upload").set_value([("mixed.csv", mixed_file(), "text/csv")])
+    run_ok(at)
+    assert (at.session_state["pe.human"], at.session_state["pe.metrics"]) == ("human:relevance", ("llm:gpt4:relevance",))
+    options = at.multiselect(key="pe.w.metrics").options
+    assert "human:relevance:r1" not in options and {"rougeL", "ter", "llm:gpt4:relevance"} <= set(options)
+    at.session_state["pe.rater_roles"] = {"rougeL": "annotator"}  # as the role column's edit sets it
+    run_ok(at)
+    assert "rougeL" not in at.multiselect(key="pe.w.metrics").options
