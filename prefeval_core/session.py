@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from prefeval_core.bundled import SAMPLES_DIR  # a clone's sample_data/, or the installed copy
+from prefeval_core.bundled import SAMPLES_DIR, sample_names  # a clone's sample_data/, or the installed copy
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
@@ -33,11 +33,6 @@ DEFAULT_SAMPLE: Final = "summeval"
 class SessionFileError(DataError):
     """A session file that cannot be restored: not JSON, past a bound, against the schema, or
     contradicting its data (each problem names the file and the JSON path of the value)."""
-
-
-def sample_names() -> tuple[str, ...]:
-    """The bundled samples (folders with a ratings or preferences file: not the corpus or the model), sorted."""
-    return tuple(sorted({f.parent.name for f in SAMPLES_DIR.glob("*/*") if f.name.startswith(("ratings.", "preferences."))}))
 
 
 @dataclass(frozen=True)

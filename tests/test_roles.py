@@ -151,3 +151,11 @@ def test_missing_agreement_says_why() -> None:
     overlap = [Rating("d", f"i{k}", "A", float(k), name, utc_now()) for k in range(4) for name in ("ann0", "ann1")]
     agreed = rating_agreement(overlap)
     assert why_no_agreement(agreed) is None and agreement_rows(agreed, None)[0]["alpha with the others"] == 1.0
+
+
+def test_the_command_line_names_a_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["describe", "--data", "sample:wmt21_ted", "--json"]) == 0
+    described = capsys.readouterr().out
+    assert '"TER"' in described and "sentBLEU" in described
+    assert main(["describe", "--data", "sample:nope"]) == 1
+    assert "no bundled sample named 'nope'; known: pandalm, summeval" in capsys.readouterr().err

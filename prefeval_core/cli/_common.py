@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from prefeval_core.bundled import data_path
 from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import INPUT_KINDS, InputKind
@@ -54,7 +55,11 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
 def add_data_option(parser: argparse.ArgumentParser) -> None:
     """``--data DIR_OR_FILES...``: a folder laid out like shared/data/* or explicit files."""
     parser.add_argument(
-        "--data", nargs="+", required=True, metavar="PATH", help="a data folder (ratings.csv, preferences.csv, ...) or files"
+        "--data",
+        nargs="+",
+        required=True,
+        metavar="PATH",
+        help="a data folder (ratings.csv, preferences.csv, ...), files, or sample:NAME for a bundled sample",
     )
     add_loading_options(parser)
 
@@ -62,7 +67,9 @@ def add_data_option(parser: argparse.ArgumentParser) -> None:
 def add_files_option(parser: argparse.ArgumentParser) -> None:
     """Data as positional ``FILE...`` or as ``--data PATH...`` (like the other commands); both may be given."""
     parser.add_argument("files", nargs="*", metavar="FILE", help="data files or folders (or give them with --data)")
-    parser.add_argument("--data", nargs="+", action="extend", default=[], metavar="PATH", help="data files or folders")
+    parser.add_argument(
+        "--data", nargs="+", action="extend", default=[], metavar="PATH", help="data files or folders, or sample:NAME for a bundled sample"
+    )
     add_loading_options(parser)
 
 
@@ -82,7 +89,8 @@ def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
         kinds[file.rsplit("/", 1)[-1]] = kind
     columns = [c.strip() for c in args.rater_columns.split(",")] if args.rater_columns else None
     rater_columns = {p.rsplit("/", 1)[-1]: columns for p in paths} if columns else None
-    return load_dataset(list(paths), kinds=kinds, rater_columns=rater_columns, max_bytes=int(args.max_mb * 1024**2))
+    sources = [data_path(p) for p in paths]  # sample:NAME names a bundled sample
+    return load_dataset(sources, kinds=kinds, rater_columns=rater_columns, max_bytes=int(args.max_mb * 1024**2))
 
 
 def read_input_file(file: str) -> tuple[str, bytes]:
