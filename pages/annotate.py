@@ -5,6 +5,7 @@ import streamlit as st
 
 from prefeval_core.store import open_store
 from prefeval_core.tasks import ComparisonTask
+from prefeval_core.workflow.forecast import budget_forecast
 from prefeval_core.workflow.rating_scale import rating_scale
 from prefeval_core.workflow.studies import study_details
 from ui import annotate_widgets as aw
@@ -26,7 +27,7 @@ if protocol is not None:
     unit = "ratings of single outputs" if protocol.table.unit == "ratings" else "comparisons of two outputs"
     if protocol.table.unit == "ratings":
         scale = rating_scale(dataset, protocol.settings.human or "")
-    st.caption(f"The study's request for round {protocol.round + 1}: {len(tasks)} {unit}.")
+    st.caption(f"The study's request for round {protocol.round + 1}: {len(tasks)} {unit}. {budget_forecast(protocol).sentence()}")
 elif dataset.has_texts:
     st.caption("No protocol is running (start one on the Protocol page): compare any pair.")
     tasks = aw.tasks_for_pair(dataset, *aw.pair_picker(dataset))

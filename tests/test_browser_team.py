@@ -61,6 +61,12 @@ def test_a_lead_invites_two_annotators_and_each_link_opens_only_its_queue(tmp_pa
             expect(body.get_by_text("Rate the relevance of this output")).to_be_visible()
             expect(body.get_by_text(f"as {name}")).to_be_visible()
             progress = body.locator('[data-testid="stProgress"]')
+            if name == "alice":  # at 1440x900 the output and every button show without scrolling, each labelled once
+                levels = [body.get_by_role("button", name=re.compile(rf"^(Shortcut )?{k}$")) for k in range(1, 6)]
+                assert [b.inner_text().replace("\u200b", "").split() for b in levels] == [[str(k)] for k in range(1, 6)]
+                for element in (*levels, body.get_by_text("Output", exact=True)):
+                    box = element.bounding_box()
+                    assert box is not None and box["y"] + box["height"] <= 900, box
             body.locator("h1").click()  # the page, not a field, gets the keys
             page.wait_for_timeout(1000)
             for done in range(1, judged[name] + 1):

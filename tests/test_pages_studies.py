@@ -27,8 +27,8 @@ def test_a_live_ratings_study_asks_for_ratings_on_the_data_scale_and_feeds_them(
     assert protocol.table.unit == "ratings"
     annotate = annotate_as(at, "ann1")
     assert "32 ratings of single outputs" in annotate.caption[0].value  # 2 items x 16 systems
-    labels = [b.label for b in annotate.button if b.key and b.key.startswith("pe_rate_")]
-    assert labels == ["1", "2", "3", "4", "5"]  # SummEval's experts rate 1-5
+    labels = [b.help for b in annotate.button if b.key and b.key.startswith("pe_rate_")]
+    assert labels == [f"rate {k} (key {k})" for k in range(1, 6)]  # SummEval's experts rate 1-5
     for key in ("pe_rate_4", "pe_rate_2", "pe_rate_5"):
         annotate.button(key=key).click()
         run_ok(annotate)

@@ -4,6 +4,7 @@ them again), the 16 judgments count, every stored judgment is still there; the p
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from prefeval_core.protocol import next_request
@@ -71,3 +72,24 @@ def test_the_annotate_page_asks_before_deciding_part_way(data_dir: Path) -> None
     resumed = resume_study(store, study.id, four_systems().load())
     assert resumed.state.round == 1 and set(asked[16:]) <= set(next_request(resumed.state).tasks)
     assert len(store.ratings(study.data.key, study_id=study.id)) == 16
+
+
+def test_budget_used_and_the_forecast_with_its_rule() -> None:
+    from prefeval_core.protocol import replay_source, run_protocol
+    from prefeval_core.workflow.forecast import budget_forecast
+    from prefeval_core.workflow.study import start_study, study_table
+    from prefeval_core.workflow.views import study_status
+
+    close = {"s1": 0, "s2": 0, "s3": 4, "s4": 8}  # s1 and s2 alike: their pair stays open
+    rows = "".join(f"i{k:02d},{s},human,{q + (k + i) % 3}\n" for k in range(40) for i, (s, q) in enumerate(close.items()))
+    data = DataChoice("upload", "clear", (("ratings.csv", ("item_id,system,rater,score\n" + rows).encode()),)).load()
+    setup = StudySetup("human", unit="ratings", batch=5, budget=150)
+    state = start_study(study_table(data, setup), setup)
+    fresh = budget_forecast(state)
+    assert (fresh.used, fresh.budget, fresh.likely_needed) == (0, 150, 150) and fresh.rule == "no pair decided yet: the budget left"
+    later = run_protocol(state, replay_source(state.table), max_rounds=2)
+    status, forecast = study_status(later), budget_forecast(later)
+    assert 0 < status.decided < status.pairs and status.matter > 0 and forecast.used == status.cost_used
+    per_pair = status.cost_used / status.decided
+    assert forecast.likely_needed == min(150 - status.cost_used, math.ceil(per_pair * status.matter))
+    assert forecast.sentence().startswith(f"Budget: {status.cost_used} / 150 ratings used; likely still needed: about ")

@@ -94,3 +94,32 @@ def test_the_data_page_shows_roles_and_takes_a_changed_role(data_dir: Path) -> N
     at.session_state["pe.rater_roles"] = {"rougeL": "annotator"}  # as the role column's edit sets it
     run_ok(at)
     assert "rougeL" not in at.multiselect(key="pe.w.metrics").options
+
+
+def test_every_files_errors_are_reported_together() -> None:
+    from prefeval_core.errors import DataError
+
+    bad_scores = b"item_id,system,rater,score\ni1,A,human,x\ni2,A,human,y\n"
+    bad_metric = b"item_id,system,rater,score\ni1,A,bleu,1\ni2,A,bleu,oops\n"
+    with pytest.raises(DataError) as refused:
+        load_dataset([("a.csv", bad_scores), ("b.csv", bad_metric), ("c.csv", b"item_id,system,output\n"), ("d.csv", b"")])
+    assert [(p.file, p.row) for p in refused.value.problems] == [("c.csv", None), ("d.csv", None), ("a.csv", 1), ("a.csv", 2), ("b.csv", 2)]
+
+
+@pytest.mark.page
+def test_a_reload_keeps_the_sessions_uploaded_data(data_dir: Path) -> None:
+    at = run_ok(page("data.py"))
+    at.radio(key="pe.w.source").set_value("Your files").run()
+    at.file_uploader(key="pe.w.upload").set_value([("mixed.csv", mixed_file(), "text/csv")])
+    run_ok(at)
+    uploaded = at.session_state["pe.data"]
+    digest = at.query_params["data"]
+    digest = digest[0] if isinstance(digest, list) else digest
+    reloaded = page("data.py")  # a new session with the same address
+    reloaded.query_params["data"] = digest
+    run_ok(reloaded)
+    assert reloaded.session_state["pe.data"] == uploaded and reloaded.session_state["pe.human"] == "human:relevance"
+    stranger = page("data.py")
+    stranger.query_params["data"] = "0" * 32  # a digest the store never kept: the sample, and the address cleaned
+    run_ok(stranger)
+    assert stranger.session_state["pe.data"].kind == "sample" and "data" not in stranger.query_params

@@ -102,6 +102,11 @@ def criterion_header(criterion: str | None, guidelines: str = "") -> None:
     if criterion is None:
         return
     st.markdown(f"**You judge: {escape_markdown(criterion)}**")
+    guidelines_box(guidelines)
+
+
+def guidelines_box(guidelines: str) -> None:
+    """The lead's guidelines (Markdown, as the lead wrote them), closed until opened; nothing when there are none."""
     if guidelines.strip():
         with st.expander("Guidelines", expanded=False):
             st.markdown(guidelines)
@@ -113,12 +118,28 @@ def _text(frame: pd.DataFrame, item_id: str, system: str | None = None) -> str:
     return str(rows[column].iloc[0]) if len(rows) else ""
 
 
-def _source(dataset: Dataset, item_id: str) -> None:
-    st.markdown(f"**Item:** {escape_markdown(item_id)}")
+SOURCE_HEIGHT = 360
+"""Height (px) of the scrolling source box: with the output beside it and the buttons under the
+output, the whole task fits a 1280x800 screen."""
+
+
+def _source(dataset: Dataset, item_id: str, *, collapsed: bool = False) -> None:
+    """The item's source in a scrolling box (``collapsed``: in an expander, closed), with its id in small print."""
     source = _text(dataset.sources, item_id) if not dataset.sources.empty else ""
-    if source:
-        with st.expander("Source / context", expanded=True), st.container(height=240 if len(source) > 800 else "content"):
+    if not source:
+        st.caption(f"Item {escape_markdown(item_id)}")
+        return
+    box = st.expander("Source / context", expanded=False) if collapsed else st.container()
+    with box:
+        st.caption(f"Source / context · item {escape_markdown(item_id)}")
+        with st.container(height=SOURCE_HEIGHT if len(source) > 600 else "content", border=True):
             st.markdown(escape_markdown(source))
+
+
+def _output(text: str, label: str) -> None:
+    with st.container(border=True, height=SOURCE_HEIGHT - 120 if len(text) > 700 else "content"):
+        st.markdown(f"**{label}**")
+        st.markdown(escape_markdown(text) or "*(no output)*")
 
 
 def _record_comparison(
@@ -144,12 +165,11 @@ def compare_one(
     """The source, the two outputs in seeded random left/right order, the question (with the
     study's criterion), the buttons and shortcuts."""
     left, right = left_right(st.session_state[state.ANNOTATION_SEED], choice.key, task.item_id, task.system_a, task.system_b)
-    _source(dataset, task.item_id)
+    _source(dataset, task.item_id, collapsed=True)  # two outputs side by side: the source opens on demand
     columns = st.columns(2)
     for column, label, system in ((columns[0], "Output A", left), (columns[1], "Output B", right)):
-        with column.container(border=True):
-            st.markdown(f"**{label}**")
-            st.markdown(escape_markdown(_text(dataset.texts, task.item_id, system)) or "*(no output)*")
+        with column:
+            _output(_text(dataset.texts, task.item_id, system), label)
     about = "" if criterion is None else f" on {escape_markdown(criterion)}"
     st.caption(f"Which output is better{about}?")
     buttons = st.columns(5)
@@ -169,32 +189,45 @@ def rate_one(
     criterion: str | None = None,
 ) -> None:
     """The source, one output, the question (with the study's criterion), and the study's scale:
-    a button per level (keyboard digits) or a number."""
-    _source(dataset, task.item_id)
-    with st.container(border=True):
-        st.markdown("**Output**")
-        st.markdown(escape_markdown(_text(dataset.texts, task.item_id, task.system)) or "*(no output)*")
-    what = "this output" if criterion is None else f"the {escape_markdown(criterion)} of this output"
-    st.caption(f"Rate {what} from {escape_markdown(scale.describe())}.")
-    if scale.levels is not None:
-        buttons = st.columns(len(scale.levels) + 1)
-        for digit, (column, level) in enumerate(zip(buttons, scale.levels, strict=False), start=1):
-            shortcut = str(digit % 10) if len(scale.levels) <= 10 else None
-            args = (choice.key, study_id, task, level, annotator, criterion)
-            column.button(
-                f"{level:g}", key=f"pe_rate_{digit}", on_click=_record_rating, args=args,
-                width="stretch", shortcut=shortcut, help=f"key {shortcut}" if shortcut else None,
-            )  # fmt: skip
-        buttons[-1].button(
-            "Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"), width="stretch"
-        )
-        return
-    with st.form("pe.w.rate"):
-        score = st.number_input("Score", scale.low, scale.high, (scale.low + scale.high) / 2, key="pe.w.score")
-        if st.form_submit_button("Store the rating"):
-            _record_rating(choice.key, study_id, task, float(score), annotator, criterion)
-            st.rerun()
-    st.button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"))
+    a button per level (keyboard digits) or a number. The source and the output stand side by
+    side, the buttons right under the output."""
+    source_side, output_side = st.columns([1, 1]) if not dataset.sources.empty else (st.container(), st.container())
+    with source_side:
+        _source(dataset, task.item_id)
+    with output_side:
+        _output(_text(dataset.texts, task.item_id, task.system), "Output")
+        what = "this output" if criterion is None else f"the {escape_markdown(criterion)} of this output"
+        st.caption(f"Rate {what} from {escape_markdown(scale.describe())}.")
+        if scale.levels is not None:
+            _level_buttons(choice, study_id, task, annotator, scale.levels, criterion)
+            return
+        with st.form("pe.w.rate"):
+            score = st.number_input("Score", scale.low, scale.high, (scale.low + scale.high) / 2, key="pe.w.score")
+            if st.form_submit_button("Store the rating"):
+                _record_rating(choice.key, study_id, task, float(score), annotator, criterion)
+                st.rerun()
+        st.button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"))
+
+
+def _level_buttons(
+    choice: DataChoice, study_id: int | None, task: RatingTask, annotator: str, levels: tuple[float, ...], criterion: str | None
+) -> None:
+    """A button per level with its keyboard digit. Streamlit draws a button's shortcut beside its
+    label, so a level whose digit is its own shortcut is labelled by the shortcut alone (a
+    zero-width space as label): "1", not "1 1"."""
+    buttons = st.columns(len(levels) + 1)
+    for digit, (column, level) in enumerate(zip(buttons, levels, strict=False), start=1):
+        shortcut = str(digit % 10) if len(levels) <= 10 else None
+        label = f"{level:g}"
+        args = (choice.key, study_id, task, level, annotator, criterion)
+        column.button(
+            ZERO_WIDTH if label == shortcut else label, key=f"pe_rate_{digit}", on_click=_record_rating, args=args,
+            width="stretch", shortcut=shortcut, help=f"rate {label} (key {shortcut})" if shortcut else f"rate {label}",
+        )  # fmt: skip
+    buttons[-1].button("Undo", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"), width="stretch")
+
+
+ZERO_WIDTH = "\u200b"
 
 
 def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: tuple[str, ...], scale: RatingScale | None) -> None:

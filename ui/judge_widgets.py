@@ -34,7 +34,7 @@ def judge(who: Annotator, study: Study, dataset: Dataset) -> None:
     """The criterion, the progress of the annotator's queue, and the next task in it."""
     st.title(f"Judge the {escape_markdown(study.criterion)}")
     st.caption(f"Signed in by your personal link as **{escape_markdown(who.annotator)}**; every judgment is saved the moment you make it.")
-    aw.criterion_header(study.criterion, study.guidelines)
+    aw.guidelines_box(study.guidelines)
     tasks = list(next_request(study.state).tasks) if study.setup.mode == "live" else []
     if not tasks:
         st.info("Nothing to judge right now: the lead will open the next round. Come back to this link later.")

@@ -73,6 +73,7 @@ def begin(title: str, before_loading: Callable[[], object] | None = None) -> tup
     _annotator_from_url()
     st.title(title)
     resume_from_url()
+    state.data_from_url()
     message = st.session_state.pop(FLASH, None)
     if message:
         st.success(escape_markdown(message))

@@ -15,8 +15,10 @@ import streamlit as st
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.rater_roles import RaterRole, default_raters, profile_raters, rater_role
 from prefeval_core.session import DataChoice
+from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.studies import recalled_data, remember_data
 
 DATA = "pe.data"
 HUMAN = "pe.human"
@@ -29,6 +31,9 @@ STUDY_PARAM = "study"
 """The query parameter naming the session's study in the address (see :mod:`ui.studies`)."""
 ANNOTATOR = "pe.annotator"
 ANNOTATION_SEED = "pe.annotation_seed"
+DATA_DIGEST = "pe.data_digest"
+DATA_PARAM = "data"
+"""The query parameter naming the session's uploaded data (kept in the store by digest)."""
 ROLE_EDITS = "pe.rater_roles"
 """Roles the user set on the Data page, by rater (the others: as detected from the names)."""
 
@@ -73,12 +78,40 @@ def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:
     if choice == st.session_state.get(DATA):
         return
     st.session_state[DATA] = choice
+    _data_to_url(choice)
     if keep_choices:
         return
     st.session_state[HUMAN] = None
     st.session_state[METRICS] = None
     st.session_state.pop(ROLE_EDITS, None)
     _reset_study()
+
+
+def _data_to_url(choice: DataChoice) -> None:
+    """Uploaded data are kept in the store and named in the address (``?data=<digest>``), so a
+    reload (a new session) finds them; a sample needs no name there."""
+    if choice.kind == "upload":
+        st.session_state[DATA_DIGEST] = remember_data(open_store(), choice)
+        st.query_params[DATA_PARAM] = st.session_state[DATA_DIGEST]
+    else:
+        st.session_state.pop(DATA_DIGEST, None)
+        st.query_params.pop(DATA_PARAM, None)
+
+
+def data_from_url() -> None:
+    """Keep the address naming the session's uploaded data on every page (navigation drops query
+    parameters); in a fresh session (a reload), take the data the address names."""
+    digest = st.session_state.get(DATA_DIGEST)
+    if digest is not None:
+        st.query_params[DATA_PARAM] = digest
+        return
+    wanted = st.query_params.get(DATA_PARAM)
+    if wanted and data_choice() == DataChoice.sample():
+        recalled = recalled_data(open_store(), wanted)
+        if recalled is None:
+            st.query_params.pop(DATA_PARAM, None)
+            return
+        st.session_state[DATA], st.session_state[DATA_DIGEST] = recalled, wanted
 
 
 def rater_roles(dataset: Dataset) -> dict[str, RaterRole]:

@@ -8,7 +8,7 @@ import streamlit as st
 from prefeval_core.errors import PrefevalError
 from prefeval_core.protocol import ProtocolState
 from prefeval_core.store import StateKind, open_store
-from prefeval_core.workflow.studies import Study, list_studies, record_state, resume_study, study_parts
+from prefeval_core.workflow.studies import Study, all_study_details, list_studies, record_state, resume_study, study_parts
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 
@@ -56,12 +56,17 @@ def commit(protocol: ProtocolState, kind: StateKind = "round") -> None:
 
 
 def studies_picker(dataset_key: str) -> None:
-    """The stored studies of these data, newest first, with a button to resume one."""
+    """The stored studies of these data (archived ones left out), newest first, each marked live or
+    replay, with a button to resume one."""
     summaries = list_studies(open_store(), dataset_key)
     if not summaries:
         return
     current = st.session_state[state.STUDY]
-    labels = {s.study.id: f"#{s.study.id} {s.study.name} · {s.rounds} rounds · cost {s.cost or 0:g}" for s in summaries}
+    kinds = {i: d.kind for i, d in all_study_details(open_store()).items()}
+    labels = {
+        s.study.id: f"#{s.study.id} [{kinds.get(s.study.id, 'study')}] {s.study.name} · {s.rounds} rounds · cost {s.cost or 0:g}"
+        for s in summaries
+    }
     with st.expander(f"Studies on these data ({len(summaries)})", expanded=current is None):
         left, right = st.columns([4, 1])
         chosen = left.selectbox("Study", list(labels), format_func=labels.__getitem__, key="pe.w.study", label_visibility="collapsed")

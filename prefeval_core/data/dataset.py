@@ -23,7 +23,7 @@ from prefeval_core.data.field_formats import parse_field_table
 from prefeval_core.data.formats import InputKind, ParsedTable, detect_kind, parse_table
 from prefeval_core.data.limits import MAX_SYSTEMS
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
-from prefeval_core.errors import Problem, ValidationReport, raise_if_errors
+from prefeval_core.errors import DataError, Problem, ValidationReport, raise_if_errors
 
 RaterKind = Literal["scalar", "pairwise"]
 _TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".txt")
@@ -143,10 +143,16 @@ def load_dataset(
             row, line and column (dataset-wide errors name the files or folder given).
     """
     source_list: list[Source] = [sources] if isinstance(sources, (str, Path, tuple)) else list(sources)
-    raws = [raw for source in source_list for raw in _read_source(source, max_bytes)]
+    raws: list[RawTable] = []
+    problems: list[Problem] = []
+    for source in source_list:  # a file that cannot be read does not hide the problems of the others
+        try:
+            raws += _read_source(source, max_bytes)
+        except DataError as error:
+            problems += error.problems
     parsed = [table for raw in raws for table in parse_tables(raw, (kinds or {}).get(raw.name), (rater_columns or {}).get(raw.name))]
     del raws  # the raw cells are not needed any more; free them before the checks
-    problems = [p for table in parsed for p in table.problems]
+    problems += [p for table in parsed for p in table.problems]
     raise_if_errors(problems)
     dataset = _assemble(parsed, name or _default_name(source_list))
     checks = check_dataset(dataset, files=", ".join(_source_name(s) for s in source_list))

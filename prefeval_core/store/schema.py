@@ -10,7 +10,8 @@ Version history (``schema_version`` holds one row per version applied, with its 
   transaction.
 * 2: ``criterion`` on every judgment (what it judged, e.g. ``relevance``); ``study_details`` (a
   study's criterion, guidelines, kind and archive mark) and ``invitations`` (annotator links: a
-  hash of each token, never the token). Migrating from 1 adds the column and the tables; every
+  hash of each token, never the token), ``session_data`` (a session's uploaded data, by digest, so a
+  reload finds it). Migrating from 1 adds the column and the tables; every
   stored judgment and study keeps its rows (criterion empty: not recorded then).
 
 Schema work runs under a lock (SQLite's write lock, a PostgreSQL advisory lock), so processes
@@ -170,6 +171,14 @@ invitations = Table(
     sqlite_autoincrement=True,
 )
 
+session_data = Table(
+    "session_data",
+    metadata,
+    Column("digest", Text, primary_key=True),
+    Column("data_json", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+)
+
 _LEGACY_TABLE: Final = "annotations"
 
 
@@ -232,11 +241,11 @@ def _to_v1(conn: Connection) -> None:
 
 def _to_v2(conn: Connection) -> None:
     """Version 1 -> 2: ``criterion`` on both judgment tables (unless a store created at version 2
-    tables already has it), the tables ``study_details`` and ``invitations``."""
+    tables already has it), the tables ``study_details``, ``invitations`` and ``session_data``."""
     for table in (comparisons, ratings):
         if "criterion" not in {c["name"] for c in inspect(conn).get_columns(table.name)}:
             conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN criterion TEXT"))
-    metadata.create_all(conn, tables=[study_details, invitations])
+    metadata.create_all(conn, tables=[study_details, invitations, session_data])
 
 
 _MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1, _to_v2)

@@ -21,6 +21,7 @@ from prefeval_core.protocol import ProtocolState, StudyTable, next_request, stat
 from prefeval_core.schema import validated
 from prefeval_core.session import DataChoice
 from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
+from prefeval_core.store.session_data import load_data, save_data
 from prefeval_core.store.study_details import StudyDetails, all_details, details, rename, set_archived, set_details
 from prefeval_core.tasks import ComparisonTask
 from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
@@ -162,8 +163,13 @@ def list_studies(store: Store, dataset_key: str | None = None, *, archived: bool
     found = store.list_studies(dataset_key)
     if archived:
         return found
-    kept = all_details(store.db)
+    kept = all_study_details(store)
     return [s for s in found if s.study.id not in kept or kept[s.study.id].archived_at is None]
+
+
+def all_study_details(store: Store) -> dict[int, StudyDetails]:
+    """Every study's details by id (studies stored before they were kept are absent)."""
+    return all_details(store.db)
 
 
 def study_details(store: Store, study_id: int) -> StudyDetails:
@@ -206,3 +212,18 @@ def rename_study(store: Store, study_id: int, name: str) -> None:
         SettingsError: an empty name, or no such study.
     """
     rename(store.db, study_id, name)
+
+
+def remember_data(store: Store, data: DataChoice) -> str:
+    """Keep an uploaded data choice in the store; returns the digest an address can name."""
+    return save_data(store.db, json.dumps(data.to_json(), allow_nan=False))
+
+
+def recalled_data(store: Store, digest: str) -> DataChoice | None:
+    """The data choice kept under ``digest``, or ``None`` (unknown digest).
+
+    Raises:
+        SettingsError: the kept JSON no longer reads as a data choice.
+    """
+    found = load_data(store.db, digest)
+    return None if found is None else DataChoice.from_json(json.loads(found))
