@@ -26,7 +26,7 @@ pytestmark = pytest.mark.page
 
 def shown_task(at) -> tuple[str, str, str, str]:
     """(item, system_a, system_b, left system) of the item on screen."""
-    item = shown(at.markdown[0].value).split("**Item:** ")[1]
+    item = next(shown(c.value).split("· item ")[1] for c in at.caption if "· item " in c.value)  # above the source
     a, b = at.selectbox(key="pe.w.annotate_pair").value
     return item, a, b, left_right(0, "sample:summeval", item, a, b)[0]
 

@@ -12,7 +12,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
-from ui.roles import INVITEE
+from ui.roles import INVITEE, unprotected_warning
 from ui.studies import resume_from_url
 
 FLASH = "pe.flash"
@@ -72,6 +72,7 @@ def begin(title: str, before_loading: Callable[[], object] | None = None) -> tup
     state.ensure_state()
     _annotator_from_url()
     st.title(title)
+    unprotected_warning()
     resume_from_url()
     state.data_from_url()
     message = st.session_state.pop(FLASH, None)

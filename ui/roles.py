@@ -8,10 +8,20 @@ A session that entered through a link stays the annotator's even if the token le
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import streamlit as st
 
 from prefeval_core.store import open_store
-from prefeval_core.workflow.roles import TOKEN_PARAM, AccessError, Annotator, annotator_for_token, lead_password, password_matches
+from prefeval_core.workflow.roles import (
+    LEAD_PASSWORD_ENV,
+    TOKEN_PARAM,
+    AccessError,
+    Annotator,
+    annotator_for_token,
+    lead_password,
+    password_matches,
+)
 from ui import state
 from ui.errors import escape_markdown
 
@@ -78,3 +88,17 @@ def login_page() -> None:
     message = st.session_state.pop(REFUSED, None)
     if message:
         st.error(message)
+
+
+LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def unprotected_warning() -> None:
+    """On a lead page reached over the network with no lead password set: say that anyone who can
+    open the address can steer the studies (on one's own machine, nothing is said)."""
+    host = urlsplit(st.context.url or "").hostname or "localhost"
+    if lead_password() is None and host not in LOOPBACK:
+        st.warning(
+            f"This dashboard is reached as {escape_markdown(host)} and has no lead password: anyone who can open the address can "
+            f"set up and steer studies and see results. Set {LEAD_PASSWORD_ENV} before serving it to others."
+        )
