@@ -90,10 +90,16 @@ def test_the_data_page_shows_roles_and_takes_a_changed_role(data_dir: Path) -> N
     run_ok(at)
     assert (at.session_state["pe.human"], at.session_state["pe.metrics"]) == ("human:relevance", ("llm:gpt4:relevance",))
     options = at.multiselect(key="pe.w.metrics").options
-    assert "human:relevance:r1" not in options and {"rougeL", "ter", "llm:gpt4:relevance"} <= set(options)
-    at.session_state["pe.rater_roles"] = {"rougeL": "annotator"}  # as the role column's edit sets it
+    assert set(options) == {"llm:gpt4:relevance", "neg_ter", "rougeL"}  # no annotator, no lower-is-better rater as it stands
+    at.button(key="pe_negate").click()  # ter and output_length: their higher-is-better copies
     run_ok(at)
-    assert "rougeL" not in at.multiselect(key="pe.w.metrics").options
+    assert {"neg_ter", "neg_output_length"} <= set(at.multiselect(key="pe.w.metrics").options)
+    copy = at.session_state["pe.data"].load().ratings.set_index(["item_id", "system", "rater"])["score"]
+    assert copy[("i0", "s1", "neg_ter")] == -copy[("i0", "s1", "ter")] == -50
+    at.session_state["pe.rater_roles"] = {"rougeL": "annotator"}  # as the role column's edit sets it
+    at.session_state["pe.rater_directions"] = {"neg_ter": "lower"}  # as the direction column's edit sets it
+    run_ok(at)
+    assert not {"rougeL", "neg_ter"} & set(at.multiselect(key="pe.w.metrics").options)
 
 
 def test_every_files_errors_are_reported_together() -> None:

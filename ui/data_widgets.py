@@ -10,7 +10,7 @@ import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.formats import InputKind
-from prefeval_core.data.rater_roles import ROLE_WORDS, RaterRole, group_problems
+from prefeval_core.data.rater_roles import NEGATED_PREFIX, ROLE_WORDS, Direction, RaterRole, group_problems, negated_raters_file
 from prefeval_core.data.summary import DatasetSummary
 from prefeval_core.session import DataChoice, sample_names
 from prefeval_core.textmetrics.rate import Against, MetricName
@@ -180,14 +180,25 @@ def warnings_view(dataset: Dataset) -> None:
     st.warning(f"{len(warnings):,} warning(s) about the data, {len(groups)} kind(s):\n{lines}")
 
 
+DIRECTION_WORDS: dict[Direction, str] = {"higher": "higher is better", "lower": "lower is better"}
+
+
 def _on_roles(names: tuple[str, ...]) -> None:
     edited = st.session_state["pe.w.roles"]["edited_rows"]
-    words = {w: r for r, w in ROLE_WORDS.items()}
-    edits = dict(st.session_state.get(state.ROLE_EDITS) or {})
+    roles = {w: r for r, w in ROLE_WORDS.items()}
+    directions = {w: d for d, w in DIRECTION_WORDS.items()}
+    role_edits = dict(st.session_state.get(state.ROLE_EDITS) or {})
+    direction_edits = dict(st.session_state.get(state.DIRECTION_EDITS) or {})
     for row, change in edited.items():
         if "role" in change:
-            edits[names[int(row)]] = words[change["role"]]
-    st.session_state[state.ROLE_EDITS] = edits
+            role_edits[names[int(row)]] = roles[change["role"]]
+        if "better" in change:
+            direction_edits[names[int(row)]] = directions[change["better"]]
+    st.session_state[state.ROLE_EDITS], st.session_state[state.DIRECTION_EDITS] = role_edits, direction_edits
+
+
+def _add_negated(choice: DataChoice, raters: tuple[str, ...]) -> None:
+    state.set_data(replace(choice, computed=(*choice.computed, negated_raters_file(cache.dataset(choice), raters))), keep_choices=True)
 
 
 def rater_roles_view(dataset: Dataset, choice: DataChoice, human: str, metrics: tuple[str, ...]) -> None:
@@ -195,21 +206,32 @@ def rater_roles_view(dataset: Dataset, choice: DataChoice, human: str, metrics: 
     looks wrong; and, when the data hold no metric, that the study runs human-only."""
     profiles = cache.rater_profiles(choice)
     roles: dict[str, RaterRole] = state.rater_roles(dataset)
+    directions = state.rater_directions(dataset)
     st.subheader("What each rater is")
     if not metrics and not state.metric_candidates(dataset, human):
         st.info("These data hold no metric or LLM judge: studies run human-only (every judgment is a paid human one).")
     rows = [
-        {"rater": p.name, "role": ROLE_WORDS[roles[p.name]], "better": f"{p.direction} is better", "criterion": p.criterion or "",
+        {"rater": p.name, "role": ROLE_WORDS[roles[p.name]], "better": DIRECTION_WORDS[directions[p.name]], "criterion": p.criterion or "",
          "scale": "" if p.low is None else f"{p.low:g} to {p.high:g}", "paired human": p.paired_human or "",
          "scores": p.scores, "check": "; ".join(p.flags)}
         for p in profiles
     ]  # fmt: skip
-    fixed = [k for k in rows[0] if k != "role"] if rows else True
+    fixed = [k for k in rows[0] if k not in ("role", "better")] if rows else True
     st.data_editor(
         pd.DataFrame(rows), hide_index=True, width="stretch", key="pe.w.roles", disabled=fixed,
-        column_config={"role": st.column_config.SelectboxColumn("role", options=list(ROLE_WORDS.values()), required=True)},
+        column_config={
+            "role": st.column_config.SelectboxColumn("role", options=list(ROLE_WORDS.values()), required=True),
+            "better": st.column_config.SelectboxColumn("better", options=list(DIRECTION_WORDS.values()), required=True),
+        },
         on_change=_on_roles, args=(tuple(p.name for p in profiles),),
     )  # fmt: skip
+    lower = tuple(r for r, d in directions.items() if d == "lower" and NEGATED_PREFIX + r not in directions)
+    if lower:
+        st.button(
+            f"Add a higher-is-better copy of {', '.join(lower)} (scores negated, named {NEGATED_PREFIX}…)", key="pe_negate",
+            on_click=_add_negated, args=(choice, lower),
+            help="prefeval takes higher as better: a lower-is-better rater is offered as a metric only as its negated copy",
+        )  # fmt: skip
     st.caption(
         "Roles come from the names (human:<criterion> is the trusted human score, human:<criterion>:<who> one annotator, "
         "a model's name an LLM judge, anything else a metric); change a role here if a name misleads. Annotators are never "

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.rater_roles import RaterRole, default_raters, profile_raters, rater_role
+from prefeval_core.data.rater_roles import Direction, RaterRole, default_raters, direction_of, profile_raters, rater_role
 from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
@@ -34,6 +34,8 @@ ANNOTATION_SEED = "pe.annotation_seed"
 DATA_DIGEST = "pe.data_digest"
 DATA_PARAM = "data"
 """The query parameter naming the session's uploaded data (kept in the store by digest)."""
+DIRECTION_EDITS = "pe.rater_directions"
+"""Directions the user set on the Data page, by rater (the others: as detected)."""
 ROLE_EDITS = "pe.rater_roles"
 """Roles the user set on the Data page, by rater (the others: as detected from the names)."""
 
@@ -84,6 +86,7 @@ def set_data(choice: DataChoice, *, keep_choices: bool = False) -> None:
     st.session_state[HUMAN] = None
     st.session_state[METRICS] = None
     st.session_state.pop(ROLE_EDITS, None)
+    st.session_state.pop(DIRECTION_EDITS, None)
     _reset_study()
 
 
@@ -120,11 +123,19 @@ def rater_roles(dataset: Dataset) -> dict[str, RaterRole]:
     return {r: edits.get(r, rater_role(r)) for r in dataset.raters}
 
 
+def rater_directions(dataset: Dataset) -> dict[str, Direction]:
+    """Each rater's direction: as detected from its name and scores, or as the user set it on the Data page."""
+    edits: dict[str, Direction] = st.session_state.get(DIRECTION_EDITS) or {}
+    scores = dataset.ratings.groupby("rater")["score"]
+    detected = {str(r): direction_of(str(r), values.to_numpy(dtype=float)) for r, values in scores}
+    return {r: edits.get(r, detected.get(r, "higher")) for r in dataset.raters}
+
+
 def metric_candidates(dataset: Dataset, human: str) -> list[str]:
-    """Raters that can serve as metrics for ``human``: the metrics and LLM judges (never a human
-    rater or one annotator)."""
-    roles = rater_roles(dataset)
-    return [r for r in dataset.raters if r != human and roles[r] in ("metric", "judge")]
+    """Raters that can serve as metrics for ``human``: the metrics and LLM judges that are higher
+    is better (never a human rater, one annotator, or a lower-is-better rater as it stands)."""
+    roles, directions = rater_roles(dataset), rater_directions(dataset)
+    return [r for r in dataset.raters if r != human and roles[r] in ("metric", "judge") and directions[r] == "higher"]
 
 
 def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:

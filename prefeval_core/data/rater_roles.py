@@ -13,7 +13,8 @@ what looks wrong, so the Data page can say it before anyone picks a rater.
   or repetition (:data:`LOWER_NAME`: TER, WER, length, repetition, errors, MQM, penalty,
   perplexity) whose scores are non-negative with some above zero is *lower is better*; the same
   name stored as negated penalties (every score <= 0, as the bundled WMT data store MQM and
-  TER, see their READMEs) is higher is better.
+  TER, see their READMEs) is higher is better. A lower-is-better rater is not offered as a
+  metric as it stands; :func:`negated_raters_file` adds its higher-is-better copy ``neg_<name>``.
 * **Scale**: the observed range. A judge's score outside its paired human's observed range is
   flagged (``judge -0.79 on a 1-5 scale``).
 * **Warnings** of one kind in one file read as one line with a count (:func:`group_problems`).
@@ -189,3 +190,16 @@ def group_problems(problems: Sequence[Problem]) -> tuple[ProblemGroup, ...]:
     for problem in problems:
         groups.setdefault((problem.severity, problem.kind, problem.file), []).append(problem)
     return tuple(ProblemGroup(s, k, f, len(found), str(found[0])) for (s, k, f), found in groups.items())
+
+
+NEGATED_PREFIX: Final = "neg_"
+"""Prefix of a lower-is-better rater's higher-is-better copy (:func:`negated_raters_file`)."""
+
+
+def negated_raters_file(dataset: Dataset, raters: Sequence[str]) -> tuple[str, bytes]:
+    """A long ratings CSV (``item_id, system, rater, score``) holding, for each of ``raters``
+    (lower is better), the rater ``neg_<name>`` with every score negated: higher is better, as
+    prefeval takes every rater. To load along with the data (a data choice's computed files)."""
+    ratings = dataset.ratings[dataset.ratings["rater"].isin(list(raters))]
+    copy = ratings.assign(rater=NEGATED_PREFIX + ratings["rater"], score=-ratings["score"])[["item_id", "system", "rater", "score"]]
+    return f"computed-negated-{'-'.join(sorted(raters))}.csv", copy.to_csv(index=False).encode()
