@@ -85,6 +85,7 @@ class _Attribution(StrictModel):
     identity: Text = ""
     id: RowId | None = None
     undone_at: Text | None = None
+    criterion: Text | None = None
 
 
 class ComparisonDocument(_Attribution):

@@ -129,3 +129,14 @@ def test_a_reload_keeps_the_sessions_uploaded_data(data_dir: Path) -> None:
     stranger.query_params["data"] = "0" * 32  # a digest the store never kept: the sample, and the address cleaned
     run_ok(stranger)
     assert stranger.session_state["pe.data"].kind == "sample" and "data" not in stranger.query_params
+
+
+def test_annotators_who_disagree_are_flagged() -> None:
+    lines = ["item_id,system,rater,score"]
+    for k in range(6):
+        for s, q in SCORES.items():
+            lines += [f"i{k},{s},human:fluency,3", f"i{k},{s},human:fluency:a,{q}", f"i{k},{s},human:fluency:b,{6 - q}"]
+            lines += [f"i{k},{s},human:coherence:a,{q}", f"i{k},{s},human:coherence:b,{q}"]
+    profiles = {p.name: p for p in profile_raters(load_dataset([("d.csv", ("\n".join(lines) + "\n").encode())]))}
+    assert profiles["human:fluency:a"].flags == ("the annotators of fluency agree little (mean correlation below 0.3)",)
+    assert profiles["human:coherence:a"].flags == ()

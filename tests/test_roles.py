@@ -4,6 +4,7 @@ queue, and ``prefeval studies invite/revoke``."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -130,8 +131,13 @@ def test_studies_invite_and_revoke_from_the_command_line(
     assert "1 link(s) of carol revoked" in capsys.readouterr().out
     with pytest.raises(AccessError):
         annotator_for_token(open_store(tmp_path), link.split("token=")[1])
+    assert main(["studies", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert (listed["kind"], listed["archived"]) == ("live", False)
     assert main(["studies", "archive", str(study)]) == 0 and main(["studies", "--json"]) == 0
     assert capsys.readouterr().out.strip().endswith("[]")
+    assert main(["studies", "list", "--all"]) == 0
+    assert "live, archived]" in capsys.readouterr().out  # archived: listed on demand, marked
     with pytest.raises(SystemExit, match="give a name"):
         main(["studies", "invite", str(study)])
     assert main(["studies", "invite", "999", "dan"]) == 1

@@ -25,7 +25,7 @@ from prefeval_core.store import open_store
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
-from prefeval_core.workflow.studies import Study, archive_study, list_studies, record_state, rename_study
+from prefeval_core.workflow.studies import Study, all_study_details, archive_study, list_studies, record_state, rename_study
 from prefeval_core.workflow.views import STOP_WORDS, study_status
 
 
@@ -59,15 +59,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     store = open_store()
     if args.action == "list":
+        details = all_study_details(store)
         rows = [
             {"id": s.study.id, "name": s.study.name, "dataset": s.study.dataset, "rounds": s.rounds, "cost": s.cost,
-             "judgments_per_item": s.study.judgments_per_item, "created_at": s.study.created_at, "updated_at": s.updated_at}
+             "judgments_per_item": s.study.judgments_per_item, "created_at": s.study.created_at, "updated_at": s.updated_at,
+             "kind": details[s.study.id].kind if s.study.id in details else None,
+             "archived": s.study.id in details and details[s.study.id].archived_at is not None}
             for s in list_studies(store, args.data_key, archived=args.all)
         ]  # fmt: skip
         if args.json:
             print_json(rows)
         for row in [] if args.json else rows:
-            print(f"#{row['id']}  {row['name']}  [{row['dataset']}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
+            mark = f"{row['kind'] or 'study'}{', archived' if row['archived'] else ''}"
+            print(f"#{row['id']}  {row['name']}  [{row['dataset']}, {mark}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
         return 0
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
