@@ -89,3 +89,9 @@ def test_the_leads_pages_ask_for_the_password_when_one_is_set(data_dir: Path, mo
     at.button[0].click().run()
     at.run()
     assert at.title[0].value == "Data"
+
+
+def test_the_annotator_page_alone_opens_nothing_without_a_link(data_dir: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "judge.py"), default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception and at.title[0].value == "This page opens through an annotator's link" and not at.button

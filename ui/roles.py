@@ -56,8 +56,12 @@ def resolve() -> str:
 
 
 def invitee() -> Annotator:
-    """The annotator this session is (the judge page runs only in an annotator session)."""
-    found: Annotator = st.session_state[INVITEE]
+    """The annotator this session is; outside an annotator session the page says so and stops."""
+    found: Annotator | None = st.session_state.get(INVITEE)
+    if found is None:
+        st.title("This page opens through an annotator's link")
+        st.info("Ask the study's lead for your personal link.")
+        st.stop()
     return found
 
 
