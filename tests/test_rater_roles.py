@@ -140,3 +140,14 @@ def test_annotators_who_disagree_are_flagged() -> None:
     profiles = {p.name: p for p in profile_raters(load_dataset([("d.csv", ("\n".join(lines) + "\n").encode())]))}
     assert profiles["human:fluency:a"].flags == ("the annotators of fluency agree little (mean correlation below 0.3)",)
     assert profiles["human:coherence:a"].flags == ()
+
+
+def test_without_a_paired_judge_the_default_metric_is_the_one_closest_to_the_humans() -> None:
+    lines = ["item_id,system,rater,score"]
+    for k in range(6):
+        for s, q in SCORES.items():
+            lines += [f"i{k},{s},human,{q}", f"i{k},{s},a_noise,{(k * 7 + q * 3) % 5}", f"i{k},{s},b_close,{q / 5 + k / 100}"]
+    dataset = load_dataset([("d.csv", ("\n".join(lines) + "\n").encode())])
+    profiles = profile_raters(dataset)
+    assert default_raters(profiles, dataset.ratings) == ("human", ("b_close",))
+    assert default_raters(profiles) == ("human", ("a_noise",))  # without the scores: the first, as the data list them

@@ -143,7 +143,7 @@ def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
     human, metrics = st.session_state[HUMAN], st.session_state[METRICS]
     if human not in dataset.raters:
         preset = DEFAULT_RATERS.get(dataset.name)
-        detected, paired = default_raters(profile_raters(dataset))
+        detected, paired = default_raters(profile_raters(dataset), dataset.ratings)
         human = preset[0] if preset and preset[0] in dataset.raters else detected or dataset.raters[0]
         candidates = metric_candidates(dataset, human)
         if preset and all(m in candidates for m in preset[1]):

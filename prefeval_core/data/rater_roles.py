@@ -154,17 +154,28 @@ def profile_raters(dataset: Dataset) -> tuple[RaterProfile, ...]:
     return tuple(profiles)
 
 
-def default_raters(profiles: tuple[RaterProfile, ...]) -> tuple[str | None, tuple[str, ...]]:
+def default_raters(profiles: tuple[RaterProfile, ...], ratings: pd.DataFrame | None = None) -> tuple[str | None, tuple[str, ...]]:
     """The human rater and metrics to open with: the human rater with the most scores (ties:
-    the data's order), and the judge paired with its criterion, else the first metric; no metric
-    when the data hold none (human only). ``(None, ())`` without any human rater."""
+    the data's order); the judge paired with its criterion, else the higher-is-better metric or
+    judge whose scores correlate best (Pearson, on the outputs both scored) with that human rater
+    in ``ratings`` (the data's long ratings; without them, or with no overlap, the first such
+    metric); no metric when the data hold none (human only). ``(None, ())`` without any human rater."""
     humans = [p for p in profiles if p.role == "human"]
     if not humans:
         return None, ()
     human = max(humans, key=lambda p: p.scores)
-    paired = [p.name for p in profiles if p.paired_human == human.name and p.role == "judge"]
+    paired = [p.name for p in profiles if p.paired_human == human.name and p.role == "judge" and p.direction == "higher"]
+    if paired:
+        return human.name, (paired[0],)
     metrics = [p.name for p in profiles if p.role in ("metric", "judge") and p.direction == "higher"]
-    return human.name, tuple(paired[:1] or metrics[:1])
+    if ratings is None or len(metrics) < 2:
+        return human.name, tuple(metrics[:1])
+    wide = ratings[ratings["rater"].isin([human.name, *metrics])].pivot_table(index=["item_id", "system"], columns="rater", values="score")
+    if human.name not in wide:
+        return human.name, (metrics[0],)
+    correlation = {m: wide[[human.name, m]].dropna().corr().iloc[0, 1] if m in wide else np.nan for m in metrics}
+    best = max(metrics, key=lambda m: -np.inf if np.isnan(correlation[m]) else correlation[m])
+    return human.name, (best,)
 
 
 @dataclass(frozen=True)
