@@ -165,3 +165,14 @@ def test_the_command_line_names_a_bundled_sample(capsys: pytest.CaptureFixture[s
     assert '"TER"' in described and "sentBLEU" in described
     assert main(["describe", "--data", "sample:nope"]) == 1
     assert "no bundled sample named 'nope'; known: pandalm, summeval" in capsys.readouterr().err
+
+
+def test_uploaded_data_are_kept_by_digest(store_url: str) -> None:
+    from prefeval_core.workflow.studies import recalled_data, remember_data
+
+    store = Store.at(store_url)
+    data = study_data()
+    digest = remember_data(store, data)
+    assert remember_data(store, data) == digest and len(digest) == 32  # kept once
+    assert recalled_data(store, digest) == data and recalled_data(store, "f" * 32) is None
+    store.dispose()
