@@ -242,15 +242,26 @@ def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def judgments_behind(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
-    """``item_id, system, judgments``: for each score of ``rater``, how many people's ratings it
-    combines — the ``<rater>:<annotator>`` ratings of that (item, system) where the data keep
-    annotators apart (MQM's raters, SummEval's experts; their mean is the rater's score), else 1
-    (method.md §12: each annotator's score is one rating)."""
-    own = ratings.loc[ratings["rater"] == rater, ["item_id", "system"]]
+    """``item_id, system, judgments``: for each score of ``rater``, how many people's ratings the
+    study paid for it (method.md §12-§13: each annotator's score is one rating).
+
+    The ``<rater>:<name>`` raters are the annotators behind ``rater`` only where their mean is
+    ``rater``'s score (MQM's raters, SummEval's experts); sub-raters whose scores are something
+    else (WMT's DA scores beside MQM, one judgment normalised two ways) are not annotators. Where
+    every output with annotators kept apart had the same number c of them, the outputs published
+    only as the mean were rated c times too (SummEval's extractive systems: three experts, mean
+    only) **(choice)**; elsewhere an output costs 1.
+    """
+    own = ratings.loc[ratings["rater"] == rater, ["item_id", "system", "score"]]
     members = ratings.loc[ratings["rater"].str.startswith(rater + ":") & (ratings["rater"].str.count(":") == rater.count(":") + 1)]
-    counts = members.groupby(["item_id", "system"], sort=False).size().rename("judgments").reset_index()
-    merged = own.merge(counts, on=["item_id", "system"], how="left")
-    return merged.assign(judgments=merged["judgments"].fillna(1).astype(np.int64)).reset_index(drop=True)
+    grouped = members.groupby(["item_id", "system"], sort=False)["score"].agg(["size", "mean"]).reset_index()
+    merged = own.merge(grouped, on=["item_id", "system"], how="left")
+    scale = max(float(np.ptp(own["score"].to_numpy(dtype=np.float64))), 1.0) if len(own) else 1.0
+    annotated = merged["size"].notna() & (np.abs(merged["mean"] - merged["score"]) <= 1e-6 * scale)
+    sizes = merged.loc[annotated, "size"].astype(np.int64)
+    design = int(sizes.iloc[0]) if len(sizes) and sizes.nunique() == 1 else 1
+    judgments = np.where(annotated, merged["size"].fillna(1), np.where(merged["size"].isna(), design, 1)).astype(np.int64)
+    return pd.DataFrame({"item_id": merged["item_id"], "system": merged["system"], "judgments": judgments})
 
 
 def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem]:

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field
 
 from prefeval_core.decision import Model, Sampler
-from prefeval_core.protocol.settings import Policy
+from prefeval_core.protocol.settings import Policy, Statistic
 from prefeval_core.protocol.state_schema import Count, Level, Name, Positive, QuestionDocument, Seed, Threshold
 from prefeval_core.protocol.table import Unit
 from prefeval_core.schema import StrictModel
@@ -40,3 +40,5 @@ class SetupDocument(StrictModel):
     max_rounds: Positive | None = None
     ideal_items: Annotated[Count, Field(le=MAX_IDEAL_ITEMS)] = 0
     judgments_per_item: Annotated[Positive, Field(le=MAX_JUDGMENTS_PER_ITEM)] = 1
+    statistic: Statistic = "sign"
+    delta: Annotated[float, Field(gt=0.0)] | None = None
