@@ -124,18 +124,18 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_m
     table = state.table
     grid = table.grid
     assert grid is not None
-    S, I = grid.scores.shape
-    revealed = (state.reveals.round.reshape(S, I) > 0)[:, order]
-    values = state.reveals.value.reshape(S, I)[:, order]
+    S, width = grid.scores.shape
+    revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
+    values = state.reveals.value.reshape(S, width)[:, order]
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     both = revealed[a] & revealed[b]
     d = np.where(both, values[a] - values[b], np.nan)
     requestable = grid.requestable[:, order]
     pool_mask = requestable[a] & requestable[b]
-    f_all = np.zeros((table.n_pairs, I))
+    f_all = np.zeros((table.n_pairs, width))
     if with_metric:
-        position = np.empty(I, dtype=np.int64)
-        position[order] = np.arange(I)
+        position = np.empty(width, dtype=np.int64)
+        position[order] = np.arange(width)
         f_all[table.row_pair, position[table.row_item]] = _row_metric_sign(state)
     f_all = np.where(pool_mask, f_all, 0.0)
     return PairSequences(
@@ -292,10 +292,10 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
     table = state.table
     grid = table.grid
     assert grid is not None
-    S, I = grid.scores.shape
+    S, width = grid.scores.shape
     order = item_order(state)
-    revealed = (state.reveals.round.reshape(S, I) > 0)[:, order]
-    values = np.where(revealed, state.reveals.value.reshape(S, I)[:, order], 0.0)
+    revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
+    values = np.where(revealed, state.reveals.value.reshape(S, width)[:, order], 0.0)
     count = np.cumsum(revealed, axis=1) - revealed
     running = np.where(count > 0, (np.cumsum(values, axis=1) - values) / np.maximum(count, 1), -np.inf)
     eligible = np.where(revealed, running, -np.inf)  # only systems rated on the item can lead on it
@@ -306,9 +306,9 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
     pair_index[a, b] = np.arange(table.n_pairs)
     pair_index[b, a] = np.arange(table.n_pairs)
     z_a_better, z_b_better = parts.scaled(1), parts.scaled(-1)
-    z = np.zeros((S, I))
-    observed = np.zeros((S, I), dtype=bool)
-    columns = np.arange(I)
+    z = np.zeros((S, width))
+    observed = np.zeros((S, width), dtype=bool)
+    columns = np.arange(width)
     for x in range(S):
         leader = np.where(first == x, second, first)
         has_leader = (leader != x) & np.isfinite(eligible[leader, columns]) & revealed[x]
@@ -321,7 +321,7 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
         z[x] = np.where(seen, z_x, 0.0)
         observed[x] = seen
     wealth = log_wealth(z, observed)
-    return LeaderProcess(log_e=wealth[:, -1] if I else np.zeros(S), z=z, observed=observed)
+    return LeaderProcess(log_e=wealth[:, -1] if width else np.zeros(S), z=z, observed=observed)
 
 
 def _predictive(z: FloatArray, observed: BoolArray, log_now: FloatArray, left: npt.NDArray[np.int64], target: FloatArray) -> FloatArray:
@@ -364,9 +364,7 @@ def _futile(
     m = 2 * int(asked.sum())
     r = int((decisions[asked] != TIE).sum())
     target = np.full(len(left), np.log(max(m - r, 1) / settings.gamma))
-    chances = [
-        _predictive(parts.scaled(side), parts.observed, direction[:, column], left, target) for column, side in ((0, 1), (1, -1))
-    ]
+    chances = [_predictive(parts.scaled(side), parts.observed, direction[:, column], left, target) for column, side in ((0, 1), (1, -1))]
     open_pair = asked & (decisions == TIE) & ~equivalent
     return futile | (open_pair & (np.maximum(*chances) < beta))
 

@@ -99,7 +99,9 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         theta=status.theta[keep],
         human_used=used,
         human_available=available,
-        comparison=compare_with_reference(status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma, reference=reference_all[keep]),
+        comparison=compare_with_reference(
+            status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma, reference=reference_all[keep]
+        ),
         annotation_fraction=annotation_fraction(int(used.sum()), int(available.sum())),
         unit=table.unit,
         cost_used=state.cost_used,

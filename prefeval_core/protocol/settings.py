@@ -150,7 +150,8 @@ class ProtocolSettings:
         if self.statistic == "mean" and self.error_control not in ("anytime", "question"):
             raise settings_error("the mean statistic is decided by betting: use error control 'question' or 'anytime'", field="statistic")
         if self.delta is not None and not (self.statistic == "mean" and math.isfinite(self.delta) and self.delta > 0):
-            raise settings_error(f"an equivalence margin must be a finite number > 0 with the mean statistic, got {self.delta}", field="delta")
+            message = f"an equivalence margin must be a finite number > 0 with the mean statistic, got {self.delta}"
+            raise settings_error(message, field="delta")
         if self.policy == "closest_first" and self.unit == "ratings":
             raise settings_error("the closest_first policy allocates comparisons per pair; a ratings study uses 'paper'", field="policy")
 
