@@ -79,6 +79,13 @@ def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool =
         "decided equivalent and cost no more judgments",
     )
     parser.add_argument(
+        "--ratings-per-request",
+        choices=("all", "one"),
+        default="all",
+        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean) "
+        "or one annotator's, rotated over the items by the seed (default %(default)s)",
+    )
+    parser.add_argument(
         "--futility",
         type=futility_level,
         default=DEFAULT_FUTILITY,
@@ -138,6 +145,7 @@ def setup_from_args(args: argparse.Namespace, metrics: tuple[str, ...], seed: in
         ideal_items=args.ideal_items,
         statistic=args.statistic,
         delta=args.delta,
+        ratings_per_request=args.ratings_per_request,
     )
 
 

@@ -133,7 +133,9 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_m
     requestable = grid.requestable[:, order]
     pool_mask = requestable[a] & requestable[b]
     f_all = np.zeros((table.n_pairs, width))
-    if with_metric:
+    if with_metric and grid.metric_scores is not None:
+        f_all = _metric_differences(grid.metric_scores[:, :, order], a, b)
+    elif with_metric:
         position = np.empty(width, dtype=np.int64)
         position[order] = np.arange(width)
         f_all[table.row_pair, position[table.row_item]] = _row_metric_sign(state)
@@ -144,8 +146,20 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_m
         pool=pool_mask.sum(axis=1).astype(np.int64),
         f_pool=f_all.sum(axis=1),
         bound=np.full(table.n_pairs, _score_range(state)),
-        f_bound=np.full(table.n_pairs, 1.0 if with_metric else 0.0),
+        f_bound=np.abs(f_all).max(axis=1, initial=0.0),
     )
+
+
+def _metric_differences(scores: FloatArray, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> FloatArray:
+    """(P, T) the metrics' score differences of every pair, each metric in units of its own score
+    spread (so that several metrics average on one scale), averaged over the metrics that score
+    both outputs; 0 where none does. Uses metric scores only, which are known on every item."""
+    spread = np.array([np.nanstd(m) if np.isfinite(m).any() else 1.0 for m in scores])
+    scaled = scores / np.where(spread > 0, spread, 1.0)[:, None, None]
+    differences = scaled[:, a] - scaled[:, b]
+    known = np.isfinite(differences)
+    total = np.where(known, differences, 0.0).sum(axis=0)
+    return np.asarray(np.where(known.any(axis=0), total / np.maximum(known.sum(axis=0), 1), 0.0), dtype=np.float64)
 
 
 def _score_range(state: ProtocolState) -> float:
@@ -174,7 +188,7 @@ def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64], wit
         f=f,
         pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64),
         f_pool=np.bincount(table.row_pair[placed], weights=f_rows[placed], minlength=P),
-        bound=np.full(P, 2.0),
+        bound=np.full(P, 1.0),
         f_bound=np.full(P, 1.0 if with_metric else 0.0),
     )
 
@@ -184,7 +198,7 @@ def full_differences(table: StudyTable) -> FloatArray:
     the mean statistic): score differences on the items both systems have (ratings), or +1 / 0 /
     -1 per comparison; NaN elsewhere."""
     if table.grid is not None:
-        scores = table.grid.scores
+        scores = table.grid.scores if table.grid.full_scores is None else table.grid.full_scores
         a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
         return np.asarray(scores[a] - scores[b], dtype=np.float64)
     counts = np.bincount(table.row_pair, minlength=table.n_pairs)

@@ -17,7 +17,7 @@ from prefeval_core.errors import settings_error
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Question, Statistic
-from prefeval_core.protocol.table import StudyTable, Unit
+from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit
 
 Mode = Literal["replay", "live"]
 """``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge
@@ -64,6 +64,8 @@ class StudySetup:
         statistic: a pair's evidence: ``sign`` (the paper's) or ``mean`` (paired score
             differences, method.md §13; error control ``question`` or ``anytime``).
         delta: equivalence margin δ in the human score's units (``mean`` only), or ``None``.
+        ratings_per_request: where the data keep several annotators per output apart, whether a
+            request buys all their ratings (``all``) or one annotator's (``one``, rotated by the seed).
     """
 
     human: str
@@ -88,6 +90,7 @@ class StudySetup:
     judgments_per_item: int = 1
     statistic: Statistic = "sign"
     delta: float | None = None
+    ratings_per_request: RatingsPerRequest = "all"
 
     def __post_init__(self) -> None:
         if self.mode not in ("replay", "live"):

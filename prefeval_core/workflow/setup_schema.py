@@ -11,7 +11,7 @@ from pydantic import Field
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.protocol.settings import Policy, Statistic
 from prefeval_core.protocol.state_schema import Count, Level, Name, Positive, QuestionDocument, Seed, Threshold
-from prefeval_core.protocol.table import Unit
+from prefeval_core.protocol.table import RatingsPerRequest, Unit
 from prefeval_core.schema import StrictModel
 from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS, MAX_JUDGMENTS_PER_ITEM, Mode
@@ -42,3 +42,4 @@ class SetupDocument(StrictModel):
     judgments_per_item: Annotated[Positive, Field(le=MAX_JUDGMENTS_PER_ITEM)] = 1
     statistic: Statistic = "sign"
     delta: Annotated[float, Field(gt=0.0)] | None = None
+    ratings_per_request: RatingsPerRequest = "all"
