@@ -16,7 +16,7 @@ from prefeval_core.errors import SettingsError
 from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_question, tied_top_study
-from prefeval_core.sequential.betting import PairSequences, increments, log_wealth, mean_evidence
+from prefeval_core.sequential.betting import PairSequences, increments, mean_evidence
 
 
 def _sequences(d: np.ndarray, *, pool: int | None = None, bound: float = 1.0) -> PairSequences:
@@ -33,14 +33,16 @@ def _sequences(d: np.ndarray, *, pool: int | None = None, bound: float = 1.0) ->
 
 
 def test_betting_wealth_exact_case() -> None:
-    # Pool of 4, differences 1, 1: the first bet is 0 (nothing known); before the second item the
-    # mean scaled increment is 1/2 and the variance (1/4 + 1 - 2 * 1/2 + 1/4) / 2 = 1/4, so the
-    # GRAPA bet 0.5 / 0.5 = 1 is capped at 0.75; the null mean of what is left is -1/3, so the
-    # increment 1 + 1/3 over its bound 1 + 1/3 is 1: wealth 1.75.
-    parts = increments(_sequences([[1.0, 1.0]], pool=4))
-    wealth = log_wealth(parts.scaled(1), parts.observed)
-    assert wealth[0, 0] == pytest.approx(0.0)
-    assert wealth[0, 1] == pytest.approx(math.log(1.75))
+    # Differences 1, 1, -1 on a bound of 1: the first bet is 0 (nothing known); before the second
+    # item the mean scaled increment is 1/2 and the variance (1/4 + 1 - 2 * 1/2 + 1/4) / 2 = 1/4,
+    # so the GRAPA bet 0.5 / 0.5 = 1 is capped at 0.75: wealth 1.75. Before the third the mean is
+    # 2/3 and the variance (1/4 + 2 - 8/3 + 8/9) / 3 = 17/108: bet capped at 0.75 again, and the
+    # item loses it: 1.75 * 0.25.
+    parts = increments(_sequences([[1.0, 1.0, -1.0]], pool=4))
+    wealth = parts.null(1).log_wealth()
+    assert wealth[0].tolist() == pytest.approx([0.0, math.log(1.75), math.log(1.75 * 0.25)])
+    # The other side never bets: its past points away from its alternative.
+    assert parts.null(-1).log_wealth()[0].tolist() == pytest.approx([0.0, 0.0, 0.0])
 
 
 def test_betting_without_replacement_is_valid_at_an_exact_pool_tie() -> None:

@@ -292,7 +292,8 @@ def _member_log_e(state: ProtocolState, sequences: PairSequences | None, current
 @dataclass(frozen=True)
 class LeaderProcess:
     """Top-1 member e-processes of a ratings study: per system X, the bets on X losing to the
-    leader. ``log_e`` (S,) current log wealth; ``z`` and ``observed`` (S, T) the scaled increments."""
+    leader (each increment is that of the pair (leader, X), with its pair's rule of when a bet is
+    allowed). ``log_e`` (S,) current log wealth; ``z`` and ``observed`` (S, T) the scaled increments."""
 
     log_e: FloatArray
     z: FloatArray
@@ -319,9 +320,10 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     pair_index[a, b] = np.arange(table.n_pairs)
     pair_index[b, a] = np.arange(table.n_pairs)
-    z_a_better, z_b_better = parts.scaled(1), parts.scaled(-1)
+    a_better, b_better = parts.null(1), parts.null(-1)
     z = np.zeros((S, width))
     observed = np.zeros((S, width), dtype=bool)
+    allowed = np.zeros((S, width), dtype=bool)
     columns = np.arange(width)
     for x in range(S):
         leader = np.where(first == x, second, first)
@@ -330,11 +332,12 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
         valid = has_leader & (p >= 0)
         p = np.where(valid, p, 0)
         leader_is_a = a[p] == leader
-        z_x = np.where(leader_is_a, z_a_better[p, columns], z_b_better[p, columns])
+        z_x = np.where(leader_is_a, a_better.z[p, columns], b_better.z[p, columns])
         seen = valid & parts.observed[p, columns]
         z[x] = np.where(seen, z_x, 0.0)
         observed[x] = seen
-    wealth = log_wealth(z, observed)
+        allowed[x] = seen & np.where(leader_is_a, a_better.allowed[p, columns], b_better.allowed[p, columns])
+    wealth = log_wealth(z, observed, allowed)
     return LeaderProcess(log_e=wealth[:, -1] if width else np.zeros(S), z=z, observed=observed)
 
 
@@ -378,7 +381,7 @@ def _futile(
     m = 2 * int(asked.sum())
     r = int((decisions[asked] != TIE).sum())
     target = np.full(len(left), np.log(max(m - r, 1) / settings.gamma))
-    chances = [_predictive(parts.scaled(side), parts.observed, direction[:, column], left, target) for column, side in ((0, 1), (1, -1))]
+    chances = [_predictive(parts.null(side).z, parts.observed, direction[:, column], left, target) for column, side in ((0, 1), (1, -1))]
     open_pair = asked & (decisions == TIE) & ~equivalent
     return futile | (open_pair & (np.maximum(*chances) < beta))
 

@@ -3,30 +3,31 @@
 The evidence on pair (A, B) of a scalar study is the paired difference per item,
 ``d_i = s(A, i) - s(B, i)``, and the estimand is its mean ``Δ`` over the pair's item pool (the
 ``N`` items both outputs can be rated on). Items are revealed in a seeded random order that does
-not depend on any score, so the revealed items are a sample *without replacement* from the pool.
+not depend on any score: the revealed items are a sample *without replacement* from the pool.
 
-**The test.** For a null ``Δ <= Δ0`` (``side = +1``; ``Δ >= Δ0`` with ``side = -1``) and the t-th
-revealed item (``k`` revealed before it, ``r = N - k`` left including it), the conditional mean of
-``d_t - λ_t f_t`` at the boundary ``Δ = Δ0`` is known from the past:
+**The test.** For the null ``Δ <= Δ0`` (``side = +1``; ``Δ >= Δ0`` with ``side = -1``), after
+``k`` revealed items with sum ``D``, the next difference has conditional mean
+``(N Δ - D) / (N - k)``, which under the null is at most ``Δ0`` whenever ``D >= k Δ0`` (the past
+points *towards* the alternative). The wealth ``K_t = prod (1 + b_t y_t / C_t)`` of the increments
+``y_t = side (x_t - Δ0)`` (below) is therefore a non-negative supermartingale under the null if the
+predictable bet ``b_t in [0, BET_CAP]`` is 0 whenever ``side (D - k Δ0) < 0`` and ``C_t >= |y_t|``:
+by Ville's inequality the null is ever rejected (``K_t >= 1 / a``) with probability at most ``a``,
+at any look, whatever the reason a run stops. The same process is exactly valid when the items are
+instead an i.i.d. sample of a larger population (the view of the replay's reference test), since
+its increments then have mean ``Δ - Δ0``. Unlike a test that re-centres on what the pool has left,
+it does not become certain as the pool runs out: it decides what the items show, like the
+reference's paired test on all items (Waudby-Smith & Ramdas 2024, *Estimating means of bounded
+random variables by betting*, JRSS-B; Shafer & Vovk 2019, *Game-theoretic foundations*).
 
-    m_t = (N Δ0 - sum_past d - λ_t (F - sum_past f)) / r
-
-where ``f`` is the metric's difference on the same item, ``F`` its sum over the whole pool (known:
-the metric scores every item) and ``λ_t`` any coefficient computed from the past. So
-``y_t = side (d_t - λ_t f_t - m_t)`` has conditional mean ``<= 0`` under the null, and the wealth
-``K_t = prod (1 + b_t y_t / C_t)`` with a predictable bet ``b_t in [0, BET_CAP]`` and a bound
-``C_t >= |y_t|`` is a non-negative supermartingale: by Ville's inequality the null is ever
-rejected (``K_t >= 1 / a``) with probability at most ``a``, at any look, whatever the reason a run
-stops (Waudby-Smith & Ramdas 2024, *Estimating means of bounded random variables by betting*,
-JRSS-B, §6 on sampling without replacement; Shafer & Vovk 2019).
-
-**The metric as a control variate.** ``λ_t`` is the least-squares slope of ``d`` on ``f`` over the
-pair's revealed items (shrunk towards 0 while few are known): the increments' spread falls by about
-``1 - ρ²`` (``ρ`` the item-level correlation of human and metric differences), and so does the
-number of ratings a decision needs — the prediction-powered estimate
-``mean_pool(λ f) + mean_rated(d - λ f)`` of Angelopoulos et al. (2023, *Prediction-powered
-inference*, Science; PPI++ 2024 for the tuned ``λ``) inside a sequential test. Without a metric
-``f = 0`` and the test is on ``d`` alone.
+**The metric as a control variate.** ``x_t = d_t - λ_t (f_t - φ_t)`` where ``f`` is the metric's
+difference on the same item and ``φ_t`` the mean of ``f`` over the pool items not yet revealed
+(known: the metric scores every item), so the correction has conditional mean exactly 0 and the
+spread of ``x`` falls by about ``1 - ρ²`` (``ρ`` the item-level correlation of human and metric
+differences). ``λ_t`` is the least-squares slope of ``d`` on ``f`` over the revealed items (shrunk
+towards 0 while few are known): the prediction-powered estimate ``mean_pool(λ f) + mean_rated(d -
+λ f)`` of Angelopoulos et al. (2023, *Prediction-powered inference*, Science; PPI++ 2024 for the
+tuned ``λ``) inside a sequential test. The price is a wider bound ``C_t`` (the correction's range
+adds to the scores'), which caps the bets: the metric helps where the bets are not at their cap.
 
 **The bet.** ``b_t = clip(μ / (v + μ²), 0, BET_CAP)`` of the scaled past increments ``z = y / C``
 (the approximate GRAPA bet of Waudby-Smith & Ramdas, their eq. 27), with a prior pseudo-observation
@@ -96,39 +97,62 @@ class Increments:
     """Per pair and position, what every null ``side · Δ <= side · Δ0`` needs (module docstring).
 
     Attributes:
-        base: (P, T) ``d_t - λ_t f_t - m_t(0)``; 0 where not observed.
-        shift: (P, T) ``N / r``: ``m_t(Δ0) = m_t(0) + Δ0 · shift``; 0 where not observed.
-        spread: (P, T) ``B + |λ_t| B_f + |m_t(0)|``; 1 where not observed.
+        base: (P, T) ``x_t = d_t - λ_t (f_t - φ_t)``; 0 where not observed.
+        spread: (P, T) ``B + 2 |λ_t| B_f >= |x_t|``; 1 where not observed.
+        past_sum: (P, T) ``D``: the sum of the differences revealed before the position.
+        past_count: (P, T) ``k``: how many were revealed before it.
         observed: (P, T) positions with a revealed difference.
     """
 
     base: FloatArray
-    shift: FloatArray
     spread: FloatArray
+    past_sum: FloatArray
+    past_count: npt.NDArray[np.int64]
     observed: BoolArray
 
-    def scaled(self, side: Side, null: float | FloatArray = 0.0) -> FloatArray:
-        """(P, T) ``z_t = y_t / C_t`` for the null ``side · Δ <= side · null``; |z| <= 1, 0 where not observed."""
-        null_p = np.broadcast_to(np.asarray(null, dtype=np.float64), (self.base.shape[0],))[:, None]
-        y = side * (self.base - null_p * self.shift)
-        bound = self.spread + np.abs(null_p) * self.shift
-        return np.where(self.observed, y / bound, 0.0)
+    def null(self, side: Side, value: float = 0.0) -> Hypothesis:
+        """The scaled increments and the positions where a bet is allowed, for the null
+        ``side · Δ <= side · value``."""
+        bound = self.spread + abs(value)
+        z = np.where(self.observed, side * (self.base - value) / bound, 0.0)
+        allowed = side * (self.past_sum - self.past_count * value) >= 0
+        return Hypothesis(z=z, allowed=allowed & self.observed, observed=self.observed)
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One null's scaled increments ``z`` (|z| <= 1), the positions where it may be bet on, and the
+    observed positions (all (P, T))."""
+
+    z: FloatArray
+    allowed: BoolArray
+    observed: BoolArray
+
+    def log_wealth(self) -> FloatArray:
+        return log_wealth(self.z, self.observed, self.allowed)
+
+    def current(self) -> FloatArray:
+        """(P,) log wealth after the last position."""
+        return self.log_wealth()[:, -1] if self.z.shape[1] else np.zeros(self.z.shape[0])
+
+    def running_max(self) -> FloatArray:
+        """(P,) the largest log wealth reached so far (Ville's inequality bounds the supremum too)."""
+        return np.maximum(self.log_wealth().max(axis=1), 0.0) if self.z.shape[1] else np.zeros(self.z.shape[0])
 
 
 def increments(sequences: PairSequences) -> Increments:
-    """The centred increments of every pair (module docstring), vectorised over pairs and positions."""
+    """The increments of every pair (module docstring), vectorised over pairs and positions."""
     observed = sequences.observed
     d = np.where(observed, sequences.d, 0.0)
     f = np.where(observed, sequences.f, 0.0)
     k = np.cumsum(observed, axis=1) - observed  # revealed before each position
-    sum_d, sum_f = _before(d), _before(f)
-    slope = _slope(k, sum_d, sum_f, _before(d * f), _before(f * f))
+    sum_f = _before(f)
+    slope = _slope(k, _before(d), sum_f, _before(d * f), _before(f * f))
     remaining = np.maximum(sequences.pool[:, None] - k, 1).astype(np.float64)
-    mean0 = (-sum_d - slope * (sequences.f_pool[:, None] - sum_f)) / remaining
-    base = np.where(observed, d - slope * f - mean0, 0.0)
-    shift = np.where(observed, sequences.pool[:, None] / remaining, 0.0)
-    spread = sequences.bound[:, None] + np.abs(slope) * sequences.f_bound[:, None] + np.abs(mean0)
-    return Increments(base=base, shift=shift, spread=np.where(observed, spread, 1.0), observed=observed)
+    unseen_f = (sequences.f_pool[:, None] - sum_f) / remaining
+    base = np.where(observed, d - slope * (f - unseen_f), 0.0)
+    spread = sequences.bound[:, None] + 2.0 * np.abs(slope) * sequences.f_bound[:, None]
+    return Increments(base=base, spread=np.where(observed, spread, 1.0), past_sum=_before(d), past_count=k, observed=observed)
 
 
 def _before(values: FloatArray) -> FloatArray:
@@ -147,29 +171,18 @@ def _slope(k: npt.NDArray[np.int64], sd: FloatArray, sf: FloatArray, sdf: FloatA
     return np.clip(slope, -SLOPE_LIMIT, SLOPE_LIMIT)
 
 
-def log_wealth(z: FloatArray, observed: BoolArray) -> FloatArray:
+def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = None) -> FloatArray:
     """(P, T) log wealth after each position of the betting process on the scaled increments
-    ``z`` (|z| <= 1; module docstring); constant where not observed."""
+    ``z`` (|z| <= 1; module docstring); constant where not observed, and no bet where not
+    ``allowed``."""
     count = np.cumsum(observed, axis=1) - observed
-    mean = _before(z) / (count + 1.0)
-    square = _before(z * z)
-    variance = (PRIOR_VARIANCE + square - 2 * mean * _before(z) + count * mean * mean) / (count + 1.0)
+    past = _before(z)
+    mean = past / (count + 1.0)
+    variance = (PRIOR_VARIANCE + _before(z * z) - 2 * mean * past + count * mean * mean) / (count + 1.0)
     bet = np.clip(mean / np.maximum(variance + mean * mean, 1e-12), 0.0, BET_CAP)
+    if allowed is not None:
+        bet = np.where(allowed, bet, 0.0)
     return np.cumsum(np.where(observed, np.log1p(bet * z), 0.0), axis=1)
-
-
-def current_log_e(z: FloatArray, observed: BoolArray) -> FloatArray:
-    """(P,) log wealth after the last position."""
-    if z.shape[1] == 0:
-        return np.zeros(z.shape[0])
-    return log_wealth(z, observed)[:, -1]
-
-
-def running_max_log_e(z: FloatArray, observed: BoolArray) -> FloatArray:
-    """(P,) the largest log wealth reached so far (Ville's inequality bounds the supremum too)."""
-    if z.shape[1] == 0:
-        return np.zeros(z.shape[0])
-    return np.maximum(log_wealth(z, observed).max(axis=1), 0.0)
 
 
 @dataclass(frozen=True)
@@ -195,17 +208,14 @@ class MeanEvidence:
 def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanEvidence:
     """:class:`MeanEvidence` of P pairs; ``delta`` is the equivalence margin δ (> 0) in score units."""
     parts = increments(sequences)
-    observed = parts.observed
-    scaled = [parts.scaled(side) for side in (1, -1)]
-    direction = np.stack([running_max_log_e(z, observed) for z in scaled], axis=1)
-    current = np.stack([current_log_e(z, observed) for z in scaled], axis=1)
+    nulls = [parts.null(side) for side in (1, -1)]
+    direction = np.stack([h.running_max() for h in nulls], axis=1)
+    current = np.stack([h.current() for h in nulls], axis=1)
     if delta is None:
         equivalence = np.full_like(direction, np.nan)
     else:
-        equivalence = np.stack(
-            [running_max_log_e(parts.scaled(-1, delta), observed), running_max_log_e(parts.scaled(1, -delta), observed)], axis=1
-        )
+        equivalence = np.stack([parts.null(-1, delta).running_max(), parts.null(1, -delta).running_max()], axis=1)
     n = sequences.n
-    total = np.where(observed, sequences.d, 0.0).sum(axis=1)
+    total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
     return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean)
