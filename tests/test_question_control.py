@@ -16,57 +16,70 @@ from prefeval_core.errors import SettingsError
 from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_question, tied_top_study
-from prefeval_core.sequential.betting import PairSequences, increments, mean_evidence
+from prefeval_core.sequential.betting import PairSequences, direction_nulls, mean_evidence
 
 
-def _sequences(d: np.ndarray, *, pool: int | None = None, bound: float = 1.0) -> PairSequences:
+def _sequences(d: np.ndarray, *, bound: float = 1.0, f: np.ndarray | None = None) -> PairSequences:
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
     P = d.shape[0]
     return PairSequences(
         d=d,
-        f=np.zeros_like(d),
-        pool=np.full(P, d.shape[1] if pool is None else pool, dtype=np.int64),
-        f_pool=np.zeros(P),
+        f=np.zeros_like(d) if f is None else np.atleast_2d(f),
+        pool=np.full(P, d.shape[1], dtype=np.int64),
         bound=np.full(P, bound),
-        f_bound=np.zeros(P),
     )
 
 
-def test_betting_wealth_exact_case() -> None:
-    # Differences 1, 1, -1 on a bound of 1: the first bet is 0 (nothing known); before the second
-    # item the mean scaled increment is 1/2 and the variance (1/4 + 1 - 2 * 1/2 + 1/4) / 2 = 1/4,
-    # so the GRAPA bet 0.5 / 0.5 = 1 is capped at 0.75: wealth 1.75. Before the third the mean is
-    # 2/3 and the variance (1/4 + 2 - 8/3 + 8/9) / 3 = 17/108: bet capped at 0.75 again, and the
-    # item loses it: 1.75 * 0.25.
-    parts = increments(_sequences([[1.0, 1.0, -1.0]], pool=4))
-    wealth = parts.null(1).log_wealth()
-    assert wealth[0].tolist() == pytest.approx([0.0, math.log(1.75), math.log(1.75 * 0.25)])
-    # The other side never bets: its past points away from its alternative.
-    assert parts.null(-1).log_wealth()[0].tolist() == pytest.approx([0.0, 0.0, 0.0])
+def test_symmetry_wealth_exact_case() -> None:
+    # Differences 1, 1, -1 on a range of 4: the scale starts at sqrt(1^2 / 1) = 1 (a quarter of the
+    # range), so u = 1, 1, -1. The first stake is 0; before the second item the mean past u is 1/2
+    # and the variance (1/4 + 1 - 1 + 1/4) / 2 = 1/4: the GRAPA stake 1 is capped at 0.75 (wealth
+    # 1.75); before the third the mean is 2/3, the variance 17/108: capped again, and the item
+    # loses it (x 0.25).
+    a_better, b_better = direction_nulls(_sequences([[1.0, 1.0, -1.0]], bound=4.0))
+    assert a_better.log_wealth()[0].tolist() == pytest.approx([0.0, math.log(1.75), math.log(1.75 * 0.25)])
+    assert b_better.log_wealth()[0].tolist() == pytest.approx([0.0, 0.0, 0.0])  # its past points the other way
 
 
-def test_betting_without_replacement_is_valid_at_an_exact_pool_tie() -> None:
-    # 4,000 random orders of one pool whose mean difference is exactly 0: the running maximum of
-    # the wealth reaches 1 / a in at most a share a of them (Ville), here a = 0.05 and 0.2.
+def test_symmetry_test_is_valid_at_a_tie() -> None:
+    # 4,000 runs of 60 exchangeable differences (symmetric, with a metric that flips with them):
+    # the running maximum of the wealth reaches 1 / a in at most a share a of them (Ville).
     rng = np.random.default_rng(7)
-    pool = np.repeat([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0], 10)
-    pool -= pool.mean()
-    orders = np.stack([pool[rng.permutation(len(pool))] for _ in range(4000)])
-    evidence = mean_evidence(_sequences(orders, bound=4.0))
+    magnitude = rng.choice([0.0, 1 / 3, 2 / 3, 1.0, 2.0], size=(4000, 60))
+    sign = rng.choice([-1.0, 1.0], size=(4000, 60))
+    metric = magnitude + rng.normal(0, 0.3, size=(4000, 60))
+    evidence = mean_evidence(_sequences(sign * magnitude, bound=4.0, f=sign * metric))
     for level in (0.05, 0.2):
-        rejected = (evidence.direction >= math.log(1 / level)).any(axis=1)
+        rejected = evidence.direction[:, 0] >= math.log(1 / level)
         assert rejected.mean() <= level + 2 * math.sqrt(level * (1 - level) / 4000)
+
+
+def test_equivalence_test_is_valid_just_outside_the_margin() -> None:
+    rng = np.random.default_rng(11)
+    differences = np.clip(np.round(rng.normal(0.5, 0.6, size=(4000, 80)) * 3) / 3, -4, 4)  # mean about 0.5 = δ
+    evidence = mean_evidence(_sequences(differences, bound=4.0), delta=0.5)
+    upper = evidence.equivalence[:, 0] >= math.log(1 / 0.05)
+    assert upper.mean() <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 4000)
 
 
 def test_betting_decides_a_clear_difference_and_equivalence() -> None:
     rng = np.random.default_rng(3)
-    shifted = np.clip(np.round(rng.normal(1.0, 0.5, (1, 80)) * 3) / 3, -4, 4)
-    evidence = mean_evidence(_sequences(shifted, bound=4.0), delta=None)
+    shifted = np.clip(np.round(rng.normal(0.6, 0.8, (1, 80)) * 3) / 3, -4, 4)
+    evidence = mean_evidence(_sequences(shifted, bound=4.0))
     assert evidence.direction[0, 0] > math.log(100)
     assert evidence.direction[0, 1] == pytest.approx(0.0, abs=1e-9)
     flat = np.tile([-0.25, 0.25], 200)[None, :]
     equivalent = mean_evidence(_sequences(flat, bound=4.0), delta=0.5)
     assert (equivalent.equivalence > math.log(40)).all()
+
+
+def test_the_metric_correction_buys_evidence_where_it_predicts_the_human() -> None:
+    rng = np.random.default_rng(5)
+    metric = rng.normal(0.0, 1.0, (200, 60))
+    human = 0.3 + metric + rng.normal(0.0, 0.4, (200, 60))
+    alone = mean_evidence(_sequences(human, bound=8.0)).direction[:, 0]
+    corrected = mean_evidence(_sequences(human, bound=8.0, f=metric)).direction[:, 0]
+    assert np.median(corrected) > np.median(alone) + 2.0
 
 
 def test_holm_step_down_exact_case() -> None:
@@ -106,11 +119,11 @@ def test_settings_refuse_mean_without_a_betting_control() -> None:
         ProtocolSettings(budget=10, model="human_only", delta=0.5, error_control="anytime")
 
 
-def test_tied_study_ties_are_exact_in_the_pool() -> None:
-    data = tied_top_study(5, 3, 30, seed=1)
+def test_tied_study_draws_the_tied_systems_alike() -> None:
+    data = tied_top_study(5, 3, 400, seed=1)
     means = data.ratings.groupby("system")["score"].mean()
-    assert means["s00"] == pytest.approx(means["s01"]) == pytest.approx(means["s02"])
-    assert means["s03"] < means["s00"]
+    assert abs(means["s00"] - means["s01"]) < 0.15 and abs(means["s00"] - means["s02"]) < 0.15
+    assert means["s03"] < means["s00"] - 0.3
 
 
 @pytest.mark.slow

@@ -45,7 +45,7 @@ from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.sequential.betting import Increments, PairSequences, increments, log_wealth, mean_evidence
+from prefeval_core.sequential.betting import Hypothesis, PairSequences, direction_nulls, log_wealth, mean_evidence
 from prefeval_core.sequential.human import human_log_e
 
 FloatArray = npt.NDArray[np.float64]
@@ -144,9 +144,7 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_m
         d=d,
         f=np.where(both, f_all, 0.0),
         pool=pool_mask.sum(axis=1).astype(np.int64),
-        f_pool=f_all.sum(axis=1),
         bound=np.full(table.n_pairs, _score_range(state)),
-        f_bound=np.abs(f_all).max(axis=1, initial=0.0),
     )
 
 
@@ -187,9 +185,7 @@ def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64], wit
         d=d,
         f=f,
         pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64),
-        f_pool=np.bincount(table.row_pair[placed], weights=f_rows[placed], minlength=P),
         bound=np.full(P, 1.0),
-        f_bound=np.full(P, 1.0 if with_metric else 0.0),
     )
 
 
@@ -279,7 +275,7 @@ def _member_log_e(state: ProtocolState, sequences: PairSequences | None, current
     table = state.table
     k = state.settings.question.k
     if k == 1 and sequences is not None and table.grid is not None:
-        return leader_log_e(state, increments(sequences)).log_e
+        return leader_log_e(state, direction_nulls(sequences)).log_e
     S = len(table.systems)
     against = np.full((S, S), -np.inf)  # [x, y]: log E_{y > x}
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
@@ -300,7 +296,7 @@ class LeaderProcess:
     observed: BoolArray
 
 
-def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
+def leader_log_e(state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis]) -> LeaderProcess:
     """The leader-switching e-process of every system (module docstring, top-k with k = 1)."""
     from prefeval_core.protocol.steps import item_order
 
@@ -311,7 +307,7 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
     order = item_order(state)
     revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
     values = np.where(revealed, state.reveals.value.reshape(S, width)[:, order], 0.0)
-    count = np.cumsum(revealed, axis=1) - revealed
+    count: npt.NDArray[np.int64] = np.cumsum(revealed, axis=1) - revealed
     running = np.where(count > 0, (np.cumsum(values, axis=1) - values) / np.maximum(count, 1), -np.inf)
     eligible = np.where(revealed, running, -np.inf)  # only systems rated on the item can lead on it
     ranked = np.argsort(-eligible, axis=0, kind="stable")
@@ -320,7 +316,7 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     pair_index[a, b] = np.arange(table.n_pairs)
     pair_index[b, a] = np.arange(table.n_pairs)
-    a_better, b_better = parts.null(1), parts.null(-1)
+    a_better, b_better = nulls
     z = np.zeros((S, width))
     observed = np.zeros((S, width), dtype=bool)
     allowed = np.zeros((S, width), dtype=bool)
@@ -333,7 +329,7 @@ def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
         p = np.where(valid, p, 0)
         leader_is_a = a[p] == leader
         z_x = np.where(leader_is_a, a_better.z[p, columns], b_better.z[p, columns])
-        seen = valid & parts.observed[p, columns]
+        seen = valid & a_better.observed[p, columns]
         z[x] = np.where(seen, z_x, 0.0)
         observed[x] = seen
         allowed[x] = seen & np.where(leader_is_a, a_better.allowed[p, columns], b_better.allowed[p, columns])
@@ -374,19 +370,21 @@ def _futile(
     beta = settings.futility
     if beta is None or sequences is None:
         return futile
-    parts = increments(sequences)
+    nulls = direction_nulls(sequences)
     left = sequences.pool - sequences.n
     if settings.question.kind == "top-k":
-        return futile | (_answer_settled(state, parts, members, left, beta) & asked)
+        return futile | (_answer_settled(state, nulls, members, left, beta) & asked)
     m = 2 * int(asked.sum())
     r = int((decisions[asked] != TIE).sum())
     target = np.full(len(left), np.log(max(m - r, 1) / settings.gamma))
-    chances = [_predictive(parts.null(side).z, parts.observed, direction[:, column], left, target) for column, side in ((0, 1), (1, -1))]
+    chances = [_predictive(null.z, null.observed, direction[:, column], left, target) for column, null in enumerate(nulls)]
     open_pair = asked & (decisions == TIE) & ~equivalent
     return futile | (open_pair & (np.maximum(*chances) < beta))
 
 
-def _answer_settled(state: ProtocolState, parts: Increments, members: BoolArray, left: npt.NDArray[np.int64], beta: float) -> bool:
+def _answer_settled(
+    state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis], members: BoolArray, left: npt.NDArray[np.int64], beta: float
+) -> bool:
     """Whether a top-k answer can no longer change with predictive probability >= β: summed over
     the members, the chance that one more is excluded before the pool runs out."""
     table = state.table
@@ -394,7 +392,7 @@ def _answer_settled(state: ProtocolState, parts: Increments, members: BoolArray,
         return True
     if state.settings.question.k != 1 or table.grid is None:
         return False
-    process = leader_log_e(state, parts)
+    process = leader_log_e(state, nulls)
     system_left = np.full(len(table.systems), int(left.max(initial=0)))
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     np.minimum.at(system_left, a, left)
@@ -402,7 +400,7 @@ def _answer_settled(state: ProtocolState, parts: Increments, members: BoolArray,
     alive = np.flatnonzero(members)
     log_e = process.log_e.copy()
     log_e[~members] = 700.0  # excluded systems are out of every set that still matters
-    target = np.array([np.log(_closure_size(log_e, x) / state.settings.gamma) for x in alive])
+    target = np.array([np.log(_closure_size(log_e, int(x)) / state.settings.gamma) for x in alive])
     chance = _predictive(process.z[alive], process.observed[alive], process.log_e[alive], system_left[alive], target)
     return bool(chance.sum() < beta)
 

@@ -1,10 +1,10 @@
 """Simulated scalar studies with truly tied top systems, to measure what a question's error
 control guarantees (method.md §13).
 
-A tie is exact in the item pool: the tied systems' scores are permutations, across items, of
-one system's scores, so their mean differences over the pool are exactly 0 while each item still
-differs. The other systems are ``gap`` lower on average. Scores are Likert-like: means of three
-1-5 ratings (steps of 1/3), an item effect shared by all systems plus output noise.
+A tie is exact on every item: the tied systems' outputs are drawn from one distribution given the
+item (exchangeable: the null of the paired symmetry test, and a true tie of the mean too). The
+other systems are ``gap`` lower on average. Scores are Likert-like: means of three 1-5 ratings
+(steps of 1/3), an item effect shared by all systems plus output noise.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ def tied_top_study(n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.
         raw = mean + item_effect + rng.normal(0.0, noise, n_items)
         return np.clip(np.round(raw * 3) / 3, 1.0, 5.0)
 
-    top = scores(4.0)
-    columns = [top[rng.permutation(n_items)] if s < n_tied else scores(4.0 - gap) for s in range(n_systems)]
+    columns = [scores(4.0 if s < n_tied else 4.0 - gap) for s in range(n_systems)]
     rows = [(f"i{i:04d}", f"s{s:02d}", HUMAN, float(columns[s][i])) for s in range(n_systems) for i in range(n_items)]
     ratings = pd.DataFrame(rows, columns=["item_id", "system", "rater", "score"])
     empty = pd.DataFrame()
@@ -98,7 +97,7 @@ def simulate_question(
 
 def _failed(state: ProtocolState, n_tied: int, question: Question) -> bool:
     """A false exclusion of a true top-k member, or a false directional decision (between two
-    exactly tied systems, or a lower system declared better than a top one)."""
+    tied systems, or a lower system declared better than a top one)."""
     systems = state.table.systems
     tied = {f"s{s:02d}" for s in range(n_tied)}
     if question.kind == "top-k":
@@ -109,6 +108,6 @@ def _failed(state: ProtocolState, n_tied: int, question: Question) -> bool:
     a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
     in_tier = np.array([s in tied for s in systems])
     decisions = state.decisions
-    tied_decided = in_tier[a] & in_tier[b] & (decisions != 1)  # exact pool ties: any direction is false
+    tied_decided = in_tier[a] & in_tier[b] & (decisions != 1)  # true ties: any direction is false
     lower_wins = (~in_tier[a] & in_tier[b] & (decisions == 0)) | (in_tier[a] & ~in_tier[b] & (decisions == 2))
     return bool((tied_decided | lower_wins).any())

@@ -1,37 +1,43 @@
-"""Anytime-valid tests of a pair's mean score difference, by betting (method.md §13).
+"""Anytime-valid tests of paired score differences, by betting (method.md §13).
 
 The evidence on pair (A, B) of a scalar study is the paired difference per item,
-``d_i = s(A, i) - s(B, i)``, and the estimand is its mean ``Δ`` over the pair's item pool (the
-``N`` items both outputs can be rated on). Items are revealed in a seeded random order that does
-not depend on any score: the revealed items are a sample *without replacement* from the pool.
+``d_i = s(A, i) - s(B, i)``, revealed in a seeded random item order that does not depend on any
+score. Two tests, both non-negative supermartingales under their nulls, so that by Ville's
+inequality a null is ever rejected (wealth ``>= 1 / a``) with probability at most ``a``, at any
+look and whatever the reason a run stops (Ville 1939; Shafer & Vovk 2019; Ramdas, Grünwald, Vovk
+& Shafer 2023, *Game-theoretic statistics and safe anytime-valid inference*):
 
-**The test.** For the null ``Δ <= Δ0`` (``side = +1``; ``Δ >= Δ0`` with ``side = -1``), after
-``k`` revealed items with sum ``D``, the next difference has conditional mean
-``(N Δ - D) / (N - k)``, which under the null is at most ``Δ0`` whenever ``D >= k Δ0`` (the past
-points *towards* the alternative). The wealth ``K_t = prod (1 + b_t y_t / C_t)`` of the increments
-``y_t = side (x_t - Δ0)`` (below) is therefore a non-negative supermartingale under the null if the
-predictable bet ``b_t in [0, BET_CAP]`` is 0 whenever ``side (D - k Δ0) < 0`` and ``C_t >= |y_t|``:
-by Ville's inequality the null is ever rejected (``K_t >= 1 / a``) with probability at most ``a``,
-at any look, whatever the reason a run stops. The same process is exactly valid when the items are
-instead an i.i.d. sample of a larger population (the view of the replay's reference test), since
-its increments then have mean ``Δ - Δ0``. Unlike a test that re-centres on what the pool has left,
-it does not become certain as the pool runs out: it decides what the items show, like the
-reference's paired test on all items (Waudby-Smith & Ramdas 2024, *Estimating means of bounded
-random variables by betting*, JRSS-B; Shafer & Vovk 2019, *Game-theoretic foundations*).
+**Direction: the paired symmetry test.** A is *not better* than B on an item when, given the size
+of their difference, A's output is at most as likely as B's to score higher; a true tie
+(exchangeable outputs: what a permutation test assumes) is the boundary. Under that null the
+sign of the next increment ``x_t`` is at most a fair coin given ``|x_t|``, so a bet on
+``u_t = x_t / max(|x_t|, s_t)`` with a predictable scale ``s_t`` and a predictable stake
+``b_t in [0, BET_CAP]`` has conditional mean ``<= 0``: the wealth ``prod (1 + b_t u_t)`` is a
+supermartingale (the betting form of the paired sign-flip test: Ramdas, Ruf, Larsson & Koolen 2022,
+*Testing exchangeability: fork-convexity, supermartingales and e-processes*, IJAR; Shekhar &
+Ramdas 2023, *Nonparametric two-sample testing by betting*, IEEE Trans. Inf. Theory). Differences
+larger than the scale count by their sign, smaller ones by their size, so the stake is bounded
+by the typical difference ``s_t`` rather than by the scale's range.
 
-**The metric as a control variate.** ``x_t = d_t - λ_t (f_t - φ_t)`` where ``f`` is the metric's
-difference on the same item and ``φ_t`` the mean of ``f`` over the pool items not yet revealed
-(known: the metric scores every item), so the correction has conditional mean exactly 0 and the
-spread of ``x`` falls by about ``1 - ρ²`` (``ρ`` the item-level correlation of human and metric
-differences). ``λ_t`` is the least-squares slope of ``d`` on ``f`` over the revealed items (shrunk
-towards 0 while few are known): the prediction-powered estimate ``mean_pool(λ f) + mean_rated(d -
-λ f)`` of Angelopoulos et al. (2023, *Prediction-powered inference*, Science; PPI++ 2024 for the
-tuned ``λ``) inside a sequential test. The price is a wider bound ``C_t`` (the correction's range
-adds to the scores'), which caps the bets: the metric helps where the bets are not at their cap.
+**The metric as a control variate.** ``x_t = d_t - λ_t f_t`` where ``f`` is the metric's difference
+on the same item and ``λ_t`` the least-squares slope of ``d`` on ``f`` over the revealed items
+(shrunk towards 0 while few are known). Swapping A and B flips ``d`` and ``f`` together, so at a
+tie ``x_t`` is symmetric for any predictable ``λ_t``, and its spread falls by about ``1 - ρ²``
+(``ρ`` the item-level correlation of human and metric differences): the prediction-powered
+correction ``d - λ f`` of Angelopoulos et al. (2023, *Prediction-powered inference*, Science;
+PPI++ 2024 for the tuned ``λ``) inside a sequential test.
 
-**The bet.** ``b_t = clip(μ / (v + μ²), 0, BET_CAP)`` of the scaled past increments ``z = y / C``
-(the approximate GRAPA bet of Waudby-Smith & Ramdas, their eq. 27), with a prior pseudo-observation
-``z = 0``, ``v = 1/4`` so that the first bets are small.
+**Equivalence: a bounded mean test.** For the nulls ``Δ >= δ`` and ``Δ <= -δ`` about the mean
+difference over the item pool (N items, sampled without replacement), the next difference has
+conditional mean ``(N Δ - D) / (N - k)`` after ``k`` items summing to ``D``, which under the null
+``Δ <= Δ0`` is at most ``Δ0`` whenever ``D >= k Δ0``. Bets ``b_t`` on ``(x_t - Δ0) / C_t`` with
+``C_t`` bounding ``|x_t - Δ0|`` from the scale's range, placed only when the past points towards
+the alternative, make a supermartingale (Waudby-Smith & Ramdas 2024, *Estimating means of bounded
+random variables by betting*, JRSS-B); the same holds when items are an i.i.d. sample.
+
+**The stake.** ``b_t = clip(μ / (v + μ²), 0, BET_CAP)`` of the past scaled increments (the
+approximate GRAPA bet of Waudby-Smith & Ramdas, their eq. 27), with a prior pseudo-observation
+``0`` of variance :data:`PRIOR_VARIANCE` so that the first stakes are small.
 
 Arrays are (P, T): P pairs, T positions of the study's item order; a position where a pair has no
 revealed difference is skipped (its factor is 1).
@@ -56,6 +62,8 @@ PRIOR_VARIANCE = 0.25
 SLOPE_PRIOR = 4.0
 """Pseudo-items of metric variance with slope 0 that shrink ``λ`` while few items are known."""
 SLOPE_LIMIT = 4.0
+SCALE_PRIOR = 0.25
+"""The symmetry test's scale starts at this share of the score range (one pseudo-item) **(choice)**."""
 """``|λ|`` is clipped to this (a slope of human on metric differences, in their units)."""
 
 
@@ -67,17 +75,13 @@ class PairSequences:
         d: (P, T) human score differences ``s(A) - s(B)``; NaN where not revealed for the pair.
         f: (P, T) metric differences on the same items (0 without a metric, or where it has none).
         pool: (P,) ``N``: items the pair can ever get (revealed or not).
-        f_pool: (P,) sum of the metric differences over the whole pool (0 without a metric).
         bound: (P,) ``B >= |d|``: the human scale's range.
-        f_bound: (P,) ``>= |f|``: the metric differences' range (0 without a metric).
     """
 
     d: FloatArray
     f: FloatArray
     pool: npt.NDArray[np.int64]
-    f_pool: FloatArray
     bound: FloatArray
-    f_bound: FloatArray
 
     @property
     def observed(self) -> BoolArray:
@@ -89,34 +93,7 @@ class PairSequences:
         return self.observed.sum(axis=1).astype(np.int64)
 
     def subset(self, rows: npt.NDArray[np.int64]) -> PairSequences:
-        return PairSequences(self.d[rows], self.f[rows], self.pool[rows], self.f_pool[rows], self.bound[rows], self.f_bound[rows])
-
-
-@dataclass(frozen=True)
-class Increments:
-    """Per pair and position, what every null ``side · Δ <= side · Δ0`` needs (module docstring).
-
-    Attributes:
-        base: (P, T) ``x_t = d_t - λ_t (f_t - φ_t)``; 0 where not observed.
-        spread: (P, T) ``B + 2 |λ_t| B_f >= |x_t|``; 1 where not observed.
-        past_sum: (P, T) ``D``: the sum of the differences revealed before the position.
-        past_count: (P, T) ``k``: how many were revealed before it.
-        observed: (P, T) positions with a revealed difference.
-    """
-
-    base: FloatArray
-    spread: FloatArray
-    past_sum: FloatArray
-    past_count: npt.NDArray[np.int64]
-    observed: BoolArray
-
-    def null(self, side: Side, value: float = 0.0) -> Hypothesis:
-        """The scaled increments and the positions where a bet is allowed, for the null
-        ``side · Δ <= side · value``."""
-        bound = self.spread + abs(value)
-        z = np.where(self.observed, side * (self.base - value) / bound, 0.0)
-        allowed = side * (self.past_sum - self.past_count * value) >= 0
-        return Hypothesis(z=z, allowed=allowed & self.observed, observed=self.observed)
+        return PairSequences(self.d[rows], self.f[rows], self.pool[rows], self.bound[rows])
 
 
 @dataclass(frozen=True)
@@ -140,19 +117,35 @@ class Hypothesis:
         return np.maximum(self.log_wealth().max(axis=1), 0.0) if self.z.shape[1] else np.zeros(self.z.shape[0])
 
 
-def increments(sequences: PairSequences) -> Increments:
-    """The increments of every pair (module docstring), vectorised over pairs and positions."""
+def direction_nulls(sequences: PairSequences) -> tuple[Hypothesis, Hypothesis]:
+    """The paired symmetry test's two nulls (module docstring): "A is not better" (its wealth is
+    the evidence that A is better) and "B is not better"."""
     observed = sequences.observed
     d = np.where(observed, sequences.d, 0.0)
     f = np.where(observed, sequences.f, 0.0)
-    k = np.cumsum(observed, axis=1) - observed  # revealed before each position
-    sum_f = _before(f)
-    slope = _slope(k, _before(d), sum_f, _before(d * f), _before(f * f))
-    remaining = np.maximum(sequences.pool[:, None] - k, 1).astype(np.float64)
-    unseen_f = (sequences.f_pool[:, None] - sum_f) / remaining
-    base = np.where(observed, d - slope * (f - unseen_f), 0.0)
-    spread = sequences.bound[:, None] + 2.0 * np.abs(slope) * sequences.f_bound[:, None]
-    return Increments(base=base, spread=np.where(observed, spread, 1.0), past_sum=_before(d), past_count=k, observed=observed)
+    k: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
+    slope = _slope(k, _before(d), _before(f), _before(d * f), _before(f * f))
+    x = np.where(observed, d - slope * f, 0.0)
+    prior = (SCALE_PRIOR * sequences.bound[:, None]) ** 2
+    scale = np.sqrt((prior + _before(x * x)) / (k + 1.0))
+    u = np.where(observed, x / np.maximum(np.abs(x), scale), 0.0)
+    return Hypothesis(z=u, allowed=observed, observed=observed), Hypothesis(z=-u, allowed=observed, observed=observed)
+
+
+def equivalence_nulls(sequences: PairSequences, delta: float) -> tuple[Hypothesis, Hypothesis]:
+    """The bounded mean test's nulls ``Δ >= δ`` and ``Δ <= -δ`` (module docstring; both rejected:
+    ``|Δ| < δ``), on the human differences alone."""
+    observed = sequences.observed
+    d = np.where(observed, sequences.d, 0.0)
+    k: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
+    past = _before(d)
+    bound = sequences.bound[:, None] + delta
+    nulls = []
+    for side, value in ((-1, delta), (1, -delta)):
+        z = np.where(observed, side * (d - value) / bound, 0.0)
+        allowed = observed & (side * (past - k * value) >= 0)
+        nulls.append(Hypothesis(z=z, allowed=allowed, observed=observed))
+    return nulls[0], nulls[1]
 
 
 def _before(values: FloatArray) -> FloatArray:
@@ -175,7 +168,7 @@ def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = N
     """(P, T) log wealth after each position of the betting process on the scaled increments
     ``z`` (|z| <= 1; module docstring); constant where not observed, and no bet where not
     ``allowed``."""
-    count = np.cumsum(observed, axis=1) - observed
+    count: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
     past = _before(z)
     mean = past / (count + 1.0)
     variance = (PRIOR_VARIANCE + _before(z * z) - 2 * mean * past + count * mean * mean) / (count + 1.0)
@@ -190,12 +183,12 @@ class MeanEvidence:
     """Log e-values of every pair's directional and equivalence nulls.
 
     Attributes:
-        direction: (P, 2) running-max log e-values against ``Δ <= 0`` (column 0: evidence that A
-            is better) and ``Δ >= 0`` (column 1: B better).
+        direction: (P, 2) running-max log e-values of the symmetry test against "A is not better"
+            (column 0: evidence that A is better) and "B is not better" (column 1).
         current: (P, 2) the same processes' current log e-values (what an average of e-processes
             over pairs may use).
-        equivalence: (P, 2) against ``Δ >= δ`` and ``Δ <= -δ`` (both rejected: ``|Δ| < δ``); NaN
-            without a margin.
+        equivalence: (P, 2) of the bounded mean test against ``Δ >= δ`` and ``Δ <= -δ`` (both
+            rejected: ``|Δ| < δ``); NaN without a margin.
         mean: (P,) mean revealed difference (NaN with none).
     """
 
@@ -207,14 +200,13 @@ class MeanEvidence:
 
 def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanEvidence:
     """:class:`MeanEvidence` of P pairs; ``delta`` is the equivalence margin δ (> 0) in score units."""
-    parts = increments(sequences)
-    nulls = [parts.null(side) for side in (1, -1)]
+    nulls = direction_nulls(sequences)
     direction = np.stack([h.running_max() for h in nulls], axis=1)
     current = np.stack([h.current() for h in nulls], axis=1)
     if delta is None:
         equivalence = np.full_like(direction, np.nan)
     else:
-        equivalence = np.stack([parts.null(-1, delta).running_max(), parts.null(1, -delta).running_max()], axis=1)
+        equivalence = np.stack([h.running_max() for h in equivalence_nulls(sequences, delta)], axis=1)
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
