@@ -19,6 +19,7 @@ from prefeval_core.data.dataset import load_dataset, parse_tables
 from prefeval_core.data.field_formats import FIELD_FORMATS, FieldFormat, detect_kind, input_kinds
 from prefeval_core.data.formats import InputKind, ParsedTable
 from prefeval_core.data.reading import RawTable
+from prefeval_core.session import DataChoice, SessionFileError, SessionSnapshot, session_from_json, session_to_json
 
 TOY_CSV = b"toy_item,toy_system,toy_score\ni1,s1,1\ni1,s2,2\ni2,s1,3\ni2,s2,1\n"
 
@@ -67,7 +68,7 @@ def test_a_registered_format_can_be_declared(toy_format: FieldFormat) -> None:
     dataset = load_dataset([("scores.csv", TOY_CSV)], kinds={"scores.csv": "toy"})
     assert "human:toy" in dataset.raters
     assert TypeAdapter(InputKind).validate_python("toy") == "toy"
-    with pytest.raises(ValidationError, match="unknown kind 'bogus'"):
+    with pytest.raises(ValidationError, match=r"unknown file kind; expected one of ratings, .*, arena"):
         TypeAdapter(InputKind).validate_python("bogus")
 
 
@@ -81,3 +82,11 @@ def test_validate_lists_and_reads_a_registered_format(toy_format: FieldFormat, t
     path.write_bytes(TOY_CSV)
     assert main(["validate", str(path)]) == 0
     assert "t.csv: toy scores" in capsys.readouterr().out
+
+
+def test_a_session_file_declares_only_registered_kinds(toy_format: FieldFormat) -> None:
+    upload = DataChoice("upload", "mine", files=(("t.csv", TOY_CSV),), kinds=(("t.csv", "toy"),))
+    text = session_to_json(SessionSnapshot(data=upload, human="human:toy", metrics=()))
+    assert session_from_json(text).data.kinds == (("t.csv", "toy"),)
+    with pytest.raises(SessionFileError, match=r"data\.kinds\[0\]\[1\]: .*unknown file kind"):
+        session_from_json(text.replace('"toy"', '"bogus"'))

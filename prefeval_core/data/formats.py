@@ -46,7 +46,7 @@ def _known_kind(kind: str) -> str:
 
     known = input_kinds()
     if kind not in known:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(known)}")
+        raise ValueError(f"unknown file kind; expected one of {', '.join(known)}")
     return kind
 
 
