@@ -12,7 +12,8 @@ from typing import Any, Final, NoReturn
 
 from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.formats import INPUT_KINDS, InputKind
+from prefeval_core.data.field_formats import field_format_help, input_kinds
+from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.store import open_store
@@ -45,8 +46,7 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE=KIND",
-        help=f"what a file holds, overriding detection; KIND is one of {', '.join(INPUT_KINDS)} "
-        "(mqm: WMT MQM error annotations, arena: Chatbot-Arena battles)",
+        help=f"what a file holds, overriding detection; KIND is one of {', '.join(input_kinds())} ({field_format_help()})",
     )
     parser.add_argument("--max-mb", type=megabytes, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
 

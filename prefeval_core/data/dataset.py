@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
 
 from prefeval_core.data.coverage import RaterCoverage, items_by_rater, scalar_coverage
-from prefeval_core.data.field_formats import parse_field_table
-from prefeval_core.data.formats import InputKind, ParsedTable, detect_kind, parse_table
+from prefeval_core.data.field_formats import FIELD_FORMATS, detect_kind, parse_field_table
+from prefeval_core.data.formats import InputKind, ParsedTable, TableKind, parse_table
 from prefeval_core.data.limits import MAX_SYSTEMS
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
 from prefeval_core.errors import Problem, ValidationReport, raise_if_errors
@@ -160,9 +160,9 @@ def parse_tables(raw: RawTable, kind: InputKind | None = None, rater_columns: Se
     the several a field's own format holds (:mod:`~prefeval_core.data.field_formats`); ``kind``
     is detected when ``None``."""
     kind = kind or detect_kind(raw)
-    if kind == "mqm" or kind == "arena":  # (spelled out: mypy narrows the kind in both branches)
+    if kind in FIELD_FORMATS:
         return parse_field_table(raw, kind)
-    return (parse_table(raw, kind, rater_columns),)
+    return (parse_table(raw, cast(TableKind, kind), rater_columns),)
 
 
 def _default_name(sources: Sequence[Source]) -> str:
