@@ -103,24 +103,16 @@ def decide_question_round(state: ProtocolState) -> QuestionRound:
 
 
 def pair_sequences(state: ProtocolState) -> PairSequences:
-    """Every pair's revealed differences along the study's item order (ratings: the shared
-    seeded item order; comparisons: each pair's own seeded row order, a comparison counting
-    +1 / 0 / -1), with the metric's outcome sign (mean over the study's metrics) as ``f``."""
+    """Every pair's revealed differences along the study's item order (ratings: the shared seeded
+    item order; comparisons: each pair's own seeded row order, a comparison counting +1 / 0 / -1)."""
     from prefeval_core.protocol.steps import item_order, row_order  # the steps call this module
 
-    table = state.table
-    with_metric = table.k > 0 and state.settings.model != "human_only"
-    if table.grid is not None:
-        return _rating_sequences(state, item_order(state), with_metric)
-    return _comparison_sequences(state, row_order(state), with_metric)
+    if state.table.grid is not None:
+        return _rating_sequences(state, item_order(state))
+    return _comparison_sequences(state, row_order(state))
 
 
-def _row_metric_sign(state: ProtocolState) -> FloatArray:
-    table = state.table
-    return np.asarray(_CODE_SIGN[table.metrics].mean(axis=1), dtype=np.float64)
-
-
-def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_metric: bool) -> PairSequences:
+def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64]) -> PairSequences:
     table = state.table
     grid = table.grid
     assert grid is not None
@@ -128,36 +120,12 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_m
     revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
     values = state.reveals.value.reshape(S, width)[:, order]
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
-    both = revealed[a] & revealed[b]
-    d = np.where(both, values[a] - values[b], np.nan)
     requestable = grid.requestable[:, order]
-    pool_mask = requestable[a] & requestable[b]
-    f_all = np.zeros((table.n_pairs, width))
-    if with_metric and grid.metric_scores is not None:
-        f_all = _metric_differences(grid.metric_scores[:, :, order], a, b)
-    elif with_metric:
-        position = np.empty(width, dtype=np.int64)
-        position[order] = np.arange(width)
-        f_all[table.row_pair, position[table.row_item]] = _row_metric_sign(state)
-    f_all = np.where(pool_mask, f_all, 0.0)
     return PairSequences(
-        d=d,
-        f=np.where(both, f_all, 0.0),
-        pool=pool_mask.sum(axis=1).astype(np.int64),
+        d=np.where(revealed[a] & revealed[b], values[a] - values[b], np.nan),
+        pool=(requestable[a] & requestable[b]).sum(axis=1).astype(np.int64),
         bound=np.full(table.n_pairs, _score_range(state)),
     )
-
-
-def _metric_differences(scores: FloatArray, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> FloatArray:
-    """(P, T) the metrics' score differences of every pair, each metric in units of its own score
-    spread (so that several metrics average on one scale), averaged over the metrics that score
-    both outputs; 0 where none does. Uses metric scores only, which are known on every item."""
-    spread = np.array([np.nanstd(m) if np.isfinite(m).any() else 1.0 for m in scores])
-    scaled = scores / np.where(spread > 0, spread, 1.0)[:, None, None]
-    differences = scaled[:, a] - scaled[:, b]
-    known = np.isfinite(differences)
-    total = np.where(known, differences, 0.0).sum(axis=0)
-    return np.asarray(np.where(known.any(axis=0), total / np.maximum(known.sum(axis=0), 1), 0.0), dtype=np.float64)
 
 
 def _score_range(state: ProtocolState) -> float:
@@ -168,25 +136,15 @@ def _score_range(state: ProtocolState) -> float:
     return float(max(np.ptp(scores), 1.0)) if scores.size else 1.0
 
 
-def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64], with_metric: bool) -> PairSequences:
+def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64]) -> PairSequences:
     table = state.table
     rounds, outcome = state.row_reveals
     P = table.n_pairs
-    width = int(rank.max(initial=-1)) + 1
-    requestable = table.row_requestable_for_pairs
-    d = np.full((P, width), np.nan)
-    f = np.zeros((P, width))
-    placed = requestable & (rank >= 0)
+    d = np.full((P, int(rank.max(initial=-1)) + 1), np.nan)
+    placed = table.row_requestable_for_pairs & (rank >= 0)
     seen = placed & (rounds > 0)
     d[table.row_pair[seen], rank[seen]] = _CODE_SIGN[outcome[seen]]
-    f_rows = _row_metric_sign(state) if with_metric else np.zeros(len(rounds))
-    f[table.row_pair[seen], rank[seen]] = f_rows[seen]
-    return PairSequences(
-        d=d,
-        f=f,
-        pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64),
-        bound=np.full(P, 1.0),
-    )
+    return PairSequences(d=d, pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64), bound=np.full(P, 1.0))
 
 
 def full_differences(table: StudyTable) -> FloatArray:

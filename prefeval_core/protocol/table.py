@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -60,8 +60,6 @@ class RatingGrid:
             rating per request a cell costs 1 but the study paid every annotator.
         full_scores: (S, I) the full evaluation's scores (the mean of every annotator) where
             ``scores`` hold one annotator's rating (``None``: ``scores``).
-        metric_scores: (k, S, I) the scalar metrics' scores (NaN where a metric has none, or for a
-            pairwise metric), the metric side of the mean statistic (method.md §13); ``None``: none.
     """
 
     scores: npt.NDArray[np.float64]
@@ -69,7 +67,6 @@ class RatingGrid:
     requestable: npt.NDArray[np.bool_]
     paid: npt.NDArray[np.int64] | None = None
     full_scores: npt.NDArray[np.float64] | None = None
-    metric_scores: npt.NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -272,8 +269,6 @@ def build_study_table(
         grid = RatingGrid(grid.scores, grid.cost, grid.requestable & ~withheld[None, :])
         if ratings_per_request == "one":
             grid = _one_rating_grid(grid, dataset, human, systems, items, seed)
-        if real_metrics:
-            grid = replace(grid, metric_scores=_metric_grid(dataset, metrics, systems, items))
         requestable_rows = requestable[order]
     else:
         requestable_rows = requestable[order] & ~withheld
@@ -359,18 +354,6 @@ def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: 
     if pool == "all":
         requestable |= _output_cells(dataset, systems, items) if dataset.has_texts else np.ones_like(has_score)
     return RatingGrid(scores=scores, cost=np.where(requestable, cost, 0), requestable=requestable)
-
-
-def _metric_grid(dataset: Dataset, metrics: Sequence[str], systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.float64]:
-    """(k, S, I) the metrics' scores on the grid; NaN where a metric has no score (or is pairwise)."""
-    grid = np.full((len(metrics), len(systems), len(items)), np.nan)
-    ratings = dataset.ratings[dataset.ratings["rater"].isin(metrics)]
-    m = pd.Index(metrics).get_indexer(ratings["rater"])
-    s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
-    i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
-    keep = (m >= 0) & (s >= 0) & (i >= 0)
-    grid[m[keep], s[keep], i[keep]] = ratings["score"].to_numpy(dtype=np.float64)[keep]
-    return grid
 
 
 def _one_rating_grid(

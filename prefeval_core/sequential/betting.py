@@ -19,13 +19,10 @@ Ramdas 2023, *Nonparametric two-sample testing by betting*, IEEE Trans. Inf. The
 larger than the scale count by their sign, smaller ones by their size, so the stake is bounded
 by the typical difference ``s_t`` rather than by the scale's range.
 
-**The metric as a control variate.** ``x_t = d_t - λ_t f_t`` where ``f`` is the metric's difference
-on the same item and ``λ_t`` the least-squares slope of ``d`` on ``f`` over the revealed items
-(shrunk towards 0 while few are known). Swapping A and B flips ``d`` and ``f`` together, so at a
-tie ``x_t`` is symmetric for any predictable ``λ_t``, and its spread falls by about ``1 - ρ²``
-(``ρ`` the item-level correlation of human and metric differences): the prediction-powered
-correction ``d - λ f`` of Angelopoulos et al. (2023, *Prediction-powered inference*, Science;
-PPI++ 2024 for the tuned ``λ``) inside a sequential test.
+**No metric inside.** At a tie the metric's difference flips with the human one, so a corrected
+``d - λ f`` stays symmetric, but the correction also removes the metric's share of the *signal*, and
+adding back its pool mean breaks the per-item symmetry; both tests here use the human differences
+alone (method.md §13 says what was measured).
 
 **Equivalence: a bounded mean test.** For the nulls ``Δ >= δ`` and ``Δ <= -δ`` about the mean
 difference over the item pool (N items, sampled without replacement), the next difference has
@@ -59,12 +56,8 @@ BET_CAP = 0.75
 """Largest fraction of the wealth bet on one item (the worst outcome keeps a quarter) **(choice)**."""
 PRIOR_VARIANCE = 0.25
 """Variance of the prior pseudo-observation of the scaled increments (bounded by 1)."""
-SLOPE_PRIOR = 4.0
-"""Pseudo-items of metric variance with slope 0 that shrink ``λ`` while few items are known."""
-SLOPE_LIMIT = 4.0
 SCALE_PRIOR = 0.25
 """The symmetry test's scale starts at this share of the score range (one pseudo-item) **(choice)**."""
-"""``|λ|`` is clipped to this (a slope of human on metric differences, in their units)."""
 
 
 @dataclass(frozen=True)
@@ -73,13 +66,11 @@ class PairSequences:
 
     Attributes:
         d: (P, T) human score differences ``s(A) - s(B)``; NaN where not revealed for the pair.
-        f: (P, T) metric differences on the same items (0 without a metric, or where it has none).
         pool: (P,) ``N``: items the pair can ever get (revealed or not).
         bound: (P,) ``B >= |d|``: the human scale's range.
     """
 
     d: FloatArray
-    f: FloatArray
     pool: npt.NDArray[np.int64]
     bound: FloatArray
 
@@ -93,7 +84,7 @@ class PairSequences:
         return self.observed.sum(axis=1).astype(np.int64)
 
     def subset(self, rows: npt.NDArray[np.int64]) -> PairSequences:
-        return PairSequences(self.d[rows], self.f[rows], self.pool[rows], self.bound[rows])
+        return PairSequences(self.d[rows], self.pool[rows], self.bound[rows])
 
 
 @dataclass(frozen=True)
@@ -122,13 +113,10 @@ def direction_nulls(sequences: PairSequences) -> tuple[Hypothesis, Hypothesis]:
     the evidence that A is better) and "B is not better"."""
     observed = sequences.observed
     d = np.where(observed, sequences.d, 0.0)
-    f = np.where(observed, sequences.f, 0.0)
     k: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
-    slope = _slope(k, _before(d), _before(f), _before(d * f), _before(f * f))
-    x = np.where(observed, d - slope * f, 0.0)
     prior = (SCALE_PRIOR * sequences.bound[:, None]) ** 2
-    scale = np.sqrt((prior + _before(x * x)) / (k + 1.0))
-    u = np.where(observed, x / np.maximum(np.abs(x), scale), 0.0)
+    scale = np.sqrt((prior + _before(d * d)) / (k + 1.0))
+    u = np.where(observed, d / np.maximum(np.abs(d), scale), 0.0)
     return Hypothesis(z=u, allowed=observed, observed=observed), Hypothesis(z=-u, allowed=observed, observed=observed)
 
 
@@ -152,16 +140,6 @@ def _before(values: FloatArray) -> FloatArray:
     """Running sums over the positions strictly before each one."""
     total = np.cumsum(values, axis=1)
     return total - values
-
-
-def _slope(k: npt.NDArray[np.int64], sd: FloatArray, sf: FloatArray, sdf: FloatArray, sff: FloatArray) -> FloatArray:
-    """Predictable least-squares slope of d on f, shrunk to 0 by :data:`SLOPE_PRIOR` pseudo-items."""
-    count = np.maximum(k, 1)
-    cov = sdf - sd * sf / count
-    var = sff - sf * sf / count
-    prior = SLOPE_PRIOR * var / count
-    slope = np.where(k >= 2, cov / np.maximum(var + prior, 1e-12), 0.0)
-    return np.clip(slope, -SLOPE_LIMIT, SLOPE_LIMIT)
 
 
 def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = None) -> FloatArray:
