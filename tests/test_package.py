@@ -27,7 +27,7 @@ from packaging.utils import canonicalize_name
 import prefeval_core
 from prefeval_core.bundled import APP_DIR, APP_SCRIPT, SAMPLES_DIR
 from prefeval_core.cli import main
-from prefeval_core.cli.app import streamlit_command
+from prefeval_core.cli.app import MISSING_STREAMLIT, streamlit_command
 from prefeval_core.session import sample_names
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 UV = Path(sys.executable).parent / "uv"
 REQUIREMENT_FILES = {
-    # requirements file -> the pyproject groups it pins (the dashboard's install includes PostgreSQL support)
-    "requirements.txt": ("dependencies", "postgres"),
+    # requirements file -> the pyproject groups it pins (the README's install: the core, the dashboard, PostgreSQL support)
+    "requirements.txt": ("dependencies", "app", "postgres"),
     "requirements-learned.txt": ("learned",),
     "requirements-dev.txt": ("test",),
 }
@@ -76,7 +76,13 @@ def test_the_test_extra_includes_what_requirements_dev_includes() -> None:
     test_extra = [Requirement(e) for e in PYPROJECT["project"]["optional-dependencies"]["test"]]
     (itself,) = [r for r in test_extra if canonicalize_name(r.name) == PROJECT]
     covered = {group for file in includes for group in REQUIREMENT_FILES[file] if group != "dependencies"}
-    assert itself.extras == covered == {"learned", "postgres"}
+    assert itself.extras == covered == {"app", "learned", "postgres"}
+
+
+def test_streamlit_is_the_app_extra_only() -> None:
+    # `pip install prefeval` is the core, the CLI and the notebook API; the dashboard is `prefeval[app]`
+    assert "streamlit" not in declared("dependencies")
+    assert set(declared("app")) == {"streamlit"}
 
 
 def test_torch_is_pinned_exactly_in_the_extra() -> None:
@@ -114,6 +120,43 @@ def test_app_hands_its_other_options_to_streamlit(monkeypatch: pytest.MonkeyPatc
         main(["app", "--server.port", "8765", "--theme.base", "dark"])
     assert started == [[sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), "--server.port", "8765", "--theme.base", "dark"]]
     assert streamlit_command([]) == [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT)]
+
+
+def test_app_without_streamlit_says_which_extra(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "streamlit", None)  # as if the extra were not installed
+    monkeypatch.setattr(os, "execv", lambda *_: pytest.fail("started streamlit although it is missing"))
+    assert main(["app"]) == 1
+    assert capsys.readouterr().err.strip() == MISSING_STREAMLIT
+    assert MISSING_STREAMLIT.endswith("pip install 'prefeval[app]'")
+
+
+def test_core_cli_and_api_run_without_streamlit() -> None:
+    """Every module of prefeval_core imports, ``prefeval --version`` runs and ``prefeval app`` says what
+    to install, with Streamlit blocked (a finder that refuses it, in a fresh interpreter)."""
+    code = (
+        "import contextlib, importlib, io, pkgutil, sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'streamlit':\n"
+        "            raise ModuleNotFoundError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import prefeval_core\n"
+        "for module in pkgutil.walk_packages(prefeval_core.__path__, 'prefeval_core.'):\n"
+        "    if not module.name.endswith('__main__'):\n"
+        "        importlib.import_module(module.name)\n"
+        "assert not [name for name in sys.modules if name.split('.')[0] == 'streamlit']\n"
+        "from prefeval_core.cli import main\n"
+        "try:\n"
+        "    main(['--version'])\n"
+        "except SystemExit as exit_:\n"
+        "    assert exit_.code == 0, exit_.code\n"
+        "sys.stdout.flush()\n"
+        "assert main(['app']) == 1\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"prefeval {prefeval_core.__version__}"
+    assert "pip install 'prefeval[app]'" in done.stderr
 
 
 def test_other_commands_refuse_options_they_do_not_know(capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,7 +237,7 @@ def test_wheel_holds_the_core_and_the_dashboard_under_one_folder(wheel: Path) ->
 
 @dataclass(frozen=True)
 class FreshVenv:
-    """A virtualenv with only the wheel and its runtime dependencies, and a folder outside the clone to run in."""
+    """A virtualenv with only the wheel and its runtime dependencies (with the app extra), and a folder outside the clone to run in."""
 
     bin: Path
     work: Path
@@ -209,7 +252,9 @@ def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     uv = str(need_uv())
     subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(root / "venv")], check=True, env=clean_env())
     python = str(root / "venv" / "bin" / "python")
-    install = [uv, "pip", "install", "--quiet", "--python", python, "-c", str(ROOT / "requirements.txt"), str(wheel)]
+    # the wheel with its dashboard (the app extra), as `pip install "prefeval[app]"`
+    with_app = f"prefeval[app] @ {wheel.as_uri()}"
+    install = [uv, "pip", "install", "--quiet", "--python", python, "-c", str(ROOT / "requirements.txt"), with_app]
     subprocess.run(install, check=True, env=clean_env())
     (root / "work").mkdir()
     yield FreshVenv(root / "venv" / "bin", root / "work")

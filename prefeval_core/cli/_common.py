@@ -13,7 +13,8 @@ from typing import Any, Final, NoReturn
 from prefeval_core.bundled import data_path
 from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.formats import INPUT_KINDS, InputKind
+from prefeval_core.data.field_formats import field_format_help, input_kinds
+from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.store import open_store
@@ -46,8 +47,7 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE=KIND",
-        help=f"what a file holds, overriding detection; KIND is one of {', '.join(INPUT_KINDS)} "
-        "(mqm: WMT MQM error annotations, arena: Chatbot-Arena battles)",
+        help=f"what a file holds, overriding detection; KIND is one of {', '.join(input_kinds())} ({field_format_help()})",
     )
     parser.add_argument("--max-mb", type=megabytes, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
 
@@ -221,6 +221,13 @@ def non_negative_float(text: str) -> float:
     value = float(_number(text, float))
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(_number(text, float))
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
     return value
 
 

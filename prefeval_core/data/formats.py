@@ -14,30 +14,46 @@ Canonical frames produced here (all names are ``str``):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Literal, get_args
+from typing import Annotated, Final, Literal
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pa_compute
+from pydantic import AfterValidator
 
 from prefeval_core.combine import majority_outcomes
-from prefeval_core.data.headers import SCORE_NAMES, mqm_columns, normal_name
+from prefeval_core.data.headers import SCORE_NAMES, normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.outcomes import SYMBOLS, flip_codes
 
 TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]
 """What one parsed table holds."""
-FieldKind = Literal["mqm", "arena"]
-"""A field's own file format, read into several tables (:mod:`prefeval_core.data.field_formats`):
-WMT MQM error annotations, Chatbot-Arena battles."""
-InputKind = TableKind | FieldKind
-"""What a file may hold (detected, or declared with ``--kind`` / the Data page's mapping)."""
-INPUT_KINDS: Final[tuple[InputKind, ...]] = (*get_args(TableKind), *get_args(FieldKind))
+FieldKind = str
+"""The name of a field's own file format, read into several tables: a key of the registry
+:data:`prefeval_core.data.field_formats.FIELD_FORMATS` (``mqm``: WMT MQM error annotations,
+``arena``: Chatbot-Arena battles)."""
+
+
+def _known_kind(kind: str) -> str:
+    """``kind`` if it is a table kind or a registered field format (validation of a declared kind)."""
+    # Imported here: the registry's format modules import this module.
+    from prefeval_core.data.field_formats import input_kinds
+
+    known = input_kinds()
+    if kind not in known:
+        raise ValueError(f"unknown file kind; expected one of {', '.join(known)}")
+    return kind
+
+
+InputKind = Annotated[str, AfterValidator(_known_kind)]
+"""What a file may hold (detected, or declared with ``--kind`` / the Data page's mapping): a
+:data:`TableKind` or a :data:`FieldKind` (:func:`prefeval_core.data.field_formats.input_kinds`
+lists them; schemas validate a declared kind against that list)."""
 
 _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "item_id": ("item_id", "item", "segment_id", "seg_id", "doc_id"),
@@ -137,24 +153,6 @@ def column_problems(raw: RawTable, aliases: Mapping[str, tuple[str, ...]] = _ALI
             message = f"the columns {names} could each be '{canonical}'; '{read}' is read as '{canonical}'"
             problems.append(Problem("warning", "ambiguous_column", message, raw.name, column=read))
     return problems
-
-
-def detect_kind(raw: RawTable) -> InputKind:
-    """Guess what a file holds from its columns (a field's own format first) and its name."""
-    return detect_field_kind(raw) or detect_table_kind(raw)
-
-
-def detect_field_kind(raw: RawTable) -> FieldKind | None:
-    """``mqm`` for the columns of an MQM error file (``system, rater``, a ``category`` or
-    ``severity``, a ``source`` or ``target``, and no score: a ratings file has one), ``arena`` for
-    battles (``model_a, model_b, winner`` and no ``rater``: a preferences file names its rater),
-    else ``None``."""
-    names = {normal_name(c) for c in raw.frame.columns}
-    if mqm_columns(names):
-        return "mqm"
-    if {"model_a", "model_b", "winner"} <= names and "rater" not in names:
-        return "arena"
-    return None
 
 
 def detect_table_kind(raw: RawTable) -> TableKind:
@@ -579,17 +577,21 @@ def parse_table(raw: RawTable, kind: TableKind | None = None, rater_columns: Seq
 
 
 def _parse_kind(raw: RawTable, kind: TableKind, rater_columns: Sequence[str] | None) -> ParsedTable:
-    if kind == "ratings":
-        return parse_long_ratings(raw)
     if kind == "wide_ratings":
         return parse_wide_ratings(raw, rater_columns)
-    if kind == "preferences":
-        return parse_preferences(raw)
-    if kind == "texts":
-        return parse_texts(raw)
-    if kind == "sources":
-        return parse_sources(raw)
-    if kind == "references":
-        return parse_references(raw)
+    parser = _TABLE_PARSERS.get(kind)
+    if parser is not None:
+        return parser(raw)
     note = "not a ratings, preferences, texts, sources or references file; ignored"
     return ParsedTable(raw.name, "ignored", pd.DataFrame(), (Problem("warning", "ignored_file", note, raw.name),), ())
+
+
+_TABLE_PARSERS: Final[Mapping[str, Callable[[RawTable], ParsedTable]]] = {
+    "ratings": parse_long_ratings,
+    "preferences": parse_preferences,
+    "texts": parse_texts,
+    "sources": parse_sources,
+    "references": parse_references,
+}
+"""The reader of each plain table kind but ``wide_ratings`` (which takes its rater columns) and
+``ignored``. A field's own formats are in :data:`prefeval_core.data.field_formats.FIELD_FORMATS`."""

@@ -28,9 +28,16 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.formats import ParsedTable, cell_problems, find_columns, missing_column_problems, parse_preferences
+from prefeval_core.data.headers import normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import Problem
 
+NAME: Final = "arena"
+"""The format's name in the registry (:data:`prefeval_core.data.field_formats.FIELD_FORMATS`), ``--kind FILE=arena``."""
+LABEL: Final = "Chatbot-Arena battles"
+"""What the format is, in words."""
+COLUMNS: Final = "model_a, model_b, winner"
+"""The columns that make a file this format, for lists of choices."""
 ARENA_RATER: Final = "human:arena"
 """The rater Arena votes are loaded as."""
 WINNERS: Final[dict[str, str]] = {"model_a": "a", "model_b": "b", "tie": "tie", "tie(bothbad)": "tie"}
@@ -47,6 +54,13 @@ _COLUMNS: Final[dict[str, tuple[str, ...]]] = {
     "conversation_b": ("conversation_b",),
 }
 _BOTH_BAD: Final = "tie(bothbad)"
+
+
+def detect(raw: RawTable) -> bool:
+    """Whether ``raw`` holds battles: ``model_a, model_b, winner`` and no ``rater`` (a preferences
+    file names its rater)."""
+    names = {normal_name(c) for c in raw.frame.columns}
+    return {"model_a", "model_b", "winner"} <= names and "rater" not in names
 
 
 def parse_arena(raw: RawTable) -> tuple[ParsedTable, ...]:
@@ -157,3 +171,7 @@ def _note(name: str, winner: pd.Series, items: np.ndarray, judged: bool) -> str:
     if both_bad:
         note += f"; {both_bad:,} votes were 'tie (bothbad)'"
     return note
+
+
+read = parse_arena
+"""The registry's reader: :func:`parse_arena`."""

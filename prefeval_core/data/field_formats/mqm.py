@@ -51,9 +51,16 @@ from prefeval_core.data.formats import (
     find_columns,
     missing_column_problems,
 )
+from prefeval_core.data.headers import mqm_columns, normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import Problem
 
+NAME: Final = "mqm"
+"""The format's name in the registry (:data:`prefeval_core.data.field_formats.FIELD_FORMATS`), ``--kind FILE=mqm``."""
+LABEL: Final = "WMT MQM error annotations"
+"""What the format is, in words."""
+COLUMNS: Final = "system, seg_id, rater, category, severity"
+"""The columns that make a file this format, for lists of choices."""
 MQM_RATER: Final = "human:mqm"
 """The mean of the raters; each rater is ``human:mqm:<rater>``."""
 SEVERITY_TENTHS: Final[dict[str, int]] = {"major": 50, "critical": 50, "minor": 10, "neutral": 0, "no-error": 0}
@@ -78,6 +85,12 @@ _COLUMNS: Final[dict[str, tuple[str, ...]]] = {
 _MARKS: Final = re.compile(r"</?v>")
 _NON_TRANSLATION: Final = re.compile(r"non[-_ ]?translation")
 _SEVERITIES_SHOWN: Final = "Major, Minor, Neutral, Critical or No-error"
+
+
+def detect(raw: RawTable) -> bool:
+    """Whether ``raw`` has the columns of an MQM error file (``system, rater``, a ``category`` or
+    ``severity``, a ``source`` or ``target``, and no score: a ratings file has one)."""
+    return mqm_columns({normal_name(c) for c in raw.frame.columns})
 
 
 def parse_mqm(raw: RawTable) -> tuple[ParsedTable, ...]:
@@ -167,3 +180,7 @@ def _note(name: str, errors: pd.DataFrame, segments: pd.DataFrame, metadata_rows
     if metadata_rows:
         note += f"; {metadata_rows:,} metadata-only rows skipped"
     return note
+
+
+read = parse_mqm
+"""The registry's reader: :func:`parse_mqm`."""

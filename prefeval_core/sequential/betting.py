@@ -1,0 +1,191 @@
+"""Anytime-valid tests of paired score differences, by betting (method.md §13).
+
+The evidence on pair (A, B) of a scalar study is the paired difference per item,
+``d_i = s(A, i) - s(B, i)``, revealed in a seeded random item order that does not depend on any
+score. Two tests, both non-negative supermartingales under their nulls, so that by Ville's
+inequality a null is ever rejected (wealth ``>= 1 / a``) with probability at most ``a``, at any
+look and whatever the reason a run stops (Ville 1939; Shafer & Vovk 2019; Ramdas, Grünwald, Vovk
+& Shafer 2023, *Game-theoretic statistics and safe anytime-valid inference*):
+
+**Direction: the paired symmetry test.** A is *not better* than B on an item when, given the size
+of their difference, A's output is at most as likely as B's to score higher; a true tie
+(exchangeable outputs: what a permutation test assumes) is the boundary. Under that null the
+sign of the next increment ``x_t`` is at most a fair coin given ``|x_t|``, so a bet on
+``u_t = x_t / max(|x_t|, s_t)`` with a predictable scale ``s_t`` and a predictable stake
+``b_t in [0, BET_CAP]`` has conditional mean ``<= 0``: the wealth ``prod (1 + b_t u_t)`` is a
+supermartingale (the betting form of the paired sign-flip test: Ramdas, Ruf, Larsson & Koolen 2022,
+*Testing exchangeability: fork-convexity, supermartingales and e-processes*, IJAR; Shekhar &
+Ramdas 2023, *Nonparametric two-sample testing by betting*, IEEE Trans. Inf. Theory). Differences
+larger than the scale count by their sign, smaller ones by their size, so the stake is bounded
+by the typical difference ``s_t`` rather than by the scale's range.
+
+**No metric inside.** At a tie the metric's difference flips with the human one, so a corrected
+``d - λ f`` stays symmetric, but the correction also removes the metric's share of the *signal*, and
+adding back its pool mean breaks the per-item symmetry; both tests here use the human differences
+alone (method.md §13 says what was measured).
+
+**Equivalence: a bounded mean test.** For the nulls ``Δ >= δ`` and ``Δ <= -δ`` about the mean
+difference over the item pool (N items, sampled without replacement), the next difference has
+conditional mean ``(N Δ - D) / (N - k)`` after ``k`` items summing to ``D``, which under the null
+``Δ <= Δ0`` is at most ``Δ0`` whenever ``D >= k Δ0``. Bets ``b_t`` on ``(x_t - Δ0) / C_t`` with
+``C_t`` bounding ``|x_t - Δ0|`` from the scale's range, placed only when the past points towards
+the alternative, make a supermartingale (Waudby-Smith & Ramdas 2024, *Estimating means of bounded
+random variables by betting*, JRSS-B); the same holds when items are an i.i.d. sample.
+
+**The stake.** ``b_t = clip(μ / (v + μ²), 0, BET_CAP)`` of the past scaled increments (the
+approximate GRAPA bet of Waudby-Smith & Ramdas, their eq. 27), with a prior pseudo-observation
+``0`` of variance :data:`PRIOR_VARIANCE` so that the first stakes are small.
+
+Arrays are (P, T): P pairs, T positions of the study's item order; a position where a pair has no
+revealed difference is skipped (its factor is 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Side = Literal[1, -1]
+
+BET_CAP = 0.75
+"""Largest fraction of the wealth bet on one item (the worst outcome keeps a quarter) **(choice)**."""
+PRIOR_VARIANCE = 0.25
+"""Variance of the prior pseudo-observation of the scaled increments (bounded by 1)."""
+SCALE_PRIOR = 0.25
+"""The symmetry test's scale starts at this share of the score range (one pseudo-item) **(choice)**."""
+
+
+@dataclass(frozen=True)
+class PairSequences:
+    """The revealed paired differences of P pairs along the study's item order.
+
+    Attributes:
+        d: (P, T) human score differences ``s(A) - s(B)``; NaN where not revealed for the pair.
+        pool: (P,) ``N``: items the pair can ever get (revealed or not).
+        bound: (P,) ``B >= |d|``: the human scale's range.
+    """
+
+    d: FloatArray
+    pool: npt.NDArray[np.int64]
+    bound: FloatArray
+
+    @property
+    def observed(self) -> BoolArray:
+        return ~np.isnan(self.d)
+
+    @property
+    def n(self) -> npt.NDArray[np.int64]:
+        """(P,) revealed differences per pair."""
+        return self.observed.sum(axis=1).astype(np.int64)
+
+    def subset(self, rows: npt.NDArray[np.int64]) -> PairSequences:
+        return PairSequences(self.d[rows], self.pool[rows], self.bound[rows])
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One null's scaled increments ``z`` (|z| <= 1), the positions where it may be bet on, and the
+    observed positions (all (P, T))."""
+
+    z: FloatArray
+    allowed: BoolArray
+    observed: BoolArray
+
+    def log_wealth(self) -> FloatArray:
+        return log_wealth(self.z, self.observed, self.allowed)
+
+    def current(self) -> FloatArray:
+        """(P,) log wealth after the last position."""
+        return self.log_wealth()[:, -1] if self.z.shape[1] else np.zeros(self.z.shape[0])
+
+    def running_max(self) -> FloatArray:
+        """(P,) the largest log wealth reached so far (Ville's inequality bounds the supremum too)."""
+        return np.maximum(self.log_wealth().max(axis=1), 0.0) if self.z.shape[1] else np.zeros(self.z.shape[0])
+
+
+def direction_nulls(sequences: PairSequences) -> tuple[Hypothesis, Hypothesis]:
+    """The paired symmetry test's two nulls (module docstring): "A is not better" (its wealth is
+    the evidence that A is better) and "B is not better"."""
+    observed = sequences.observed
+    d = np.where(observed, sequences.d, 0.0)
+    k: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
+    prior = (SCALE_PRIOR * sequences.bound[:, None]) ** 2
+    scale = np.sqrt((prior + _before(d * d)) / (k + 1.0))
+    u = np.where(observed, d / np.maximum(np.abs(d), scale), 0.0)
+    return Hypothesis(z=u, allowed=observed, observed=observed), Hypothesis(z=-u, allowed=observed, observed=observed)
+
+
+def equivalence_nulls(sequences: PairSequences, delta: float) -> tuple[Hypothesis, Hypothesis]:
+    """The bounded mean test's nulls ``Δ >= δ`` and ``Δ <= -δ`` (module docstring; both rejected:
+    ``|Δ| < δ``), on the human differences alone."""
+    observed = sequences.observed
+    d = np.where(observed, sequences.d, 0.0)
+    k: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
+    past = _before(d)
+    bound = sequences.bound[:, None] + delta
+    nulls = []
+    for side, value in ((-1, delta), (1, -delta)):
+        z = np.where(observed, side * (d - value) / bound, 0.0)
+        allowed = observed & (side * (past - k * value) >= 0)
+        nulls.append(Hypothesis(z=z, allowed=allowed, observed=observed))
+    return nulls[0], nulls[1]
+
+
+def _before(values: FloatArray) -> FloatArray:
+    """Running sums over the positions strictly before each one."""
+    total = np.cumsum(values, axis=1)
+    return total - values
+
+
+def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = None) -> FloatArray:
+    """(P, T) log wealth after each position of the betting process on the scaled increments
+    ``z`` (|z| <= 1; module docstring); constant where not observed, and no bet where not
+    ``allowed``."""
+    count: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
+    past = _before(z)
+    mean = past / (count + 1.0)
+    variance = (PRIOR_VARIANCE + _before(z * z) - 2 * mean * past + count * mean * mean) / (count + 1.0)
+    bet = np.clip(mean / np.maximum(variance + mean * mean, 1e-12), 0.0, BET_CAP)
+    if allowed is not None:
+        bet = np.where(allowed, bet, 0.0)
+    return np.cumsum(np.where(observed, np.log1p(bet * z), 0.0), axis=1)
+
+
+@dataclass(frozen=True)
+class MeanEvidence:
+    """Log e-values of every pair's directional and equivalence nulls.
+
+    Attributes:
+        direction: (P, 2) running-max log e-values of the symmetry test against "A is not better"
+            (column 0: evidence that A is better) and "B is not better" (column 1).
+        current: (P, 2) the same processes' current log e-values (what an average of e-processes
+            over pairs may use).
+        equivalence: (P, 2) of the bounded mean test against ``Δ >= δ`` and ``Δ <= -δ`` (both
+            rejected: ``|Δ| < δ``); NaN without a margin.
+        mean: (P,) mean revealed difference (NaN with none).
+    """
+
+    direction: FloatArray
+    current: FloatArray
+    equivalence: FloatArray
+    mean: FloatArray
+
+
+def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanEvidence:
+    """:class:`MeanEvidence` of P pairs; ``delta`` is the equivalence margin δ (> 0) in score units."""
+    nulls = direction_nulls(sequences)
+    direction = np.stack([h.running_max() for h in nulls], axis=1)
+    current = np.stack([h.current() for h in nulls], axis=1)
+    if delta is None:
+        equivalence = np.full_like(direction, np.nan)
+    else:
+        equivalence = np.stack([h.running_max() for h in equivalence_nulls(sequences, delta)], axis=1)
+    n = sequences.n
+    total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
+    mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
+    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean)
