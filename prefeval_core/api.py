@@ -578,7 +578,7 @@ class StudyView:
         s = self.status
         return (
             f"<Study #{self.study.id} {self.study.record.name} [{self.study.record.dataset}]: round {s.round}, "
-            f"{s.cost_used:,} of {s.budget:,} {s.unit}; {s.answer} ({STOP_WORDS[s.stop_reason]})>"
+            f"{s.cost_used:,} of {s.budget:,} {s.unit}; {s.answer} ({s.stop_words})>"
         )
 
 

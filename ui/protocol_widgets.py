@@ -210,7 +210,7 @@ def status(protocol: ProtocolState) -> None:
     c[3].metric("Pairs that still matter", now.matter, help="undecided pairs whose judgments can still change the answer")
     st.info(escape_markdown(now.answer))
     if now.finished:
-        st.caption(f"The protocol has finished: {views.STOP_WORDS[now.stop_reason]}.")
+        st.caption(f"The protocol has finished: {now.stop_words}.")
 
 
 def replay_result(protocol: ProtocolState) -> ProtocolResult | None:

@@ -162,8 +162,8 @@ def print_replay(output: dict[str, Any]) -> None:
             f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
             f"reference {pair['human_reference']}  {pair['error_type']}"
         )
-    if "answer_words" in summary:
-        print(summary["answer_words"])
+    print(summary["answer_words"])
+    if "reference_answer" in summary:
         print(
             f"reference tier: {', '.join(summary['reference_answer'])}; exact match {summary['exact_match']}, "
             f"false exclusions {summary['false_exclusions']}, extras {summary['extras']}"

@@ -14,15 +14,18 @@ from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_co
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason
-from prefeval_core.protocol.questions import question_pairs, top_k_answer
+from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.report import ReportSection
+from prefeval_core.workflow.answers import answer_words
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
 UNIT_WORDS = {"ratings": "ratings", "comparisons": "comparisons"}
 STOP_WORDS = {
     "running": "running",
     "answered": "the question is answered",
-    "exhausted": "no judgment left can change the answer",
+    "futile": "the pairs left were stopped as futile: they can almost surely no longer be decided",
+    "exhausted": "the pairs left have no judgments left to ask for",
     "budget": "the budget is spent",
     "max_rounds": "the round limit is reached",
 }
@@ -40,7 +43,8 @@ class StudyStatus:
         decided, pairs: pairs with a significant decision / pairs of the question.
         matter: pairs whose judgments can still change the answer.
         finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
-        answer: the answer in words (top-k), else a sentence on the decided pairs.
+        answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
+        futile_pairs: pairs that still matter but were stopped as futile; futility: β of that rule (None: off).
     """
 
     round: int
@@ -53,6 +57,17 @@ class StudyStatus:
     finished: bool
     stop_reason: str
     answer: str
+    futile_pairs: tuple[tuple[str, str], ...] = ()
+    futility: float | None = None
+
+    @property
+    def stop_words(self) -> str:
+        """Why the run stopped, in words; a futility stop names its level β and its pairs."""
+        if self.stop_reason != "futile":
+            return STOP_WORDS[self.stop_reason]
+        pairs = ", ".join(f"{a} vs {b}" for a, b in self.futile_pairs)
+        level = "" if self.futility is None else f" (β = {self.futility:g})"
+        return f"stopped as futile{level}: {pairs} can almost surely no longer be decided"
 
 
 def study_status(state: ProtocolState) -> StudyStatus:
@@ -61,11 +76,6 @@ def study_status(state: ProtocolState) -> StudyStatus:
     asked = question_pairs(settings.question, table.systems, table.pair_systems)
     decided = int(np.sum(state.decisions[asked] != TIE))
     finished = is_finished(state)
-    if settings.question.kind == "top-k":
-        top = top_k_answer(table.systems, state.members, state.decisions, table.pair_systems, settings.question.k)
-        answer = top.words(finished=finished)
-    else:
-        answer = f"{decided} of {int(asked.sum())} pairs have a significant winner."
     return StudyStatus(
         round=state.round,
         unit=table.unit,
@@ -76,7 +86,9 @@ def study_status(state: ProtocolState) -> StudyStatus:
         matter=int(pairs_that_matter(state).sum()),
         finished=finished,
         stop_reason=stop_reason(state),
-        answer=answer,
+        answer=answer_words(state),
+        futile_pairs=futile_pairs(state),
+        futility=settings.futility,
     )
 
 
@@ -200,7 +212,7 @@ def protocol_section(state: ProtocolState, result: ProtocolResult | None = None)
     settings = state.settings
     text = (
         f"Question: {settings.question.describe()}. {status.answer} Round {status.round}; {cost_sentence(state, result)} "
-        f"{status.decided} of {status.pairs} pairs decided; {STOP_WORDS[status.stop_reason]}. Settings: model {settings.model}, "
+        f"{status.decided} of {status.pairs} pairs decided; {status.stop_words}. Settings: model {settings.model}, "
         f"error control {settings.error_control}, gamma {settings.gamma}, batch {settings.batch}, seed {settings.seed}."
     )
     return ReportSection("Protocol", text, (theta_history_figure(state),), html_body=table)

@@ -1,0 +1,57 @@
+"""Why a run stopped, said honestly (method.md §12).
+
+:func:`stop_reason` of a finished run, checked in this order:
+
+* ``max_rounds``: the round limit is reached while some pair still matters;
+* ``budget``: the budget is spent while some pair still matters;
+* ``answered``: every pair of the question is decided (all-pairs, baseline), or the top-k tier
+  has at most k members;
+* ``futile``: undecided pairs are left and at least one of them was stopped by the futility rule
+  (it can almost surely no longer be decided at level γ; β = ``settings.futility``);
+* ``exhausted``: undecided pairs are left and none can get more judgments (no items left).
+
+``running`` while the run is not finished. :func:`futile_pairs` names the pairs behind ``futile``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from prefeval_core.outcomes import TIE
+from prefeval_core.protocol.questions import open_pairs, question_pairs
+from prefeval_core.protocol.state import ProtocolState
+from prefeval_core.protocol.steps import is_finished, pairs_that_matter
+
+STOP_REASONS = ("running", "answered", "futile", "exhausted", "budget", "max_rounds")
+"""Every value :func:`stop_reason` returns."""
+
+
+def unanswered_pairs(state: ProtocolState) -> npt.NDArray[np.bool_]:
+    """(P,) undecided pairs that would still matter to the answer if they could get judgments."""
+    table = state.table
+    question = state.settings.question
+    asked = question_pairs(question, table.systems, table.pair_systems)
+    none_stopped = np.zeros(table.n_pairs, dtype=bool)
+    return open_pairs(question, asked, state.members, state.decisions, none_stopped, table.pair_systems) & (state.decisions == TIE)
+
+
+def futile_pairs(state: ProtocolState) -> tuple[tuple[str, str], ...]:
+    """The pairs that still matter to the answer but were stopped as futile, in table order."""
+    futile = unanswered_pairs(state) & state.status.futile
+    return tuple(state.table.pairs[p] for p in np.flatnonzero(futile))
+
+
+def stop_reason(state: ProtocolState) -> str:
+    """Why the run stopped (module docstring), one of :data:`STOP_REASONS`."""
+    if not is_finished(state):
+        return "running"
+    limit = state.settings.max_rounds
+    matter = pairs_that_matter(state).any()
+    if limit is not None and state.round >= limit and matter:
+        return "max_rounds"
+    if state.budget_left <= 0 and matter:
+        return "budget"
+    if not unanswered_pairs(state).any():
+        return "answered"
+    return "futile" if futile_pairs(state) else "exhausted"
