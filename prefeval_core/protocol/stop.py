@@ -6,11 +6,14 @@
 * ``budget``: the budget is spent while some pair still matters;
 * ``answered``: every pair of the question is decided (all-pairs, baseline), or the top-k tier
   has at most k members;
-* ``futile``: undecided pairs are left and at least one of them was stopped by the futility rule
-  (it can almost surely no longer be decided at level γ; β = ``settings.futility``);
-* ``exhausted``: undecided pairs are left and none can get more judgments (no items left).
+* ``futile``: the futility rule is on (β = ``settings.futility``), undecided pairs are left and at
+  least one of them was stopped by it (it can almost surely no longer be decided at level γ);
+* ``exhausted``: undecided pairs are left and no judgment left can decide them (their items
+  are used up, or even every outcome left could not make them significant: the exact stop
+  that error control applies with the futility rule off).
 
-``running`` while the run is not finished. :func:`futile_pairs` names the pairs behind ``futile``.
+``running`` while the run is not finished. :func:`futile_pairs` names the pairs that were
+stopped before their items ran out (by the futility rule or the exact stop).
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ def unanswered_pairs(state: ProtocolState) -> npt.NDArray[np.bool_]:
 
 
 def futile_pairs(state: ProtocolState) -> tuple[tuple[str, str], ...]:
-    """The pairs that still matter to the answer but were stopped as futile, in table order."""
+    """The pairs that still matter to the answer but were stopped before their items ran out
+    (futility rule or exact stop), in table order."""
     futile = unanswered_pairs(state) & state.status.futile
     return tuple(state.table.pairs[p] for p in np.flatnonzero(futile))
 
@@ -54,4 +58,4 @@ def stop_reason(state: ProtocolState) -> str:
         return "budget"
     if not unanswered_pairs(state).any():
         return "answered"
-    return "futile" if futile_pairs(state) else "exhausted"
+    return "futile" if state.settings.futility is not None and futile_pairs(state) else "exhausted"

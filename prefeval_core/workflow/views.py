@@ -25,7 +25,7 @@ STOP_WORDS = {
     "running": "running",
     "answered": "the question is answered",
     "futile": "the pairs left were stopped as futile: they can almost surely no longer be decided",
-    "exhausted": "the pairs left have no judgments left to ask for",
+    "exhausted": "no judgment left can decide the pairs left (their items are used up, or all of them could not make a pair significant)",
     "budget": "the budget is spent",
     "max_rounds": "the round limit is reached",
 }
