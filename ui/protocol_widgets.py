@@ -34,6 +34,7 @@ from prefeval_core.protocol import (
 from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow.answers import STATUS_WORDS, leaderboard_frame, study_leaderboard
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import begin_study, undo_study
 from ui import cache, state, studies
@@ -201,16 +202,26 @@ def feed_store_button(choice: DataChoice, protocol: ProtocolState) -> None:
 
 
 def status(protocol: ProtocolState) -> None:
-    """The run at a glance: round, cost in the study's unit, decided pairs, and the answer in words."""
+    """The run at a glance: the answer in names first, then round, cost in the study's unit, decided pairs."""
     now = views.study_status(protocol)
+    st.info(f"**{escape_markdown(protocol.settings.question.describe().capitalize())}:** {escape_markdown(now.answer)}")
     c = st.columns(4)
     c[0].metric("Round", now.round)
     c[1].metric(f"{now.unit.capitalize()} used", f"{now.cost_used:,}", help=f"of a budget of {now.budget:,} {now.unit}")
     c[2].metric("Decided pairs", f"{now.decided} / {now.pairs}", help="pairs of the question with a significant winner")
     c[3].metric("Pairs that still matter", now.matter, help="undecided pairs whose judgments can still change the answer")
-    st.info(escape_markdown(now.answer))
     if now.finished:
-        st.caption(f"The protocol has finished: {now.stop_words}.")
+        st.caption(escape_markdown(f"The protocol has finished: {now.stop_words}."))
+
+
+def leaderboard(protocol: ProtocolState) -> None:
+    """Each system's score on the judgments revealed, its interval, P(top k), status and judgments spent."""
+    board = study_leaderboard(protocol)
+    st.dataframe(
+        leaderboard_frame(board), hide_index=True, width="stretch",
+        column_config={f"P(top {board.k})": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
+    )  # fmt: skip
+    st.caption(escape_markdown(board.method() + " " + STATUS_WORDS[protocol.settings.question.kind]))
 
 
 def replay_result(protocol: ProtocolState) -> ProtocolResult | None:

@@ -208,6 +208,14 @@ def system_status(d: Decided) -> tuple[str, ...]:
     return tuple("undecided" if u else "settled" for u in unsettled)
 
 
+STATUS_WORDS: dict[QuestionKind, str] = {
+    "top-k": "Status: sure = certainly among the best k; in = still in the answer; out = left it.",
+    "baseline": "Status: better / worse = significantly better than every baseline / worse than one; undecided otherwise.",
+    "all-pairs": "Status: settled = every pair of the system decided; undecided otherwise.",
+}
+"""What the leaderboard's status column means, per question kind (:func:`system_status`)."""
+
+
 def study_leaderboard(state: ProtocolState, *, draws: int = LEADERBOARD_DRAWS) -> Leaderboard:
     """The leaderboard of the human judgments revealed so far (:mod:`prefeval_core.diagnostics.leaderboard`):
     mean human score per system (ratings) or win rate (comparisons), with each system's status for
