@@ -55,7 +55,8 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     assert "The best system" in at.info[0].value or "is the best system" in at.info[0].value  # the answer comes first
     board = at.dataframe[0].value  # the leaderboard is the first tab
     assert list(board.columns[:2]) == ["system", "mean human score"] and len(board) == 16
-    assert board["P(top 1)"].sum() == pytest.approx(1.0) and list(board["mean human score"]) == sorted(board["mean human score"], reverse=True)
+    assert board["P(top 1)"].sum() == pytest.approx(1.0)
+    assert list(board["mean human score"]) == sorted(board["mean human score"], reverse=True)
     at.session_state["pe.w.protocol_tab"] = "Pairs"
     run_ok(at)
     assert "Full evaluation's top-1 tier: M0, M17, M22, M23" in shown(" ".join(m.value for m in at.markdown))

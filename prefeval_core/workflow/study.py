@@ -125,7 +125,8 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "stop_reason": result.stop_reason,
         "answer_words": answer_words(state),
         "futile_pairs": [list(pair) for pair in futile_pairs(state)],
-    } | leaderboard_json(study_leaderboard(state))
+    }
+    summary |= leaderboard_json(study_leaderboard(state))
     if result.top_k is not None:
         top = result.top_k
         summary |= {
