@@ -81,7 +81,7 @@ def judge_figures(
     """The :class:`JudgeFigures` of ``scores`` (S, I) against ``reference`` (S, I); ``eps``: the judge's tie threshold."""
     both = ~np.isnan(reference) & ~np.isnan(scores)
     kept = np.flatnonzero(both.any(axis=1))
-    names = tuple(str(systems[s]) for s in kept)
+    names = tuple(str(systems[int(s)]) for s in kept)
     ref_mean = np.array([reference[s, both[s]].mean() for s in kept])
     judge_mean = np.array([scores[s, both[s]].mean() for s in kept])
     pairs = list(itertools.combinations(range(len(kept)), 2))
