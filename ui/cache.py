@@ -34,6 +34,7 @@ from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName,
 from prefeval_core.workflow import StudySetup, annotators, views
 from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
+from prefeval_core.workflow.judges import JudgeComparison, compare_judges
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check_metric
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
 from prefeval_core.workflow.request_files import RequestFileFormat
@@ -111,6 +112,12 @@ def contributions(protocol: ProtocolState, pair: int) -> pd.DataFrame:
 def metric_report(choice: DataChoice, check: MetricCheck) -> MetricReport:
     """Every diagnostic of the metric check (method.md §6-§9)."""
     return check_metric(dataset(choice), check)
+
+
+@st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Comparing the judges ...")
+def judge_comparison(choice: DataChoice, human: str, judges: tuple[str, ...], k: int, eps: float) -> JudgeComparison:
+    """Judges side by side against the human rater, with single annotators as the reference."""
+    return compare_judges(dataset(choice), human, judges, k=k, eps=eps)
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Scoring the texts ...")

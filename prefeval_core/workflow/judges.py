@@ -123,3 +123,17 @@ def judges_frame(comparison: JudgeComparison) -> pd.DataFrame:
     rows = [row(f, "judge", v) for f, v in zip(comparison.judges, comparison.verdicts, strict=True)]
     rows += [row(a, "annotator (vs the others' mean)", "reference") for a in comparison.annotators]
     return pd.DataFrame(rows)
+
+
+def judge_candidates(dataset: Dataset, human: str) -> tuple[str, ...]:
+    """Raters that can be compared with ``human`` as judges: every non-human rater that gives scores."""
+    scalar = set(dataset.ratings["rater"].unique())
+    return tuple(r for r in dataset.raters if r in scalar and r not in dataset.human_raters and r != human)
+
+
+def default_judges(dataset: Dataset, human: str, checked: str, *, most: int = 4) -> tuple[str, ...]:
+    """``checked`` (if it gives scores) and the judges of the human rater's dimension (``rater:<dimension>``), at most ``most``."""
+    candidates = judge_candidates(dataset, human)
+    dimension = human.rsplit(":", 1)[-1] if ":" in human else None
+    same = [r for r in candidates if dimension is not None and r.endswith(f":{dimension}") and r != checked]
+    return tuple(([checked] if checked in candidates else []) + same)[:most]
