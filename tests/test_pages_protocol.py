@@ -38,7 +38,7 @@ def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
     at.button(key="pe_undo").click()
     run_ok(at)
     assert same_state(at.session_state["pe.protocol"], first)
-    for tab, charts in [("θ across rounds", 1), ("Win rates", 2), ("Decided so far", 1)]:  # only the open tab is drawn
+    for tab, charts in [("Decisions across rounds", 1), ("Win rates", 2), ("Decided so far", 1)]:  # only the open tab is drawn
         at.session_state["pe.w.protocol_tab"] = tab
         run_ok(at)
         assert len(at.get("plotly_chart")) == charts

@@ -17,6 +17,7 @@ from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, p
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.report import ReportSection
+from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.workflow.answers import answer_words
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
@@ -116,32 +117,107 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
     return frame
 
 
-def theta_history_figure(state: ProtocolState) -> go.Figure:
-    """``theta`` of every pair after each round in which it was decided on (one line per pair)."""
-    figure = go.Figure()
-    colours = {BETTER: "#0072B2", TIE: "#999999", WORSE: "#D55E00"}
-    rounds: dict[int, list[tuple[int, float]]] = {}
+CONTROL_WORDS = {
+    "none": "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
+    "spending": "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
+    "anytime": "anytime-valid e-values (γ over any number of looks)",
+}
+"""The error control in force, in words, for every caption that shows decisions."""
+
+
+@dataclass(frozen=True)
+class DecisionPaths:
+    """What decided each pair, round by round, on the scale of the rule in force.
+
+    Attributes:
+        control: the error control (``settings.error_control``).
+        y_title: what ``y`` is.
+        lower, upper: the boundaries actually used: a point at or below ``lower`` decides ``<``
+            (B better), at or above ``upper`` decides ``>`` (A better).
+        paths: pair index -> ``(round, y)`` after each round in which the pair was decided on.
+
+    Per control: ``none``: ``y = θ = P(p> > p<)``, boundaries γ/2 and 1 − γ/2; ``anytime``:
+    ``y`` = the larger side's log e-value, signed (+ for ``>``), boundaries ∓log(2/γ);
+    ``spending``: ``y = (n> − n<) / b`` with ``b`` the group-sequential boundary at that look
+    (decisive outcomes only), boundaries ∓1.
+    """
+
+    control: str
+    y_title: str
+    lower: float
+    upper: float
+    paths: dict[int, tuple[tuple[int, float], ...]]
+
+
+def decision_paths(state: ProtocolState) -> DecisionPaths:
+    """The :class:`DecisionPaths` of a run (recomputed from its records and reveals)."""
+    settings = state.settings
+    gamma, control = settings.gamma, settings.error_control
+    points: dict[int, list[tuple[int, float]]] = {}
+    if control == "spending":
+        rounds, outcome = state.row_reveals
+        table = state.table
+        pool = table.row_requestable_for_pairs
+        for record in state.records:
+            looks, better = [], []
+            for pair in record.pairs.tolist():
+                rows = slice(table.pair_starts[pair], table.pair_starts[pair + 1])
+                seen = np.where(rounds[rows] <= record.round, rounds[rows], 0)
+                decisive = (outcome[rows] == BETTER) | (outcome[rows] == WORSE)
+                size = int(pool[rows].sum())
+                looks.append(
+                    tuple(
+                        (int(np.sum(decisive & (seen > 0) & (seen <= r))), int(np.sum((seen > 0) & (seen <= r))), size)
+                        for r in np.unique(seen[seen > 0])
+                    )
+                )
+                better.append(int(np.sum((outcome[rows] == BETTER) & (seen > 0))))
+            found = spending_decisions(looks, better, gamma)
+            for i, pair in enumerate(record.pairs.tolist()):
+                if looks[i] and found.boundary[i] > 0:
+                    difference = 2 * better[i] - looks[i][-1][0]
+                    points.setdefault(pair, []).append((record.round, difference / float(found.boundary[i])))
+        return DecisionPaths(control, "(n> − n<) / boundary of the look", -1.0, 1.0, _frozen(points))
+    if control == "anytime":
+        for record in state.records:
+            for pair, (up, down) in zip(record.pairs.tolist(), record.log_evidence.tolist(), strict=True):
+                points.setdefault(pair, []).append((record.round, up if up >= down else -down))
+        threshold = float(np.log(2.0 / gamma))
+        return DecisionPaths(control, "log e-value (+ A better, − B better)", -threshold, threshold, _frozen(points))
     for record in state.records:
         for pair, theta in zip(record.pairs.tolist(), record.theta.tolist(), strict=True):
-            rounds.setdefault(pair, []).append((record.round, theta))
-    for pair, points in sorted(rounds.items()):
+            points.setdefault(pair, []).append((record.round, theta))
+    return DecisionPaths(control, "θ = P(p> > p<)", gamma / 2, 1 - gamma / 2, _frozen(points))
+
+
+def _frozen(points: dict[int, list[tuple[int, float]]]) -> dict[int, tuple[tuple[int, float], ...]]:
+    return {pair: tuple(path) for pair, path in sorted(points.items())}
+
+
+def theta_history_figure(state: ProtocolState) -> go.Figure:
+    """Each pair's path to its decision across rounds, on the scale of the error control in force,
+    with the boundaries that rule actually used (:func:`decision_paths`)."""
+    found = decision_paths(state)
+    figure = go.Figure()
+    colours = {BETTER: "#0072B2", TIE: "#999999", WORSE: "#D55E00"}
+    for pair, points in found.paths.items():
         a, b = state.table.pairs[pair]
         figure.add_trace(
             go.Scatter(
-                x=[r for r, _ in points], y=[t for _, t in points], mode="lines+markers", name=f"{a} vs {b}",
+                x=[r for r, _ in points], y=[y for _, y in points], mode="lines+markers", name=f"{a} vs {b}",
                 line={"color": colours[int(state.decisions[pair])], "width": 1}, marker={"size": 4}, showlegend=False,
-                hovertemplate=f"{a} vs {b}<br>round %{{x}}: θ = %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"{a} vs {b}<br>round %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )  # fmt: skip
-    gamma = state.settings.gamma
-    for level in (gamma / 2, 1 - gamma / 2):
+    for level in (found.lower, found.upper):
         figure.add_hline(y=level, line_dash="dash", line_color="#555555")
-    note = "" if state.settings.error_control == "none" else " (decisions: anytime-valid e-values, not these thresholds)"
     figure.update_layout(
-        title={"text": f"θ = P(p> > p<) per pair across rounds{note}<br><sup>dashed: per-look thresholds γ/2, 1 − γ/2; "
-               "blue A better, vermillion B better, grey undecided</sup>"},
-        xaxis_title="round", yaxis_title="θ", yaxis_range=[-0.02, 1.02], height=380, margin={"t": 70, "b": 40},
+        title={"text": f"Each pair's path to its decision; error control: {CONTROL_WORDS[found.control]}<br><sup>dashed: the "
+               "boundaries this rule decides at (beyond them: decided); blue A better, vermillion B better, grey undecided</sup>"},
+        xaxis_title="round", yaxis_title=found.y_title, height=400, margin={"t": 80, "b": 40},
     )  # fmt: skip
+    if found.control == "none":
+        figure.update_yaxes(range=[-0.02, 1.02])
     return figure
 
 
