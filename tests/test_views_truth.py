@@ -26,3 +26,33 @@ def test_a_pair_beyond_its_line_is_decided_under_each_error_control(control: str
     figure = theta_history_figure(state)
     assert CONTROL_WORDS[control] in figure.layout.title.text
     assert sorted(shape.y0 for shape in figure.layout.shapes) == [found.lower, found.upper]
+
+
+def test_dag_legend_counts_are_the_pairs_the_bullets_count() -> None:
+    import numpy as np
+
+    from prefeval_core.comparison import ERROR_LABELS
+    from prefeval_core.diagnostics.metric_report import metric_report
+    from prefeval_core.figures.dag import MATRIX_FROM, dag_figure, type_counts
+
+    report = metric_report(pe.load_sample("summeval"), "human:relevance", "rougeL", samples=200)
+    types, counts = np.unique(report.dags.naive_error_types, return_counts=True)
+    bullets = {ERROR_LABELS[t]: int(n) for t, n in zip(types, counts, strict=True) if t != "correct_undecided"}  # type: ignore[index]
+    legend = {kind: pairs for kind, (pairs, _) in type_counts(report.dags.metric, report.dags.human).items()}
+    assert {ERROR_LABELS[k]: n for k, n in legend.items()} == bullets  # type: ignore[index]
+    figure = dag_figure(report.dags.metric, title="naive", reference=report.dags.human)
+    assert len(report.systems) >= MATRIX_FROM and figure.data[0].type == "heatmap"  # 16 systems: a matrix, not a tangle
+    names = {t.name for t in figure.data if t.type == "scatter"}
+    for label, n in bullets.items():
+        assert any(name.startswith(f"{label}: {n} pair") for name in names), (label, names)
+
+
+def test_undecided_systems_are_drawn_apart_from_the_best() -> None:
+    from prefeval_core.figures.dag import dag_figure, drawn_layers, layer_positions
+    from prefeval_core.partial_order import partial_order
+
+    order = partial_order([("a", "b"), ("a", "c"), ("b", "c")], [BETTER, TIE, TIE], systems=["a", "b", "c", "d"])
+    assert drawn_layers(order) == (("a",), ("b",), ("c", "d"))
+    positions = layer_positions(order)
+    assert positions["d"][1] < positions["a"][1] and positions["c"][1] == positions["d"][1] == -2.0
+    assert dag_figure(order).layout.yaxis.ticktext[-1] == "no pair decided"
