@@ -56,3 +56,20 @@ def test_undecided_systems_are_drawn_apart_from_the_best() -> None:
     positions = layer_positions(order)
     assert positions["d"][1] < positions["a"][1] and positions["c"][1] == positions["d"][1] == -2.0
     assert dag_figure(order).layout.yaxis.ticktext[-1] == "no pair decided"
+
+
+def test_nothing_is_scored_before_it_is_decided_and_top_k_scores_its_own_pairs() -> None:
+    from prefeval_core.protocol import protocol_result
+    from prefeval_core.workflow import start_study, study_table
+    from prefeval_core.workflow.views import scored_pairs
+
+    data = pe.load_sample("summeval")
+    run = pe.replay(data, "human:relevance", question="top-k", k=3)
+    fresh = start_study(study_table(data, run.setup), run.setup)
+    assert not scored_pairs(fresh, protocol_result(fresh)).any()  # round 0: no omission counted yet
+    result = run.run.result
+    scored = scored_pairs(run.run.state, result)
+    assert result.top_k is not None
+    named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
+    assert 0 < scored.sum() < len(result.pairs)
+    assert all((a in named or b in named) == keep for (a, b), keep in zip(result.pairs, scored, strict=True))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -91,6 +92,19 @@ def study_status(state: ProtocolState) -> StudyStatus:
         futile_pairs=futile_pairs(state),
         futility=settings.futility,
     )
+
+
+def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np.bool_]:
+    """(P_result,) the pairs of ``result`` whose error type may be counted: pairs of the question
+    (top-k: those with a system in the answer or in the full evaluation's tier — the others cannot
+    change it); while the run goes on, only those already decided (an open pair is no error yet)."""
+    keep = np.ones(len(result.pairs), dtype=bool)
+    if result.top_k is not None:
+        named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
+        keep = np.array([a in named or b in named for a, b in result.pairs], dtype=bool)
+    if not is_finished(state):
+        keep &= result.outcomes != TIE
+    return keep
 
 
 def pairs_frame(state: ProtocolState) -> pd.DataFrame:
