@@ -27,7 +27,9 @@ pw.status(protocol)
 with user_errors("Comparing with the human evaluation", stop=False):
     result = pw.replay_result(protocol)
 tabs = st.tabs(
-    ["Leaderboard", "Pairs", "Decisions across rounds", "Win rates", "Decided so far", "Baselines"], key="pe.w.protocol_tab", on_change="rerun"
+    ["Leaderboard", "Pairs", "Decisions across rounds", "Win rates", "Decided so far", "Baselines"],
+    key="pe.w.protocol_tab",
+    on_change="rerun",
 )
 render = [
     lambda: pw.leaderboard(protocol),

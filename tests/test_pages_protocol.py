@@ -107,7 +107,14 @@ def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa
     report.button(key="pe_report").click()
     run_ok(report)
     html = downloads(report, "Download the HTML report (offline, self-contained)").decode()
-    assert "<h2>Protocol</h2>" in html and "Significance DAGs" in html
+    headings = re.findall(r"<h2>(.*?)</h2>", html)
+    assert headings[:2] == ["Summary", "Leaderboard"] and "<script" not in html and len(html) < 1_000_000  # no figures asked for
+    report.toggle(key="pe.w.report_figures").set_value(True)
+    report.button(key="pe_report").click()
+    run_ok(report)
+    html = downloads(report, "Download the HTML report (offline, self-contained)").decode()
+    assert re.findall(r"<h2>(.*?)</h2>", html)[:2] == ["Summary", "Leaderboard"] and "Significance DAGs" in html
+    assert html.count("Plotly.newPlot") >= 3 and html.count("plotly.js v") <= 2  # the bundle once (its banner)
     assert not re.search(r"<script[^>]*\ssrc=|<link[^>]*\shref=[\"']?https?:", html)  # plotly.js inlined, nothing fetched
     results = downloads(report, "Results as CSV").decode().splitlines()
     assert results[0].startswith("system A,system B,human outcomes") and len(results) == 121
