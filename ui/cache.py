@@ -31,7 +31,7 @@ from prefeval_core.session import DataChoice
 from prefeval_core.tasks import Task
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
-from prefeval_core.workflow import StudySetup, annotators, views
+from prefeval_core.workflow import StudySetup, annotators, study_report, views
 from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
 from prefeval_core.workflow.judges import JudgeComparison, compare_judges
@@ -39,6 +39,7 @@ from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
 from prefeval_core.workflow.request_files import RequestFileFormat
 from prefeval_core.workflow.request_files import request_files as files_of
+from prefeval_core.workflow.study_report import JudgeBought
 
 MAX_UPLOAD_MB = 50
 """Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
@@ -100,6 +101,14 @@ def win_rates(
 def baselines(protocol: ProtocolState) -> pd.DataFrame:
     """The run next to the baselines on the judgments it revealed (:mod:`prefeval_core.workflow.baselines`)."""
     return baselines_frame(protocol, baselines_at(protocol))
+
+
+@st.cache_data(
+    max_entries=4, hash_funcs={ProtocolState: state_to_json}, show_spinner="Running the same study with human judgments only ..."
+)
+def judge_bought(protocol: ProtocolState) -> JudgeBought | None:
+    """What the study's judge saved against the same replay with human judgments only."""
+    return study_report.judge_bought(protocol)
 
 
 @st.cache_data(max_entries=8, hash_funcs={ProtocolState: state_to_json}, show_spinner="Deciding with and without each metric ...")

@@ -212,6 +212,11 @@ def status(protocol: ProtocolState) -> None:
     c[3].metric("Pairs that still matter", now.matter, help="undecided pairs whose judgments can still change the answer")
     if now.finished:
         st.caption(f"The protocol has finished: {now.stop_words}.")
+        setup = state.setup()
+        if setup is None or setup.mode == "replay":
+            with user_errors("Measuring what the judge bought", stop=False):
+                bought = cache.judge_bought(protocol)
+                st.caption("No judge in the decision model: human judgments only." if bought is None else bought.words())
 
 
 def leaderboard(protocol: ProtocolState) -> None:
