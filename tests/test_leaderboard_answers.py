@@ -105,6 +105,10 @@ def test_leaderboard_means_equal_a_pandas_recount_on_summeval() -> None:
     assert board.p_top.sum() == pytest.approx(3.0)
     assert set(board.status) <= {"sure", "in", "out"}
     assert list(leaderboard_frame(board).columns[:2]) == ["system", "mean human score"]
+    frame = run.leaderboard()  # the notebook API: the same table
+    assert list(frame["system"]) == list(board.systems) and frame["P(top 3)"].tolist() == board.p_top.tolist()
+    rows = run.summary["leaderboard"]  # and replay --json
+    assert [r["system"] for r in rows] == list(board.systems) and run.summary["leaderboard_k"] == 3
 
 
 def test_leaderboard_win_rates_equal_a_pandas_recount_on_pandalm() -> None:

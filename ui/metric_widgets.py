@@ -123,9 +123,11 @@ def metric_pairs_frame(report: MetricReport) -> pd.DataFrame:
     metric outcomes and the naive outcome's error type (confusion rows = metric, columns = human)."""
     frame = pd.DataFrame(report_json(report)["pairs"])
     words = {0: "> A better", 1: "not significant", 2: "< B better"}
-    frame["confusion"] = frame["confusion"].map(str)
-    frame["favi_interval"] = frame["favi_interval"].map(lambda v: f"[{v[0]:+.2f}, {v[1]:+.2f}]")
+    agree = np.trace(report.confusions.K, axis1=1, axis2=2)
+    frame["confusion"] = [f"same outcome on {int(a)} of {int(n)} items" for a, n in zip(agree, frame["items"], strict=True)]
+    frame["favi_interval"] = frame["favi_interval"].map(lambda v: f"{v[0]:+.2f} to {v[1]:+.2f}")
     frame["human reference"] = [words[int(c)] for c in report.dags.reference]
     frame["naive metric"] = [words[int(c)] for c in report.dags.naive]
     frame["error type"] = [ERROR_LABELS.get(t, t) for t in report.dags.naive_error_types]
-    return frame
+    names = {"system_a": "system A", "system_b": "system B", "confusion": "agreement", "favi": "Favi-Score"}
+    return frame.rename(columns=names | {"favi_interval": "Favi-Score 95% interval", "errors": "errors (items)"})

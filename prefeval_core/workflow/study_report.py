@@ -22,7 +22,6 @@ from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.outcomes import BETTER, TIE
 from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, replay_source, run_protocol
-from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.report import ReportSection, html_report
 from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
@@ -232,10 +231,7 @@ def decisions_matrix_section(state: ProtocolState, result: ProtocolResult | None
 
 def pairs_section(state: ProtocolState) -> ReportSection:
     """The question's pairs only, decided first, in words."""
-    frame = pairs_frame(state)
-    table = state.table
-    frame = frame[question_pairs(state.settings.question, table.systems, table.pair_systems)]
-    frame = frame.sort_values("decision", key=lambda c: c == "undecided", kind="stable")
+    frame = pairs_frame(state).sort_values("decision", key=lambda c: c == "undecided", kind="stable")
     if "stopped (futile)" in frame:
         frame["stopped (futile)"] = frame["stopped (futile)"].map({True: "yes", False: ""})
     return ReportSection("Pairs of the question", f"{len(frame)} pairs; decided first.", html_body=_table(frame))

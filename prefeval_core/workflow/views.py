@@ -108,7 +108,8 @@ def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np
 
 
 def pairs_frame(state: ProtocolState) -> pd.DataFrame:
-    """One row per pair: human pair outcomes used, latest theta, decision, evidence, posterior mean rates."""
+    """One row per pair of the question (baseline: the pairs with a baseline): human pair outcomes
+    used, latest theta, decision, evidence, posterior mean rates."""
     status = state.status
     used = state.pair_outcomes_used()
     frame = pd.DataFrame(
@@ -128,7 +129,8 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
         frame["log e (B better)"] = status.log_evidence[:, 1]
     if state.settings.error_control != "none":
         frame["stopped (futile)"] = status.futile
-    return frame
+    table = state.table
+    return frame[question_pairs(state.settings.question, table.systems, table.pair_systems)].reset_index(drop=True)
 
 
 CONTROL_WORDS = {
