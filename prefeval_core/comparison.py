@@ -25,6 +25,7 @@ from typing import Final, Literal
 import numpy as np
 import numpy.typing as npt
 from scipy.stats import binomtest
+from scipy.stats import t as student_t
 
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.errors import settings_error
@@ -53,6 +54,23 @@ ERROR_COLOURS: Final[dict[ErrorType, str]] = {
 def human_reference_outcomes(n_all: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
     """Reference outcome per pair from all its human outcome counts ``n_all`` (P, 3)."""
     return decision_from_theta(human_only_theta(n_all), gamma)
+
+
+def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
+    """Reference outcome per pair of the mean statistic (method.md §13): the two-sided paired
+    t-test at ``gamma`` of the differences (P, T) (NaN: no difference on that item), direction of
+    the mean; undecided with fewer than 2 differences or none that vary."""
+    d = np.asarray(differences, dtype=np.float64)
+    n = (~np.isnan(d)).sum(axis=1)
+    mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
+    spread = np.sqrt(np.nansum((d - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (spread / np.sqrt(np.maximum(n, 1)))
+    p = np.where((n >= 2) & (spread > 0), 2.0 * student_t.sf(np.abs(t), np.maximum(n - 1, 1)), 1.0)
+    codes = np.full(len(d), TIE, dtype=np.int8)
+    codes[(p < gamma) & (mean > 0)] = BETTER
+    codes[(p < gamma) & (mean < 0)] = WORSE
+    return codes
 
 
 def sign_test_p_values(m_all: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -154,11 +172,19 @@ class Comparison:
     mean_kld: float
 
 
-def compare_with_reference(outcomes: npt.ArrayLike, p_estimate: npt.ArrayLike, n_all: npt.ArrayLike, gamma: float = 0.05) -> Comparison:
+def compare_with_reference(
+    outcomes: npt.ArrayLike,
+    p_estimate: npt.ArrayLike,
+    n_all: npt.ArrayLike,
+    gamma: float = 0.05,
+    *,
+    reference: npt.NDArray[np.int8] | None = None,
+) -> Comparison:
     """Compare outcomes (P,) and estimated rates ``p_estimate`` (P, 3) with the human reference
-    computed from all human outcome counts ``n_all`` (P, 3)."""
+    computed from all human outcome counts ``n_all`` (P, 3), or with ``reference`` (P,) codes
+    where the statistic is another (the mean statistic's paired t-test, method.md §13)."""
     outcomes = np.asarray(outcomes, dtype=np.int8)
-    reference = human_reference_outcomes(n_all, gamma)
+    reference = human_reference_outcomes(n_all, gamma) if reference is None else reference
     types = error_types(outcomes, reference)
     kld = kl_divergence(p_estimate, dirichlet_mean(n_all))
     return Comparison(outcomes, reference, types, kld, error_frequencies(types), float(kld.mean()) if len(kld) else 0.0)

@@ -70,14 +70,25 @@ def test_the_ideal_metric_adds_metric_only_items() -> None:
 
 
 def test_a_rating_costs_the_annotators_the_data_keep_apart() -> None:
+    def score(i: int, k: int, j: int) -> int:
+        return (i + k + j) % 5 + 1
+
     rows = "item_id,system,rater,score\n" + "".join(
-        f"i{i},{s},human:q:{a},{(i + k + j) % 5 + 1}\n" for i in range(3) for k, s in enumerate("ab") for j, a in enumerate(("x", "y"))
+        f"i{i},{s},human:q:{a},{score(i, k, j)}\n" for i in range(3) for k, s in enumerate("ab") for j, a in enumerate(("x", "y"))
     )
-    rows += "".join(f"i{i},{s},human:q,3\n" for i in range(3) for s in "ab")  # the experts' means, given
-    rows += "i0,c,human:q,3\ni1,c,human:q,2\ni2,c,human:q,4\n"  # a system the data score without annotators
+    rows += "".join(f"i{i},{s},human:q,{(score(i, k, 0) + score(i, k, 1)) / 2}\n" for i in range(3) for k, s in enumerate("ab"))
+    rows += "i0,c,human:q,3\ni1,c,human:q,2\ni2,c,human:q,4\n"  # published as the mean only: rated by the two as well
+    rows += "i0,a,human:q:da_z,0.1\ni1,a,human:q:da_z,0.3\n"  # another normalisation, not an annotator
     dataset = load_dataset([("r.csv", rows.encode())])
     table = build_study_table(dataset, "human:q")
     grid = table.grid
     assert grid is not None
-    assert grid.cost[table.systems.index("a")].tolist() == [2, 2, 2] and grid.cost[table.systems.index("c")].tolist() == [1, 1, 1]
-    assert table.cost_available() == 2 * 3 * 2 + 3
+    assert grid.cost[table.systems.index("a")].tolist() == [2, 2, 2] and grid.cost[table.systems.index("c")].tolist() == [2, 2, 2]
+    assert table.cost_available() == 3 * 3 * 2
+    one = build_study_table(dataset, "human:q", ratings_per_request="one", seed=3)
+    assert one.grid is not None and one.grid.cost[table.systems.index("a")].tolist() == [1, 1, 1]
+    assert one.grid.cost[table.systems.index("c")].tolist() == [2, 2, 2]  # only the mean is published: it costs what it cost
+    assert one.cost_available() == table.cost_available()  # the study paid the same
+    a = table.systems.index("a")
+    picked = one.grid.scores[a]
+    assert all(picked[i] in (score(i, 0, 0), score(i, 0, 1)) for i in range(3))

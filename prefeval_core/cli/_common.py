@@ -216,6 +216,13 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def positive_float(text: str) -> float:
+    value = float(_number(text, float))
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
 def name_list(text: str) -> tuple[str, ...]:
     """Comma-separated names (empty entries dropped)."""
     return tuple(name.strip() for name in text.split(",") if name.strip())

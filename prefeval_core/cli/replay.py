@@ -14,6 +14,7 @@ from prefeval_core.cli._common import (
     non_negative_float,
     non_negative_int,
     open_probability,
+    positive_float,
     positive_int,
     print_json,
     progress,
@@ -21,6 +22,7 @@ from prefeval_core.cli._common import (
 )
 from prefeval_core.protocol import ProtocolState, Question
 from prefeval_core.protocol.policies import POLICIES
+from prefeval_core.protocol.settings import STATISTICS
 from prefeval_core.sequential.evidence import ERROR_CONTROLS
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS
@@ -58,8 +60,30 @@ def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool =
         "--error-control",
         choices=ERROR_CONTROLS,
         default="none" if paper_defaults else "spending",
-        help="spending / anytime: false decisions at true ties stay below gamma over the whole run (a spending function over "
-        "the pool / e-processes valid under any looking); none: the paper's per-look rule (default %(default)s)",
+        help="question: the whole answer protected (no true top-k member excluded, no false directional decision, with "
+        "probability 1 - gamma over all looks and pairs); spending / anytime (per pair): false decisions at a tied pair stay "
+        "below gamma over the whole run (a spending function over the pool / e-processes valid under any looking); none: the "
+        "paper's per-look rule (default %(default)s)",
+    )
+    parser.add_argument(
+        "--statistic",
+        choices=STATISTICS,
+        default="sign",
+        help="a pair's evidence: sign (counts of better / worse items, the paper's) or mean (paired score differences; "
+        "needs --error-control question or anytime) (default %(default)s)",
+    )
+    parser.add_argument(
+        "--delta",
+        type=positive_float,
+        help="equivalence margin in the human score's units (mean statistic): pairs shown to differ by less are "
+        "decided equivalent and cost no more judgments",
+    )
+    parser.add_argument(
+        "--ratings-per-request",
+        choices=("all", "one"),
+        default="all",
+        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean) "
+        "or one annotator's, rotated over the items by the seed (default %(default)s)",
     )
     parser.add_argument(
         "--futility",
@@ -119,6 +143,9 @@ def setup_from_args(args: argparse.Namespace, metrics: tuple[str, ...], seed: in
         human_fraction=args.human_fraction,
         max_rounds=args.max_rounds,
         ideal_items=args.ideal_items,
+        statistic=args.statistic,
+        delta=args.delta,
+        ratings_per_request=args.ratings_per_request,
     )
 
 

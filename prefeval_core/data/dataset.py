@@ -241,16 +241,58 @@ def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([ratings, *means], ignore_index=True) if means else ratings
 
 
+def annotator_scores(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
+    """``item_id, system, annotator, score``: the ratings of the annotators behind ``rater``'s
+    scores (method.md §12-§13).
+
+    The candidates are its ``<rater>:<name>`` sub-raters. A sub-rater whose scores are something
+    else than an annotator's (WMT's DA scores beside MQM; one judgment normalised two ways) breaks
+    the rule that the annotators' mean is the rater's score: sub-raters are dropped, one at a time
+    (the one whose removal makes the mean agree on the most outputs), while that improves the
+    agreement. The annotators' ratings are then kept on the outputs where their mean is the score.
+    """
+    own = ratings.loc[ratings["rater"] == rater, ["item_id", "system", "score"]]
+    prefix = rater + ":"
+    members = ratings.loc[ratings["rater"].str.startswith(prefix) & (ratings["rater"].str.count(":") == rater.count(":") + 1)]
+    members = members.merge(own.rename(columns={"score": "own"}), on=["item_id", "system"], how="inner")
+    scale = max(float(np.ptp(own["score"].to_numpy(dtype=np.float64))), 1.0) if len(own) else 1.0
+    names = sorted(members["rater"].unique().tolist())
+    agreeing = _agreeing_outputs(members, names, scale)
+    while len(names) > 0:
+        trials = {name: _agreeing_outputs(members, [n for n in names if n != name], scale) for name in names}
+        best = max(names, key=lambda name: (len(trials[name]), name))
+        if len(trials[best]) <= len(agreeing):
+            break
+        names.remove(best)
+        agreeing = trials[best]
+    kept = members[members["rater"].isin(names)].merge(agreeing, on=["item_id", "system"], how="inner")
+    return pd.DataFrame(
+        {"item_id": kept["item_id"], "system": kept["system"], "annotator": kept["rater"].str.slice(len(prefix)), "score": kept["score"]}
+    )
+
+
+def _agreeing_outputs(members: pd.DataFrame, names: list[str], scale: float) -> pd.DataFrame:
+    """``item_id, system`` of the outputs where the mean of ``names``' scores is the rater's own."""
+    chosen = members[members["rater"].isin(names)]
+    means = chosen.groupby(["item_id", "system"], sort=False).agg(mean=("score", "mean"), own=("own", "first")).reset_index()
+    return means.loc[np.abs(means["mean"] - means["own"]) <= 1e-6 * scale, ["item_id", "system"]]
+
+
 def judgments_behind(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
-    """``item_id, system, judgments``: for each score of ``rater``, how many people's ratings it
-    combines — the ``<rater>:<annotator>`` ratings of that (item, system) where the data keep
-    annotators apart (MQM's raters, SummEval's experts; their mean is the rater's score), else 1
-    (method.md §12: each annotator's score is one rating)."""
+    """``item_id, system, judgments``: for each score of ``rater``, how many people's ratings the
+    study paid for it (method.md §12-§13: each annotator's score is one rating): its annotators
+    (:func:`annotator_scores`) where the data keep them apart. Where every output with annotators
+    kept apart had the same number c of them, the outputs published only as the mean were rated c
+    times too (SummEval's extractive systems: three experts, mean only) **(choice)**; elsewhere an
+    output costs 1.
+    """
     own = ratings.loc[ratings["rater"] == rater, ["item_id", "system"]]
-    members = ratings.loc[ratings["rater"].str.startswith(rater + ":") & (ratings["rater"].str.count(":") == rater.count(":") + 1)]
-    counts = members.groupby(["item_id", "system"], sort=False).size().rename("judgments").reset_index()
+    counts = annotator_scores(ratings, rater).groupby(["item_id", "system"], sort=False).size().rename("size").reset_index()
     merged = own.merge(counts, on=["item_id", "system"], how="left")
-    return merged.assign(judgments=merged["judgments"].fillna(1).astype(np.int64)).reset_index(drop=True)
+    sizes = merged["size"].dropna().astype(np.int64)
+    design = int(sizes.iloc[0]) if len(sizes) and sizes.nunique() == 1 else 1
+    judgments = merged["size"].fillna(design).astype(np.int64)
+    return pd.DataFrame({"item_id": merged["item_id"], "system": merged["system"], "judgments": judgments.to_numpy()})
 
 
 def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem]:

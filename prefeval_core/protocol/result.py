@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.comparison import Comparison, annotation_fraction, compare_with_reference, human_reference_outcomes
+from prefeval_core.comparison import Comparison, annotation_fraction, compare_with_reference, human_reference_outcomes, paired_t_outcomes
 from prefeval_core.counts import count_triples
+from prefeval_core.protocol.question_control import full_differences
 from prefeval_core.protocol.questions import TopKAnswer, question_pairs, reference_members, top_k_answer
 from prefeval_core.protocol.settings import Question
 from prefeval_core.protocol.state import ProtocolState
@@ -86,7 +87,7 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
     question = settings.question
     keep = question_pairs(question, table.systems, table.pair_systems)
     n_all = count_triples(table.pair_table(None), table.human >= 0).n
-    reference_all = human_reference_outcomes(n_all, settings.gamma)
+    reference_all = reference_outcomes(state)
     status = state.status
     used = state.pair_outcomes_used()[keep]
     available = table.human_available()[keep]
@@ -98,7 +99,9 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         theta=status.theta[keep],
         human_used=used,
         human_available=available,
-        comparison=compare_with_reference(status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma),
+        comparison=compare_with_reference(
+            status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma, reference=reference_all[keep]
+        ),
         annotation_fraction=annotation_fraction(int(used.sum()), int(available.sum())),
         unit=table.unit,
         cost_used=state.cost_used,
@@ -108,6 +111,16 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         stop_reason=stop_reason(state),
         top_k=_top_k_comparison(state, reference_all) if question.kind == "top-k" else None,
     )
+
+
+def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:
+    """(P,) the full human evaluation's decision per pair, by the run's statistic at the
+    fixed-sample level γ: the exact human-only rule on all outcome counts (``sign``, method.md §6)
+    or the paired t-test on all differences (``mean``, method.md §13)."""
+    table, gamma = state.table, state.settings.gamma
+    if state.settings.statistic == "mean":
+        return paired_t_outcomes(full_differences(table), gamma)
+    return human_reference_outcomes(count_triples(table.pair_table(None), table.human >= 0).n, gamma)
 
 
 def _top_k_comparison(state: ProtocolState, reference_all: npt.NDArray[np.int8]) -> TopKComparison:

@@ -16,6 +16,11 @@ from prefeval_core.sequential.evidence import ERROR_CONTROLS, ErrorControl
 QuestionKind = Literal["all-pairs", "top-k", "baseline"]
 """What the lead asks (method.md §12): the order of every pair, the best k systems, or each
 system against one or more baselines."""
+Statistic = Literal["sign", "mean"]
+"""What a pair's evidence is (method.md §13): ``sign`` counts the items where A's human judgment
+is better, ties dropped (the paper's statistic, method.md §3-§5); ``mean`` is the mean paired score
+difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison)."""
+STATISTICS: tuple[Statistic, ...] = ("sign", "mean")
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
 
@@ -80,6 +85,11 @@ class ProtocolSettings:
             run out is below β); ``None``: stop only when no remaining judgment could decide it.
             Futility never adds a false decision.
         max_rounds: stop after this many rounds (``None``: no limit).
+        statistic: ``sign`` (the paper's) or ``mean`` (paired score differences, method.md §13;
+            decided by betting e-processes, error control ``anytime`` or ``question``).
+        delta: equivalence margin δ > 0 in the human score's units (``mean`` only): a pair whose
+            mean difference is shown to lie in (-δ, δ) is decided *equivalent* and costs no more
+            ratings; ``None``: no equivalence decisions.
     """
 
     budget: int
@@ -99,6 +109,8 @@ class ProtocolSettings:
     error_control: ErrorControl = "none"
     futility: float | None = None
     max_rounds: int | None = None
+    statistic: Statistic = "sign"
+    delta: float | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 0:
@@ -134,6 +146,12 @@ class ProtocolSettings:
             raise settings_error("a known mixture matrix describes one metric", field="mu")
         if self.max_rounds is not None and self.max_rounds < 1:
             raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
+        _check_choice("statistic", self.statistic, STATISTICS)
+        if self.statistic == "mean" and self.error_control not in ("anytime", "question"):
+            raise settings_error("the mean statistic is decided by betting: use error control 'question' or 'anytime'", field="statistic")
+        if self.delta is not None and not (self.statistic == "mean" and math.isfinite(self.delta) and self.delta > 0):
+            message = f"an equivalence margin must be a finite number > 0 with the mean statistic, got {self.delta}"
+            raise settings_error(message, field="delta")
         if self.policy == "closest_first" and self.unit == "ratings":
             raise settings_error("the closest_first policy allocates comparisons per pair; a ratings study uses 'paper'", field="policy")
 

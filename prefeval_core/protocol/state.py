@@ -72,6 +72,8 @@ class RoundDecisions:
         log_numerator: (D, 2) running log numerators of the metric e-process for ``>`` and ``<``
             after the round (0 without one).
         futile: (D,) pairs stopped because they can (almost surely) no longer be decided.
+        equivalent: (D,) pairs shown equivalent within the margin δ (method.md §13); ``None``:
+            none (rules without equivalence decisions).
     """
 
     theta: npt.NDArray[np.float64]
@@ -80,6 +82,7 @@ class RoundDecisions:
     log_evidence: npt.NDArray[np.float64]
     log_numerator: npt.NDArray[np.float64]
     futile: npt.NDArray[np.bool_]
+    equivalent: npt.NDArray[np.bool_] | None = None
 
     def fields(self) -> dict[str, Any]:
         """The decisions' arrays by field name (no copies)."""
@@ -107,7 +110,7 @@ class RoundRecord(RoundDecisions):
 class PairStatus:
     """Every pair's latest values (from the records): decision (P,) int8, theta (P,) (NaN if
     never decided on), p_mean (P, 3), log_evidence (P, 2), log_numerator (P, 2), futile (P,),
-    last_round (P,) (0: never decided on)."""
+    equivalent (P,), last_round (P,) (0: never decided on)."""
 
     decision: npt.NDArray[np.int8]
     theta: npt.NDArray[np.float64]
@@ -115,6 +118,7 @@ class PairStatus:
     log_evidence: npt.NDArray[np.float64]
     log_numerator: npt.NDArray[np.float64]
     futile: npt.NDArray[np.bool_]
+    equivalent: npt.NDArray[np.bool_]
     last_round: npt.NDArray[np.int64]
 
 
@@ -157,6 +161,7 @@ class ProtocolState:
             log_evidence=np.full((P, 2), np.nan),
             log_numerator=np.zeros((P, 2)),
             futile=np.zeros(P, dtype=bool),
+            equivalent=np.zeros(P, dtype=bool),
             last_round=np.zeros(P, dtype=np.int64),
         )
         for record in self.records:
@@ -167,6 +172,8 @@ class ProtocolState:
             status.log_evidence[index] = record.log_evidence
             status.log_numerator[index] = record.log_numerator
             status.futile[index] = record.futile
+            if record.equivalent is not None:
+                status.equivalent[index] = record.equivalent
             status.last_round[index] = record.round
         return status
 
@@ -250,6 +257,7 @@ def _record_to_dict(record: RoundRecord) -> dict[str, Any]:
         "log_evidence": [_floats(row) for row in record.log_evidence],
         "log_numerator": [_floats(row) for row in record.log_numerator],
         "futile": record.futile.tolist(),
+        **({} if record.equivalent is None else {"equivalent": record.equivalent.tolist()}),
         "members": record.members.tolist(),
         "cost": record.cost,
     }
@@ -299,6 +307,7 @@ def state_from_dict(data: Any, table: StudyTable) -> ProtocolState:
             log_evidence=np.array([_array(row) for row in r.log_evidence], dtype=np.float64).reshape(-1, 2),
             log_numerator=np.array([_array(row) for row in r.log_numerator], dtype=np.float64).reshape(-1, 2),
             futile=np.array(r.futile, dtype=bool),
+            equivalent=None if r.equivalent is None else np.array(r.equivalent, dtype=bool),
             members=np.array(r.members, dtype=bool),
             cost=r.cost,
         )

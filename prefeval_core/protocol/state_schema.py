@@ -17,7 +17,7 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import Problem, SettingsError
-from prefeval_core.protocol.settings import Policy, QuestionKind
+from prefeval_core.protocol.settings import Policy, QuestionKind, Statistic
 from prefeval_core.protocol.table import StudyTable, Unit
 from prefeval_core.schema import StrictModel
 from prefeval_core.sequential.evidence import ErrorControl
@@ -68,6 +68,8 @@ class SettingsDocument(StrictModel):
     error_control: ErrorControl = "none"
     futility: Level | None = None
     max_rounds: Positive | None = None
+    statistic: Statistic = "sign"
+    delta: Annotated[float, Field(gt=0.0)] | None = None
 
 
 OptionalProbability = Probability | None
@@ -87,6 +89,7 @@ class RecordDocument(StrictModel):
     log_evidence: list[Annotated[list[OptionalFinite], Field(min_length=2, max_length=2)]]
     log_numerator: list[Annotated[list[OptionalFinite], Field(min_length=2, max_length=2)]]
     futile: list[StrictBool]
+    equivalent: list[StrictBool] | None = None
     members: list[StrictBool]
     cost: Count
 
@@ -141,5 +144,7 @@ def _check_record(record: RecordDocument, index: int, table: StudyTable) -> None
     for name in ("theta", "decision", "p_mean", "log_evidence", "log_numerator", "futile"):
         if len(getattr(record, name)) != len(record.pairs):
             raise _refused(f"{where}.{name}", f"{len(getattr(record, name))} values for {len(record.pairs)} pairs")
+    if record.equivalent is not None and len(record.equivalent) != len(record.pairs):
+        raise _refused(f"{where}.equivalent", f"{len(record.equivalent)} values for {len(record.pairs)} pairs")
     if len(record.members) != len(table.systems):
         raise _refused(f"{where}.members", f"{len(record.members)} values for {len(table.systems)} systems")

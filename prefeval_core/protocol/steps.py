@@ -33,6 +33,7 @@ from prefeval_core.errors import PrefevalError
 from prefeval_core.outcomes import canonical_pair, oriented_code
 from prefeval_core.protocol.decide import decide_pairs_of_round
 from prefeval_core.protocol.policies import POLICIES
+from prefeval_core.protocol.question_control import QuestionRound, decide_question_round
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
 from prefeval_core.protocol.table import StudyTable
@@ -87,8 +88,9 @@ Judgment = RatingJudgment | ComparisonJudgment
 
 
 def stopped_pairs(state: ProtocolState) -> npt.NDArray[np.bool_]:
-    """(P,) pairs that will get no more judgments: no items left, or futile."""
-    return (state.rows_left() == 0) | state.status.futile
+    """(P,) pairs that will get no more judgments: no items left, futile, or equivalent."""
+    status = state.status
+    return (state.rows_left() == 0) | status.futile | status.equivalent
 
 
 def pairs_that_matter(state: ProtocolState) -> npt.NDArray[np.bool_]:
@@ -305,8 +307,10 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
         sampler_settings: passed to the decision engine (e.g. smaller sampler sizes in tests).
     """
     number = state.round + 1
-    rounds, _ = state.row_reveals
     table = state.table
+    if state.settings.error_control == "question":
+        return _close_round(state, number, decide_question_round(state))
+    rounds, _ = state.row_reveals
     fresh = np.zeros(table.n_pairs, dtype=bool)
     fresh[table.row_pair[rounds == number]] = True
     asked = question_pairs(state.settings.question, table.systems, table.pair_systems)  # baseline: other pairs are never decided
@@ -317,8 +321,12 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
     members = state.members
     if state.settings.question.kind == "top-k":
         members = top_k_members(members, decisions, table.pair_systems, state.settings.question.k)
+    return _close_round(state, number, QuestionRound(chosen, decided, members))
+
+
+def _close_round(state: ProtocolState, number: int, decided: QuestionRound) -> ProtocolState:
     cost = int(state.reveals.cost[state.reveals.round == number].sum())
-    record = RoundRecord(round=number, pairs=chosen, members=members, cost=cost, **decided.fields())
+    record = RoundRecord(round=number, pairs=decided.pairs, members=decided.members, cost=cost, **decided.decisions.fields())
     return replace(state, records=(*state.records, record))
 
 

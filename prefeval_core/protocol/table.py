@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -30,7 +30,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.counts import PairTable
-from prefeval_core.data.dataset import Dataset, judgments_behind
+from prefeval_core.data.dataset import Dataset, annotator_scores, judgments_behind
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.outcomes import MISSING, codes_from_differences
@@ -38,6 +38,10 @@ from prefeval_core.preferences import pair_outcomes, require_rater
 
 Unit = Literal["ratings", "comparisons"]
 """What one human judgment is (method.md §12): a rating of one output, or a comparison of two."""
+RatingsPerRequest = Literal["all", "one"]
+"""What a request for an output buys where the data keep several annotators per output apart
+(method.md §13): ``all`` their ratings at once (the mean; each one paid), or ``one`` annotator's
+rating, the annotator rotated over the items by the seed."""
 Pool = Literal["human", "all"]
 """Which judgments may be requested: those the data holds (replay), or every output the data
 covers (live: people judge what was never judged)."""
@@ -52,11 +56,20 @@ class RatingGrid:
         cost: (S, I) int64 judgments behind each score (1 per score; several where the data
             keep annotators apart and they are averaged); 0 where nothing can be asked.
         requestable: (S, I) bool, the cells the protocol may ask for.
+        paid: (S, I) int64 judgments the study paid for each output (``None``: ``cost``); with one
+            rating per request a cell costs 1 but the study paid every annotator.
+        full_scores: (S, I) the full evaluation's scores (the mean of every annotator) where
+            ``scores`` hold one annotator's rating (``None``: ``scores``).
+        metric_scores: (k, S, I) the scalar metrics' scores (NaN where a metric has none, or for a
+            pairwise metric), the metric side of the mean statistic (method.md §13); ``None``: none.
     """
 
     scores: npt.NDArray[np.float64]
     cost: npt.NDArray[np.int64]
     requestable: npt.NDArray[np.bool_]
+    paid: npt.NDArray[np.int64] | None = None
+    full_scores: npt.NDArray[np.float64] | None = None
+    metric_scores: npt.NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +142,8 @@ class StudyTable:
         arrays += [self.row_cost, self.requestable]
         if self.grid is not None:
             arrays += [np.nan_to_num(self.grid.scores, nan=-np.inf), self.grid.cost, self.grid.requestable]
+            if self.grid.paid is not None:
+                arrays += [self.grid.paid]
         for array in arrays:
             digest.update(np.ascontiguousarray(array).tobytes())
         return digest.hexdigest()[:16]
@@ -158,7 +173,8 @@ class StudyTable:
                 involved = np.zeros(len(self.systems), dtype=bool)
                 involved[self.pair_systems[pairs].ravel()] = True
                 cells = cells & involved[:, None]
-            return int(self.grid.cost[cells].sum())
+            paid = self.grid.cost if self.grid.paid is None else self.grid.paid
+            return int(paid[cells].sum())
         rows = self.requestable if pairs is None else self.requestable & pairs[self.row_pair]
         return int(self.row_cost[rows].sum())
 
@@ -187,6 +203,7 @@ def build_study_table(
     human_fraction: float = 1.0,
     seed: int = 0,
     ideal_items: int = 0,
+    ratings_per_request: RatingsPerRequest = "all",
 ) -> StudyTable:
     """The study table of ``human`` and ``metrics`` on ``dataset``.
 
@@ -201,6 +218,8 @@ def build_study_table(
             rows of each pair in a comparisons study — chosen with ``seed``. The full-data
             human outcomes stay in the table as the reference.
         ideal_items: with the metric ``"ideal"`` (method.md §10), simulated metric-only items per pair.
+        ratings_per_request: ratings studies: ``all`` annotators' ratings of an output at once, or
+            ``one`` (:data:`RatingsPerRequest`).
 
     The pairs are every pair of systems the human rater covers (a pair a metric does not cover
     is decided from human judgments alone) **(choice)**.
@@ -251,6 +270,10 @@ def build_study_table(
     withheld = _withheld(unit, human_fraction, seed, row_pair[order], len(items))
     if grid is not None:
         grid = RatingGrid(grid.scores, grid.cost, grid.requestable & ~withheld[None, :])
+        if ratings_per_request == "one":
+            grid = _one_rating_grid(grid, dataset, human, systems, items, seed)
+        if real_metrics:
+            grid = replace(grid, metric_scores=_metric_grid(dataset, metrics, systems, items))
         requestable_rows = requestable[order]
     else:
         requestable_rows = requestable[order] & ~withheld
@@ -338,6 +361,45 @@ def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: 
     return RatingGrid(scores=scores, cost=np.where(requestable, cost, 0), requestable=requestable)
 
 
+def _metric_grid(dataset: Dataset, metrics: Sequence[str], systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.float64]:
+    """(k, S, I) the metrics' scores on the grid; NaN where a metric has no score (or is pairwise)."""
+    grid = np.full((len(metrics), len(systems), len(items)), np.nan)
+    ratings = dataset.ratings[dataset.ratings["rater"].isin(metrics)]
+    m = pd.Index(metrics).get_indexer(ratings["rater"])
+    s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
+    i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
+    keep = (m >= 0) & (s >= 0) & (i >= 0)
+    grid[m[keep], s[keep], i[keep]] = ratings["score"].to_numpy(dtype=np.float64)[keep]
+    return grid
+
+
+def _one_rating_grid(
+    grid: RatingGrid, dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], seed: int
+) -> RatingGrid:
+    """The grid where a request buys one annotator's rating: each item's annotator is drawn with
+    ``seed`` (the same annotator for every system on the item, so that annotators' leniency cancels
+    in the pair differences), or the next one in a fixed order where that one did not rate the
+    output. Outputs published only as a mean keep it, at its full cost."""
+    ratings = annotator_scores(dataset.ratings, human)
+    if ratings.empty:
+        return grid
+    names = sorted(ratings["annotator"].unique().tolist())
+    chosen = np.random.default_rng([seed, 0x0E]).integers(len(names), size=len(items))
+    s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
+    i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
+    keep = (s >= 0) & (i >= 0)
+    s, i = s[keep], i[keep]
+    annotator = pd.Index(names).get_indexer(ratings["annotator"][keep])
+    distance = (annotator - chosen[i]) % len(names)
+    order = np.lexsort((distance, i, s))  # per cell, the nearest annotator in rotation first
+    cell = s[order] * len(items) + i[order]
+    first = order[np.unique(cell, return_index=True)[1]]
+    scores, cost = grid.scores.copy(), grid.cost.copy()
+    scores[s[first], i[first]] = ratings["score"].to_numpy(dtype=np.float64)[keep][first]
+    cost[s[first], i[first]] = 1
+    return RatingGrid(scores, np.where(grid.requestable, cost, 0), grid.requestable, paid=grid.cost, full_scores=grid.scores)
+
+
 def _output_cells(dataset: Dataset, systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.bool_]:
     cells = np.zeros((len(systems), len(items)), dtype=bool)
     s = pd.Index(systems).get_indexer(dataset.texts["system"].astype(str))
@@ -394,7 +456,11 @@ def _with_ideal_metric(table: StudyTable, column: int, seed: int, extra_items: i
         req = np.zeros_like(widen, dtype=bool)
         columns = item_index.get_indexer(list(table.items))
         widen[:, columns], cost[:, columns], req[:, columns] = grid.scores, grid.cost, grid.requestable
-        grid = RatingGrid(widen, cost, req)
+        paid = full = None
+        if grid.paid is not None and grid.full_scores is not None:
+            paid, full = np.zeros_like(cost), np.full_like(widen, np.nan)
+            paid[:, columns], full[:, columns] = grid.paid, grid.full_scores
+        grid = RatingGrid(widen, cost, req, paid=paid, full_scores=full)
     return StudyTable(
         human_rater=table.human_rater,
         metric_raters=table.metric_raters,

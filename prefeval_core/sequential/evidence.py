@@ -41,12 +41,16 @@ from prefeval_core.sequential.metric import metric_log_e
 
 FloatArray = npt.NDArray[np.float64]
 
-ErrorControl = Literal["none", "spending", "anytime"]
+ErrorControl = Literal["none", "spending", "anytime", "question"]
 """``none``: the paper's per-look rule (more false decisions the more often one looks);
 ``spending``: a spending function over the looks the pool allows (:mod:`prefeval_core.sequential.spending`);
-``anytime``: e-processes, valid under any looking. Both controlled rules keep at most ``gamma``
-false decisions per pair with ``p> = p<`` over the whole run."""
-ERROR_CONTROLS: tuple[ErrorControl, ...] = ("none", "spending", "anytime")
+``anytime``: e-processes, valid under any looking. Both keep at most ``gamma`` false decisions
+**per pair** with ``p> = p<`` over the whole run. ``question``: the whole answer protected — at most
+``gamma`` probability, over all looks and all pairs the question involves, of excluding a true
+top-k member or of any false directional decision (:mod:`prefeval_core.protocol.question_control`)."""
+ERROR_CONTROLS: tuple[ErrorControl, ...] = ("none", "spending", "anytime", "question")
+PER_PAIR_CONTROLS: tuple[ErrorControl, ...] = ("spending", "anytime")
+"""The controls whose guarantee is per pair (labelled as such wherever they are offered)."""
 
 METRIC_SHARE = 0.1
 """``w``: the part of ``gamma`` given to the metric e-process in a metric model (module docstring)."""

@@ -16,8 +16,8 @@ from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
 from prefeval_core.protocol.questions import question_pairs
-from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Question
-from prefeval_core.protocol.table import StudyTable, Unit
+from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Question, Statistic
+from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit
 
 Mode = Literal["replay", "live"]
 """``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge
@@ -61,6 +61,11 @@ class StudySetup:
         max_rounds: stop after this many rounds (``None``: no limit).
         ideal_items: simulated metric-only items per pair for the ideal metric.
         judgments_per_item: live studies: how many different annotators judge each requested item.
+        statistic: a pair's evidence: ``sign`` (the paper's) or ``mean`` (paired score
+            differences, method.md §13; error control ``question`` or ``anytime``).
+        delta: equivalence margin δ in the human score's units (``mean`` only), or ``None``.
+        ratings_per_request: where the data keep several annotators per output apart, whether a
+            request buys all their ratings (``all``) or one annotator's (``one``, rotated by the seed).
     """
 
     human: str
@@ -83,6 +88,9 @@ class StudySetup:
     max_rounds: int | None = None
     ideal_items: int = 0
     judgments_per_item: int = 1
+    statistic: Statistic = "sign"
+    delta: float | None = None
+    ratings_per_request: RatingsPerRequest = "all"
 
     def __post_init__(self) -> None:
         if self.mode not in ("replay", "live"):
@@ -155,4 +163,6 @@ def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
         error_control=setup.error_control,
         futility=None if setup.error_control == "none" else setup.futility,
         max_rounds=setup.max_rounds,
+        statistic=setup.statistic,
+        delta=setup.delta,
     )

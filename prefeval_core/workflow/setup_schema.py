@@ -9,9 +9,9 @@ from typing import Annotated
 from pydantic import Field
 
 from prefeval_core.decision import Model, Sampler
-from prefeval_core.protocol.settings import Policy
+from prefeval_core.protocol.settings import Policy, Statistic
 from prefeval_core.protocol.state_schema import Count, Level, Name, Positive, QuestionDocument, Seed, Threshold
-from prefeval_core.protocol.table import Unit
+from prefeval_core.protocol.table import RatingsPerRequest, Unit
 from prefeval_core.schema import StrictModel
 from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS, MAX_JUDGMENTS_PER_ITEM, Mode
@@ -40,3 +40,6 @@ class SetupDocument(StrictModel):
     max_rounds: Positive | None = None
     ideal_items: Annotated[Count, Field(le=MAX_IDEAL_ITEMS)] = 0
     judgments_per_item: Annotated[Positive, Field(le=MAX_JUDGMENTS_PER_ITEM)] = 1
+    statistic: Statistic = "sign"
+    delta: Annotated[float, Field(gt=0.0)] | None = None
+    ratings_per_request: RatingsPerRequest = "all"

@@ -48,6 +48,7 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
         human_fraction=setup.human_fraction,
         seed=setup.seed,
         ideal_items=setup.ideal_items,
+        ratings_per_request=setup.ratings_per_request,
     )
 
 

@@ -1,0 +1,134 @@
+"""The whole answer protected (method.md §13): error rates on simulated studies with truly tied top
+systems, and cost and exactness on the shared data, question-level control against the per-pair
+rules of round 2 on the same seeds (the same item orders).
+
+Part 1 (simulation): six systems (eight for top-3), 2, 3 or 4 exactly tied at the top (ties exact
+in the item pool: module ``prefeval_core.protocol.simulation``), and the all-tied null; N in {1, 10};
+``--runs`` runs per cell: the share of runs excluding a tied top member (top-1, top-3) or with any
+false directional decision (all-pairs, all tied), with 2 Monte-Carlo s.e.
+
+Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges as control
+variates), WMT21 TED all-pairs with equivalence margins: cost, exact match, false exclusions,
+inversions; ``--seeds`` seeds.
+
+Usage (from the repository root)::
+
+    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from prefeval_core.data.dataset import load_dataset
+from prefeval_core.protocol.result import protocol_result
+from prefeval_core.protocol.run import replay_source, run_protocol
+from prefeval_core.protocol.settings import ProtocolSettings, Question
+from prefeval_core.protocol.simulation import simulate_question
+from prefeval_core.protocol.state import new_state
+from prefeval_core.protocol.table import build_study_table
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+RULES = (("question", "mean"), ("spending", "sign"))
+
+
+def simulation(runs: int) -> None:
+    print("| question | systems | tied | N | rule | runs | error share | 2 s.e. | cost |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    cells = [("top-k", 1, 6, tied) for tied in (2, 3, 4)] + [("top-k", 3, 8, tied) for tied in (3, 4)] + [("all-pairs", 1, 5, 5)]
+    for kind, k, systems, tied in cells:
+        for batch in (1, 10):
+            for control, statistic in RULES:
+                question = Question(kind, k) if kind == "top-k" else Question()  # type: ignore[arg-type]
+                result = simulate_question(
+                    n_systems=systems, n_tied=tied, n_items=60, question=question, error_control=control,
+                    statistic=statistic, batch=batch, runs=runs, seed=10_000 * tied + batch,
+                )  # fmt: skip
+                label = f"top-{k}" if kind == "top-k" else "all-pairs"
+                rule = f"{control} ({statistic})"
+                se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
+                print(
+                    f"| {label} | {systems} | {tied} | {batch} | {rule} | {result.runs} | {result.errors:.3f} | {se2:.3f} | {result.cost:.3f} |"
+                )
+                sys.stdout.flush()
+
+
+def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
+    state = run_protocol(new_state(table, settings), replay_source(table))
+    return state, protocol_result(state)
+
+
+def real(seeds: int) -> None:
+    summeval = load_dataset(SHARED / "summeval")
+    ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
+    judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
+    top1, pairs = Question("top-k", 1), Question()
+    rows = [  # label, data, human, metrics, question, delta, ratings per request, rules
+        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "all", RULES),
+        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "one", RULES),
+        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "all", RULES[:1]),
+        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "one", RULES[:1]),
+        ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one", RULES[:1]),
+        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one", RULES[:1]),
+        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "all", RULES[:1]),
+        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", RULES),
+        ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", RULES[:1]),
+        ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", RULES[:1]),
+    ]
+    print(
+        "| study | ratings per request | rule | metrics | seeds | cost (mean, range) | exact | false exclusions / inversions | equivalent pairs | s / run |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, data, human, metrics, question, delta, per_request, rules in rows:
+        for control, statistic in rules:
+            costs, exact, errors, equivalent = [], 0, 0, 0
+            start = time.perf_counter()
+            for seed in range(seeds):
+                table = build_study_table(data, human, metrics, ratings_per_request=per_request, seed=seed)
+                settings = ProtocolSettings(
+                    budget=table.cost_available(), batch=10, seed=seed, question=question, unit=table.unit,
+                    model="full" if metrics else "human_only", metrics=metrics, error_control=control,  # type: ignore[arg-type]
+                    statistic=statistic, futility=0.05, delta=delta,  # type: ignore[arg-type]
+                )  # fmt: skip
+                state, result = _run(table, settings)
+                costs.append(result.cost_fraction)
+                equivalent += int(state.status.equivalent.sum())
+                if result.top_k is not None:
+                    exact += int(result.top_k.exact_match)
+                    errors += result.top_k.false_exclusions
+                else:
+                    inversions = int(np.sum(result.comparison.error_types == "inversion"))
+                    errors += inversions
+                    exact += int(inversions == 0)
+            elapsed = (time.perf_counter() - start) / seeds
+            names = "+".join(m.split(":")[0] for m in metrics) or "human only"
+            print(
+                f"| {label} | {per_request} | {control} ({statistic}) | {names} | {seeds} | {np.mean(costs):.3f} "
+                f"({min(costs):.3f}–{max(costs):.3f}) | {exact}/{seeds} | {errors} | {equivalent / seeds:.1f} | {elapsed:.1f} |"
+            )
+            sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--part", default="sim,real")
+    args = parser.parse_args()
+    print(
+        f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py --runs {args.runs} --seeds {args.seeds} --part {args.part}"
+    )
+    if "real" in args.part:
+        real(args.seeds)
+    if "sim" in args.part:
+        simulation(args.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,422 @@
+"""The whole answer protected (method.md §13): error control ``question``.
+
+Per-pair control (§12) bounds each pair's false decisions; an answer involves many pairs, so with
+several truly tied top systems the chance that one of them is excluded grows with their number.
+Under ``question`` the bound is stated for the answer, over all looks and all pairs involved:
+
+* ``top-k``: P(the run ever excludes a true member) <= γ. The null "X is a top-k member" has an
+  e-process ``E_X``: for k = 1 in a ratings study, a bet on X losing to the *current leader*
+  (the other system with the best mean so far among those rated on the item, chosen before the
+  item is seen), which is a supermartingale under the null whichever leader is picked; otherwise
+  ``k-th largest_Y E_{Y > X} / (S - 1)``, bounded by the average of the pair e-processes of the
+  at least S - k systems not better than X. Systems leave by **closed testing** with averaged
+  e-values: X is excluded when every set T of systems containing X has ``mean_{T} E >= 1/γ``
+  (Marcus, Peritz & Gabriel 1976; Vovk & Wang 2021, *E-values: calibration, combination and
+  applications*, Ann. Statist., for the average as the intersection test). At any look a false
+  exclusion needs the set of true members to pass its test, which Ville's inequality bounds by γ
+  over all looks.
+* ``all-pairs`` and ``baseline``: P(any false directional decision) <= γ, by Holm's step-down
+  over the 2 one-sided nulls of every pair the question involves, with anytime-valid p-values
+  ``1 / max E`` (Holm 1979; the step-down stays valid at any look because each p-value is valid
+  uniformly over time and rejections are kept).
+* Equivalence (margin δ): the two one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` of each pair go
+  through their own Holm family at γ (a pair is equivalent when both are rejected: TOST), so a
+  false claim of equivalence has probability <= γ too.
+
+The evidence is the mean statistic's betting e-processes (:mod:`prefeval_core.sequential.betting`)
+or, for ``sign``, the human-only mixture e-process of the outcome counts.
+
+**Stopping the question.** A pair (or, for top-k, the answer) stops costing judgments when the
+predictive probability that its evidence reaches the threshold before its pool runs out is below
+β (``settings.futility``; a normal predictive on the mean increment and the growth rate
+``μ² / 2v`` of a well-tuned bet), or once it is equivalent. Stopping removes decisions only, so the
+guarantee is untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import ndtr
+
+from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.state import ProtocolState, RoundDecisions
+from prefeval_core.protocol.table import StudyTable
+from prefeval_core.sequential.betting import Increments, PairSequences, increments, log_wealth, mean_evidence
+from prefeval_core.sequential.human import human_log_e
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+_CODE_SIGN = np.array([1.0, 0.0, -1.0, 0.0])
+"""Outcome code 0 ``>``, 1 ``=``, 2 ``<``, -1 missing (index -1) as a difference +1, 0, -1, 0."""
+
+
+@dataclass(frozen=True)
+class QuestionRound:
+    """What a round under ``question`` control decided: the pairs it is about, their decisions,
+    and the top-k members after it."""
+
+    pairs: npt.NDArray[np.int64]
+    decisions: RoundDecisions
+    members: BoolArray
+
+
+def decide_question_round(state: ProtocolState) -> QuestionRound:
+    """Decide the open round of ``state`` under error control ``question`` (module docstring)."""
+    table, settings = state.table, state.settings
+    asked = question_pairs(settings.question, table.systems, table.pair_systems)
+    status = state.status
+    chosen = np.flatnonzero(asked & (status.decision == TIE) & ~status.equivalent)
+    sequences = pair_sequences(state) if settings.statistic == "mean" else None
+    if sequences is not None:
+        evidence = mean_evidence(sequences, settings.delta)
+        direction, current, equivalence = evidence.direction, evidence.current, evidence.equivalence
+    else:
+        direction = current = human_log_e(state.revealed_counts().n)
+        equivalence = np.full_like(direction, np.nan)
+    decisions = state.decisions.copy()
+    members = state.members.copy()
+    if settings.question.kind == "top-k":
+        member_log_e = _member_log_e(state, sequences, current)
+        members &= ~closed_exclusions(member_log_e, settings.gamma)
+    else:
+        decisions = holm_directions(direction, asked, decisions, settings.gamma)
+    equivalent = status.equivalent.copy()
+    if settings.delta is not None:
+        equivalent = holm_equivalence(equivalence, asked, equivalent, settings.gamma)
+    futile = _futile(state, sequences, direction, decisions, equivalent, members, asked)
+    rows = chosen
+    record = RoundDecisions(
+        theta=_theta(sequences, state, rows),
+        decision=decisions[rows],
+        p_mean=status.p_mean[rows],
+        log_evidence=direction[rows],
+        log_numerator=np.zeros((len(rows), 2)),
+        futile=futile[rows],
+        equivalent=equivalent[rows],
+    )
+    return QuestionRound(pairs=rows, decisions=record, members=members)
+
+
+def pair_sequences(state: ProtocolState) -> PairSequences:
+    """Every pair's revealed differences along the study's item order (ratings: the shared
+    seeded item order; comparisons: each pair's own seeded row order, a comparison counting
+    +1 / 0 / -1), with the metric's outcome sign (mean over the study's metrics) as ``f``."""
+    from prefeval_core.protocol.steps import item_order, row_order  # the steps call this module
+
+    table = state.table
+    with_metric = table.k > 0 and state.settings.model != "human_only"
+    if table.grid is not None:
+        return _rating_sequences(state, item_order(state), with_metric)
+    return _comparison_sequences(state, row_order(state), with_metric)
+
+
+def _row_metric_sign(state: ProtocolState) -> FloatArray:
+    table = state.table
+    return np.asarray(_CODE_SIGN[table.metrics].mean(axis=1), dtype=np.float64)
+
+
+def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64], with_metric: bool) -> PairSequences:
+    table = state.table
+    grid = table.grid
+    assert grid is not None
+    S, width = grid.scores.shape
+    revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
+    values = state.reveals.value.reshape(S, width)[:, order]
+    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
+    both = revealed[a] & revealed[b]
+    d = np.where(both, values[a] - values[b], np.nan)
+    requestable = grid.requestable[:, order]
+    pool_mask = requestable[a] & requestable[b]
+    f_all = np.zeros((table.n_pairs, width))
+    if with_metric and grid.metric_scores is not None:
+        f_all = _metric_differences(grid.metric_scores[:, :, order], a, b)
+    elif with_metric:
+        position = np.empty(width, dtype=np.int64)
+        position[order] = np.arange(width)
+        f_all[table.row_pair, position[table.row_item]] = _row_metric_sign(state)
+    f_all = np.where(pool_mask, f_all, 0.0)
+    return PairSequences(
+        d=d,
+        f=np.where(both, f_all, 0.0),
+        pool=pool_mask.sum(axis=1).astype(np.int64),
+        f_pool=f_all.sum(axis=1),
+        bound=np.full(table.n_pairs, _score_range(state)),
+        f_bound=np.abs(f_all).max(axis=1, initial=0.0),
+    )
+
+
+def _metric_differences(scores: FloatArray, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> FloatArray:
+    """(P, T) the metrics' score differences of every pair, each metric in units of its own score
+    spread (so that several metrics average on one scale), averaged over the metrics that score
+    both outputs; 0 where none does. Uses metric scores only, which are known on every item."""
+    spread = np.array([np.nanstd(m) if np.isfinite(m).any() else 1.0 for m in scores])
+    scaled = scores / np.where(spread > 0, spread, 1.0)[:, None, None]
+    differences = scaled[:, a] - scaled[:, b]
+    known = np.isfinite(differences)
+    total = np.where(known, differences, 0.0).sum(axis=0)
+    return np.asarray(np.where(known.any(axis=0), total / np.maximum(known.sum(axis=0), 1), 0.0), dtype=np.float64)
+
+
+def _score_range(state: ProtocolState) -> float:
+    """The human scale's range B >= |d|: the study's scale where the data show it (at least 1)."""
+    grid = state.table.grid
+    assert grid is not None
+    scores = grid.scores[np.isfinite(grid.scores)]
+    return float(max(np.ptp(scores), 1.0)) if scores.size else 1.0
+
+
+def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64], with_metric: bool) -> PairSequences:
+    table = state.table
+    rounds, outcome = state.row_reveals
+    P = table.n_pairs
+    width = int(rank.max(initial=-1)) + 1
+    requestable = table.row_requestable_for_pairs
+    d = np.full((P, width), np.nan)
+    f = np.zeros((P, width))
+    placed = requestable & (rank >= 0)
+    seen = placed & (rounds > 0)
+    d[table.row_pair[seen], rank[seen]] = _CODE_SIGN[outcome[seen]]
+    f_rows = _row_metric_sign(state) if with_metric else np.zeros(len(rounds))
+    f[table.row_pair[seen], rank[seen]] = f_rows[seen]
+    return PairSequences(
+        d=d,
+        f=f,
+        pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64),
+        f_pool=np.bincount(table.row_pair[placed], weights=f_rows[placed], minlength=P),
+        bound=np.full(P, 1.0),
+        f_bound=np.full(P, 1.0 if with_metric else 0.0),
+    )
+
+
+def full_differences(table: StudyTable) -> FloatArray:
+    """(P, T) every pair's paired differences on all the data the table holds (the reference of
+    the mean statistic): score differences on the items both systems have (ratings), or +1 / 0 /
+    -1 per comparison; NaN elsewhere."""
+    if table.grid is not None:
+        scores = table.grid.scores if table.grid.full_scores is None else table.grid.full_scores
+        a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
+        return np.asarray(scores[a] - scores[b], dtype=np.float64)
+    counts = np.bincount(table.row_pair, minlength=table.n_pairs)
+    d = np.full((table.n_pairs, int(counts.max(initial=0))), np.nan)
+    column = np.arange(len(table.row_pair)) - table.pair_starts[table.row_pair]
+    known = table.human >= 0
+    d[table.row_pair[known], column[known]] = _CODE_SIGN[table.human[known]]
+    return d
+
+
+def holm_directions(log_e: FloatArray, asked: BoolArray, decisions: npt.NDArray[np.int8], gamma: float) -> npt.NDArray[np.int8]:
+    """Decisions after Holm's step-down over the one-sided nulls of the asked pairs.
+
+    Args:
+        log_e: (P, 2) log e-values (running maxima) for ``>`` and ``<``.
+        asked: (P,) the family's pairs (fixed by the question).
+        decisions: (P,) decisions so far (kept).
+    """
+    rejected = np.zeros_like(log_e, dtype=bool)
+    rejected[:, 0] = decisions == BETTER
+    rejected[:, 1] = decisions == WORSE
+    family = np.repeat(asked[:, None], 2, axis=1)
+    rejected = _holm(log_e, family, rejected, gamma)
+    out = decisions.copy()
+    out[rejected[:, 0] & ~rejected[:, 1] & (decisions == TIE)] = BETTER
+    out[rejected[:, 1] & ~rejected[:, 0] & (decisions == TIE)] = WORSE
+    return out
+
+
+def holm_equivalence(log_e: FloatArray, asked: BoolArray, equivalent: BoolArray, gamma: float) -> BoolArray:
+    """(P,) equivalent pairs: both one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` rejected by Holm's
+    step-down over the asked pairs' 2 nulls each (kept once shown)."""
+    family = np.repeat(asked[:, None], 2, axis=1)
+    rejected = _holm(np.nan_to_num(log_e, nan=0.0), family, np.repeat(equivalent[:, None], 2, axis=1), gamma)
+    return equivalent | (rejected[:, 0] & rejected[:, 1])
+
+
+def _holm(log_e: FloatArray, family: BoolArray, rejected: BoolArray, gamma: float) -> BoolArray:
+    """Holm's step-down on anytime-valid p-values ``exp(-log_e)`` over the ``family`` nulls;
+    ``rejected`` (same shape) are kept. A null is rejected once ``log_e >= log((m - r) / γ)``
+    with m nulls in the family and r of them rejected."""
+    rejected = rejected & family
+    m = int(family.sum())
+    while True:
+        r = int(rejected.sum())
+        if r >= m:
+            return rejected
+        new = family & ~rejected & (log_e >= np.log((m - r) / gamma))
+        if not new.any():
+            return rejected
+        rejected = rejected | new
+
+
+def closed_exclusions(log_e: FloatArray, gamma: float) -> BoolArray:
+    """(S,) systems excluded by closed testing of the member nulls with averaged e-values: X is
+    excluded when, for every set T containing X, ``mean_T E >= 1/γ`` (the smallest mean over sets
+    containing X takes X and the others in increasing order of E while they lower the mean)."""
+    e = np.exp(np.minimum(log_e, 700.0))
+    S = len(e)
+    excluded = np.zeros(S, dtype=bool)
+    for x in range(S):
+        others = np.sort(np.delete(e, x))
+        means = (e[x] + np.concatenate([[0.0], np.cumsum(others)])) / np.arange(1, S + 1)
+        excluded[x] = bool(means.min() >= 1.0 / gamma)
+    return excluded
+
+
+def _closure_size(log_e: FloatArray, x: int) -> int:
+    """Size of the set whose mean e-value is the smallest among sets containing ``x``."""
+    e = np.exp(np.minimum(log_e, 700.0))
+    others = np.sort(np.delete(e, x))
+    means = (e[x] + np.concatenate([[0.0], np.cumsum(others)])) / np.arange(1, len(e) + 1)
+    return int(np.argmin(means)) + 1
+
+
+def _member_log_e(state: ProtocolState, sequences: PairSequences | None, current: FloatArray) -> FloatArray:
+    """(S,) log e-values against "X is a top-k member" (module docstring)."""
+    table = state.table
+    k = state.settings.question.k
+    if k == 1 and sequences is not None and table.grid is not None:
+        return leader_log_e(state, increments(sequences)).log_e
+    S = len(table.systems)
+    against = np.full((S, S), -np.inf)  # [x, y]: log E_{y > x}
+    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
+    against[b, a] = current[:, 0]
+    against[a, b] = current[:, 1]
+    kth = -np.sort(-against, axis=1)[:, k - 1] if S > k else np.zeros(S)
+    return np.asarray(kth - np.log(max(S - 1, 1)), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class LeaderProcess:
+    """Top-1 member e-processes of a ratings study: per system X, the bets on X losing to the
+    leader (each increment is that of the pair (leader, X), with its pair's rule of when a bet is
+    allowed). ``log_e`` (S,) current log wealth; ``z`` and ``observed`` (S, T) the scaled increments."""
+
+    log_e: FloatArray
+    z: FloatArray
+    observed: BoolArray
+
+
+def leader_log_e(state: ProtocolState, parts: Increments) -> LeaderProcess:
+    """The leader-switching e-process of every system (module docstring, top-k with k = 1)."""
+    from prefeval_core.protocol.steps import item_order
+
+    table = state.table
+    grid = table.grid
+    assert grid is not None
+    S, width = grid.scores.shape
+    order = item_order(state)
+    revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
+    values = np.where(revealed, state.reveals.value.reshape(S, width)[:, order], 0.0)
+    count = np.cumsum(revealed, axis=1) - revealed
+    running = np.where(count > 0, (np.cumsum(values, axis=1) - values) / np.maximum(count, 1), -np.inf)
+    eligible = np.where(revealed, running, -np.inf)  # only systems rated on the item can lead on it
+    ranked = np.argsort(-eligible, axis=0, kind="stable")
+    first, second = ranked[0], ranked[1] if S > 1 else ranked[0]
+    pair_index = np.full((S, S), -1, dtype=np.int64)
+    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
+    pair_index[a, b] = np.arange(table.n_pairs)
+    pair_index[b, a] = np.arange(table.n_pairs)
+    a_better, b_better = parts.null(1), parts.null(-1)
+    z = np.zeros((S, width))
+    observed = np.zeros((S, width), dtype=bool)
+    allowed = np.zeros((S, width), dtype=bool)
+    columns = np.arange(width)
+    for x in range(S):
+        leader = np.where(first == x, second, first)
+        has_leader = (leader != x) & np.isfinite(eligible[leader, columns]) & revealed[x]
+        p = pair_index[x, leader]
+        valid = has_leader & (p >= 0)
+        p = np.where(valid, p, 0)
+        leader_is_a = a[p] == leader
+        z_x = np.where(leader_is_a, a_better.z[p, columns], b_better.z[p, columns])
+        seen = valid & parts.observed[p, columns]
+        z[x] = np.where(seen, z_x, 0.0)
+        observed[x] = seen
+        allowed[x] = seen & np.where(leader_is_a, a_better.allowed[p, columns], b_better.allowed[p, columns])
+    wealth = log_wealth(z, observed, allowed)
+    return LeaderProcess(log_e=wealth[:, -1] if width else np.zeros(S), z=z, observed=observed)
+
+
+def _predictive(z: FloatArray, observed: BoolArray, log_now: FloatArray, left: npt.NDArray[np.int64], target: FloatArray) -> FloatArray:
+    """(N,) predictive probability that a betting process with scaled increments ``z`` reaches
+    ``target`` log wealth within ``left`` more items: ``P(log_now + left μ² / 2v >= target)``
+    with ``μ ~ N(mean z, v / n)`` and ``v`` the increments' variance."""
+    n = observed.sum(axis=1)
+    mean = np.where(n > 0, z.sum(axis=1) / np.maximum(n, 1), 0.0)
+    square = np.where(n > 0, (z * z).sum(axis=1) / np.maximum(n, 1), 0.0)
+    variance = np.maximum(square - mean * mean, 1e-4)
+    gap = np.maximum(target - log_now, 0.0)
+    needed = np.sqrt(2.0 * variance * gap / np.maximum(left, 1))
+    p = 1.0 - ndtr((needed - mean) / np.sqrt(variance / np.maximum(n, 1)))
+    p = np.where(left > 0, p, 0.0)
+    p = np.where(gap <= 0, 1.0, p)
+    return np.asarray(np.where(n >= 2, p, 1.0), dtype=np.float64)
+
+
+def _futile(
+    state: ProtocolState,
+    sequences: PairSequences | None,
+    direction: FloatArray,
+    decisions: npt.NDArray[np.int8],
+    equivalent: BoolArray,
+    members: BoolArray,
+    asked: BoolArray,
+) -> BoolArray:
+    """(P,) pairs that stop costing judgments: no items left, or (with β and the mean statistic)
+    a predictive probability below β of a decision before the pool runs out — for top-k, of any
+    further exclusion, which stops every pair at once."""
+    settings = state.settings
+    futile = state.status.futile | (state.rows_left() == 0)
+    beta = settings.futility
+    if beta is None or sequences is None:
+        return futile
+    parts = increments(sequences)
+    left = sequences.pool - sequences.n
+    if settings.question.kind == "top-k":
+        return futile | (_answer_settled(state, parts, members, left, beta) & asked)
+    m = 2 * int(asked.sum())
+    r = int((decisions[asked] != TIE).sum())
+    target = np.full(len(left), np.log(max(m - r, 1) / settings.gamma))
+    chances = [_predictive(parts.null(side).z, parts.observed, direction[:, column], left, target) for column, side in ((0, 1), (1, -1))]
+    open_pair = asked & (decisions == TIE) & ~equivalent
+    return futile | (open_pair & (np.maximum(*chances) < beta))
+
+
+def _answer_settled(state: ProtocolState, parts: Increments, members: BoolArray, left: npt.NDArray[np.int64], beta: float) -> bool:
+    """Whether a top-k answer can no longer change with predictive probability >= β: summed over
+    the members, the chance that one more is excluded before the pool runs out."""
+    table = state.table
+    if members.sum() <= state.settings.question.k:
+        return True
+    if state.settings.question.k != 1 or table.grid is None:
+        return False
+    process = leader_log_e(state, parts)
+    system_left = np.full(len(table.systems), int(left.max(initial=0)))
+    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
+    np.minimum.at(system_left, a, left)
+    np.minimum.at(system_left, b, left)
+    alive = np.flatnonzero(members)
+    log_e = process.log_e.copy()
+    log_e[~members] = 700.0  # excluded systems are out of every set that still matters
+    target = np.array([np.log(_closure_size(log_e, x) / state.settings.gamma) for x in alive])
+    chance = _predictive(process.z[alive], process.observed[alive], process.log_e[alive], system_left[alive], target)
+    return bool(chance.sum() < beta)
+
+
+def _theta(sequences: PairSequences | None, state: ProtocolState, rows: npt.NDArray[np.int64]) -> FloatArray:
+    """θ shown for the pairs (not used to decide): with the mean statistic the normal
+    approximation ``Φ(mean / s.e.)`` of P(Δ > 0); with ``sign`` the exact human-only posterior."""
+    if sequences is None:
+        from prefeval_core.decision import human_only_theta
+
+        return np.asarray(human_only_theta(state.revealed_counts().n[rows]), dtype=np.float64)
+    d = sequences.d[rows]
+    n = (~np.isnan(d)).sum(axis=1)
+    mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
+    spread = np.sqrt(np.where(n > 1, np.nansum((d - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1), 1.0))
+    se = np.maximum(spread, 1e-9) / np.sqrt(np.maximum(n, 1))
+    return np.asarray(np.where(n > 0, ndtr(mean / se), np.nan), dtype=np.float64)

@@ -1,0 +1,137 @@
+"""Question-level error control and the mean statistic (method.md §13): exact cases, the
+without-replacement betting test's validity by simulation, and the whole answer's error rate on
+simulated studies with truly tied top systems."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prefeval_core.comparison import paired_t_outcomes
+from prefeval_core.data.dataset import judgments_behind, load_dataset
+from prefeval_core.errors import SettingsError
+from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence
+from prefeval_core.protocol.settings import ProtocolSettings, Question
+from prefeval_core.protocol.simulation import simulate_question, tied_top_study
+from prefeval_core.sequential.betting import PairSequences, increments, mean_evidence
+
+
+def _sequences(d: np.ndarray, *, pool: int | None = None, bound: float = 1.0) -> PairSequences:
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    P = d.shape[0]
+    return PairSequences(
+        d=d,
+        f=np.zeros_like(d),
+        pool=np.full(P, d.shape[1] if pool is None else pool, dtype=np.int64),
+        f_pool=np.zeros(P),
+        bound=np.full(P, bound),
+        f_bound=np.zeros(P),
+    )
+
+
+def test_betting_wealth_exact_case() -> None:
+    # Differences 1, 1, -1 on a bound of 1: the first bet is 0 (nothing known); before the second
+    # item the mean scaled increment is 1/2 and the variance (1/4 + 1 - 2 * 1/2 + 1/4) / 2 = 1/4,
+    # so the GRAPA bet 0.5 / 0.5 = 1 is capped at 0.75: wealth 1.75. Before the third the mean is
+    # 2/3 and the variance (1/4 + 2 - 8/3 + 8/9) / 3 = 17/108: bet capped at 0.75 again, and the
+    # item loses it: 1.75 * 0.25.
+    parts = increments(_sequences([[1.0, 1.0, -1.0]], pool=4))
+    wealth = parts.null(1).log_wealth()
+    assert wealth[0].tolist() == pytest.approx([0.0, math.log(1.75), math.log(1.75 * 0.25)])
+    # The other side never bets: its past points away from its alternative.
+    assert parts.null(-1).log_wealth()[0].tolist() == pytest.approx([0.0, 0.0, 0.0])
+
+
+def test_betting_without_replacement_is_valid_at_an_exact_pool_tie() -> None:
+    # 4,000 random orders of one pool whose mean difference is exactly 0: the running maximum of
+    # the wealth reaches 1 / a in at most a share a of them (Ville), here a = 0.05 and 0.2.
+    rng = np.random.default_rng(7)
+    pool = np.repeat([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0], 10)
+    pool -= pool.mean()
+    orders = np.stack([pool[rng.permutation(len(pool))] for _ in range(4000)])
+    evidence = mean_evidence(_sequences(orders, bound=4.0))
+    for level in (0.05, 0.2):
+        rejected = (evidence.direction >= math.log(1 / level)).any(axis=1)
+        assert rejected.mean() <= level + 2 * math.sqrt(level * (1 - level) / 4000)
+
+
+def test_betting_decides_a_clear_difference_and_equivalence() -> None:
+    rng = np.random.default_rng(3)
+    shifted = np.clip(np.round(rng.normal(1.0, 0.5, (1, 80)) * 3) / 3, -4, 4)
+    evidence = mean_evidence(_sequences(shifted, bound=4.0), delta=None)
+    assert evidence.direction[0, 0] > math.log(100)
+    assert evidence.direction[0, 1] == pytest.approx(0.0, abs=1e-9)
+    flat = np.tile([-0.25, 0.25], 200)[None, :]
+    equivalent = mean_evidence(_sequences(flat, bound=4.0), delta=0.5)
+    assert (equivalent.equivalence > math.log(40)).all()
+
+
+def test_holm_step_down_exact_case() -> None:
+    gamma = 0.05
+    log_e = np.log(np.array([[81.0, 1.0], [1.0, 61.0], [39.0, 1.0]]))
+    asked = np.array([True, True, False])  # m = 4 nulls: thresholds 80, then 60
+    decisions = holm_directions(log_e, asked, np.ones(3, dtype=np.int8), gamma)
+    assert decisions.tolist() == [0, 2, 1]
+    weaker = holm_directions(log_e - math.log(1.1), asked, np.ones(3, dtype=np.int8), gamma)
+    assert weaker.tolist() == [1, 1, 1]  # 81 / 1.1 < 80: the step-down never starts
+
+
+def test_holm_equivalence_needs_both_sides() -> None:
+    log_e = np.log(np.array([[100.0, 100.0], [100.0, 1.0]]))
+    equivalent = holm_equivalence(log_e, np.array([True, True]), np.zeros(2, dtype=bool), 0.05)
+    assert equivalent.tolist() == [True, False]
+
+
+def test_closed_testing_exact_case() -> None:
+    # 1/gamma = 20. e = (1, 100, 100): the sets containing system 1 have means 100, 50.5, 67: out.
+    assert closed_exclusions(np.log([1.0, 100.0, 100.0]), 0.05).tolist() == [False, True, True]
+    # e = (1, 30, 100): {1, 0} has mean 15.5 < 20, so system 1 stays; system 2's smallest mean is 43.7.
+    assert closed_exclusions(np.log([1.0, 30.0, 100.0]), 0.05).tolist() == [False, False, True]
+
+
+def test_paired_t_reference_exact_case() -> None:
+    d = np.array([[1.0, 2.0, 3.0, np.nan], [1.0, -1.0, 1.0, -1.0], [0.1, 0.2, 0.1, 0.2]])
+    # row 0: mean 2, sd 1, t = 2 sqrt(3) = 3.46 on 2 df: p = 0.074; row 2: t = 5.2 on 3 df: p = 0.014
+    assert paired_t_outcomes(d, 0.05).tolist() == [1, 1, 0]
+    assert paired_t_outcomes(d, 0.1).tolist() == [0, 1, 0]
+
+
+def test_settings_refuse_mean_without_a_betting_control() -> None:
+    with pytest.raises(SettingsError, match="mean statistic"):
+        ProtocolSettings(budget=10, model="human_only", statistic="mean", error_control="spending")
+    with pytest.raises(SettingsError, match="equivalence margin"):
+        ProtocolSettings(budget=10, model="human_only", delta=0.5, error_control="anytime")
+
+
+def test_tied_study_ties_are_exact_in_the_pool() -> None:
+    data = tied_top_study(5, 3, 30, seed=1)
+    means = data.ratings.groupby("system")["score"].mean()
+    assert means["s00"] == pytest.approx(means["s01"]) == pytest.approx(means["s02"])
+    assert means["s03"] < means["s00"]
+
+
+@pytest.mark.slow
+def test_question_control_keeps_tied_top_members_in_the_answer() -> None:
+    # Three exactly tied top systems of six, top-1: the run excludes one of them in at most
+    # gamma of the runs (+ 2 Monte-Carlo s.e.); the full grid (2, 3, 4 tied, N in {1, 10},
+    # >= 1,000 runs) is bench/bench_question_control.py.
+    result = simulate_question(n_systems=6, n_tied=3, n_items=40, question=Question("top-k", 1), runs=120, batch=10, seed=100)
+    assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 120)
+    assert result.cost < 1.0
+
+
+@pytest.mark.slow
+def test_question_control_all_pairs_under_the_global_null() -> None:
+    result = simulate_question(n_systems=4, n_tied=4, n_items=40, question=Question("all-pairs"), runs=120, batch=10, seed=300)
+    assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 120)
+
+
+def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
+    summeval = load_dataset(shared_data / "summeval")
+    assert int(judgments_behind(summeval.ratings, "human:relevance")["judgments"].sum()) == 16 * 100 * 3
+    wmt20 = load_dataset(shared_data / "wmt20_ende_mqm")
+    behind = judgments_behind(wmt20.ratings, "human")  # the DA scores are not annotators of the MQM score
+    assert int(behind["judgments"].sum()) == len(behind)
