@@ -73,3 +73,12 @@ def test_nothing_is_scored_before_it_is_decided_and_top_k_scores_its_own_pairs()
     named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
     assert 0 < scored.sum() < len(result.pairs)
     assert all((a in named or b in named) == keep for (a, b), keep in zip(result.pairs, scored, strict=True))
+
+
+def test_under_question_control_no_fixed_line_is_drawn_and_the_title_says_why() -> None:
+    run = pe.replay(pe.load_sample("summeval"), "human:relevance", error_control="question", futility=None, budget=900)
+    found = decision_paths(run.run.state)
+    assert found.lower is None and found.upper is None and found.paths
+    figure = theta_history_figure(run.run.state)
+    assert not figure.layout.shapes and "no fixed line" in figure.layout.title.text
+    assert CONTROL_WORDS["question"] in figure.layout.title.text

@@ -4,8 +4,8 @@
 
 * ``max_rounds``: the round limit is reached while some pair still matters;
 * ``budget``: the budget is spent while some pair still matters;
-* ``answered``: every pair of the question is decided (all-pairs, baseline), or the top-k tier
-  has at most k members;
+* ``answered``: every pair of the question is decided or shown equivalent (all-pairs,
+  baseline), or the top-k tier has at most k members;
 * ``futile``: the futility rule is on (β = ``settings.futility``), undecided pairs are left and at
   least one of them was stopped by it (it can almost surely no longer be decided at level γ);
 * ``exhausted``: undecided pairs are left and no judgment left can decide them (their items
@@ -31,12 +31,14 @@ STOP_REASONS = ("running", "answered", "futile", "exhausted", "budget", "max_rou
 
 
 def unanswered_pairs(state: ProtocolState) -> npt.NDArray[np.bool_]:
-    """(P,) undecided pairs that would still matter to the answer if they could get judgments."""
+    """(P,) undecided pairs that would still matter to the answer if they could get judgments (a pair
+    shown equivalent within the margin is answered)."""
     table = state.table
     question = state.settings.question
     asked = question_pairs(question, table.systems, table.pair_systems)
     none_stopped = np.zeros(table.n_pairs, dtype=bool)
-    return open_pairs(question, asked, state.members, state.decisions, none_stopped, table.pair_systems) & (state.decisions == TIE)
+    still_open = open_pairs(question, asked, state.members, state.decisions, none_stopped, table.pair_systems)
+    return still_open & (state.decisions == TIE) & ~state.status.equivalent
 
 
 def futile_pairs(state: ProtocolState) -> tuple[tuple[str, str], ...]:

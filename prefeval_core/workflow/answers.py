@@ -44,6 +44,7 @@ class Decided:
         systems: (S,) names; pair_systems: (P, 2) indices of each canonical pair's systems.
         decisions: (P,) decision codes; members: (S,) top-k members (all True otherwise).
         question: what is asked; finished: whether the run is over.
+        equivalent: (P,) pairs shown equivalent within the margin (``None``: none).
     """
 
     systems: tuple[str, ...]
@@ -52,6 +53,7 @@ class Decided:
     members: npt.NDArray[np.bool_]
     question: Question
     finished: bool
+    equivalent: npt.NDArray[np.bool_] | None = None
 
     @property
     def when(self) -> str:
@@ -71,7 +73,15 @@ class Decided:
 def decided(state: ProtocolState) -> Decided:
     """The :class:`Decided` of a run's current state."""
     table = state.table
-    return Decided(table.systems, table.pair_systems, state.decisions, state.members, state.settings.question, is_finished(state))
+    return Decided(
+        table.systems,
+        table.pair_systems,
+        state.decisions,
+        state.members,
+        state.settings.question,
+        is_finished(state),
+        state.status.equivalent,
+    )
 
 
 def listing(names: Sequence[str]) -> str:
@@ -111,12 +121,15 @@ def tiers(d: Decided) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
 def all_pairs_words(d: Decided) -> str:
     """E.g. "M17 > {M0, M22, M23} > M8; M3 cannot be placed yet; 12 pairs cannot be separated yet"."""
     ranked, unplaced = tiers(d)
-    open_pairs = int(np.sum(d.asked & (d.decisions == TIE)))
+    equivalent = d.asked & (d.decisions == TIE) & (False if d.equivalent is None else d.equivalent)
+    open_pairs = int(np.sum(d.asked & (d.decisions == TIE) & ~equivalent))
     if not ranked:
         return f"No pair has a significant winner {d.when}."
     parts = [" > ".join(t[0] if len(t) == 1 else "{" + ", ".join(t) + "}" for t in ranked)]
     if unplaced:
         parts.append(f"{listing(unplaced)} cannot be placed {d.when} (no pair decided)")
+    if equivalent.any():
+        parts.append(f"{int(equivalent.sum())} {'pair is' if equivalent.sum() == 1 else 'pairs are'} equivalent within the margin")
     if open_pairs:
         parts.append(f"{open_pairs} {'pair' if open_pairs == 1 else 'pairs'} cannot be separated {d.when}")
     else:

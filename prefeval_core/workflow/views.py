@@ -137,6 +137,7 @@ CONTROL_WORDS = {
     "none": "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
     "spending": "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
     "anytime": "anytime-valid e-values (γ over any number of looks)",
+    "question": "question-level (the whole answer protected: Holm or closed testing over the question's pairs, γ over all looks)",
 }
 """The error control in force, in words, for every caption that shows decisions."""
 
@@ -149,19 +150,21 @@ class DecisionPaths:
         control: the error control (``settings.error_control``).
         y_title: what ``y`` is.
         lower, upper: the boundaries actually used: a point at or below ``lower`` decides ``<``
-            (B better), at or above ``upper`` decides ``>`` (A better).
+            (B better), at or above ``upper`` decides ``>`` (A better); ``None`` under
+            ``question`` control, whose boundary moves with the other pairs (Holm, closed testing).
         paths: pair index -> ``(round, y)`` after each round in which the pair was decided on.
 
     Per control: ``none``: ``y = θ = P(p> > p<)``, boundaries γ/2 and 1 − γ/2; ``anytime``:
     ``y`` = the larger side's log e-value, signed (+ for ``>``), boundaries ∓log(2/γ);
     ``spending``: ``y = (n> − n<) / b`` with ``b`` the group-sequential boundary at that look
-    (decisive outcomes only), boundaries ∓1.
+    (decisive outcomes only), boundaries ∓1; ``question``: the signed log e-value of the pair's
+    direction, no fixed boundary.
     """
 
     control: str
     y_title: str
-    lower: float
-    upper: float
+    lower: float | None
+    upper: float | None
     paths: dict[int, tuple[tuple[int, float], ...]]
 
 
@@ -194,10 +197,12 @@ def decision_paths(state: ProtocolState) -> DecisionPaths:
                     difference = 2 * better[i] - looks[i][-1][0]
                     points.setdefault(pair, []).append((record.round, difference / float(found.boundary[i])))
         return DecisionPaths(control, "(n> − n<) / boundary of the look", -1.0, 1.0, _frozen(points))
-    if control == "anytime":
+    if control in ("anytime", "question"):
         for record in state.records:
             for pair, (up, down) in zip(record.pairs.tolist(), record.log_evidence.tolist(), strict=True):
                 points.setdefault(pair, []).append((record.round, up if up >= down else -down))
+        if control == "question":
+            return DecisionPaths(control, "log e-value (+ A better, − B better)", None, None, _frozen(points))
         threshold = float(np.log(2.0 / gamma))
         return DecisionPaths(control, "log e-value (+ A better, − B better)", -threshold, threshold, _frozen(points))
     for record in state.records:
@@ -225,11 +230,15 @@ def theta_history_figure(state: ProtocolState) -> go.Figure:
                 hovertemplate=f"{a} vs {b}<br>round %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )  # fmt: skip
-    for level in (found.lower, found.upper):
-        figure.add_hline(y=level, line_dash="dash", line_color="#555555")
+    lines = "dashed: the boundaries this rule decides at (beyond them: decided)"
+    if found.lower is None or found.upper is None:
+        lines = "no fixed line: a pair's boundary moves with the others' evidence (Holm / closed testing)"
+    else:
+        for level in (found.lower, found.upper):
+            figure.add_hline(y=level, line_dash="dash", line_color="#555555")
     figure.update_layout(
-        title={"text": f"Each pair's path to its decision; error control: {CONTROL_WORDS[found.control]}<br><sup>dashed: the "
-               "boundaries this rule decides at (beyond them: decided); blue A better, vermillion B better, grey undecided</sup>"},
+        title={"text": f"Each pair's path to its decision; error control: {CONTROL_WORDS[found.control]}<br><sup>{lines}; "
+               "blue A better, vermillion B better, grey undecided</sup>"},
         xaxis_title="round", yaxis_title=found.y_title, height=400, margin={"t": 80, "b": 40},
     )  # fmt: skip
     if found.control == "none":
