@@ -99,7 +99,9 @@ def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
     protocol: ProtocolState | None = session[state.PROTOCOL]
     check = state.metric_check(dataset)
     metric = None if check is None else cache.metric_report(choice, check)
-    appendix = diagnostics_sections(metric, seed=check.seed) if figures and metric is not None and check is not None else []
+    appendix = []
+    if figures and metric is not None and check is not None:
+        appendix = diagnostics_sections(metric, confusions_shown=3, seed=check.seed)
     judges = None
     if check is not None and (chosen := default_judges(dataset, check.human, check.metric)):
         question = None if protocol is None else protocol.settings.question

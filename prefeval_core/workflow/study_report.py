@@ -234,7 +234,8 @@ def pairs_section(state: ProtocolState) -> ReportSection:
     frame = pairs_frame(state).sort_values("decision", key=lambda c: c == "undecided", kind="stable")
     if "stopped (futile)" in frame:
         frame["stopped (futile)"] = frame["stopped (futile)"].map({True: "yes", False: ""})
-    return ReportSection("Pairs of the question", f"{len(frame)} pairs; decided first.", html_body=_table(frame))
+    body = f"<details><summary>Show the {len(frame)} pairs</summary>{_table(frame)}</details>"
+    return ReportSection("Pairs of the question", f"{len(frame)} pairs; decided first; folded (open it to read).", html_body=body)
 
 
 def metric_section(report: MetricReport) -> ReportSection:
