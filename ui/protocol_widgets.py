@@ -261,7 +261,10 @@ def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     reference = None
     if result is not None and len(result.pairs) == len(pairs):
         reference = tuple(int(c) for c in result.comparison.reference)
-    title = "What is decided so far" + (" (edges coloured by error type against the full human evaluation)" if reference else "")
+    control = views.CONTROL_WORDS[protocol.settings.error_control].split(" (")[0]
+    title = f"What is decided so far (error control: {control}, γ = {protocol.settings.gamma:g})" + (
+        "<br><sup>edges coloured by error type against the full human evaluation</sup>" if reference else ""
+    )
     figure, cycles = cache.decisions_dag_figure(pairs, tuple(int(d) for d in protocol.decisions), reference, theta, title)
     st.plotly_chart(figure, key="pe.fig.dag")
     if cycles:
