@@ -282,15 +282,22 @@ def win_rates(
 def win_rates_caption(state: ProtocolState) -> str:
     """What the win-rate plots show, in plain words."""
     settings = state.settings
+    decides = (
+        ""
+        if settings.error_control == "none"
+        else f" These plots show θ; the decisions are not read from it but from the error control in force: "
+        f"{CONTROL_WORDS[settings.error_control]}."
+    )
     if settings.model == "human_only":
-        return "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior θ comes from."
+        exact = "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior θ comes from."
+        return exact + decides
     nuts = " (drawn with the fast sampler; θ used NUTS on the same model)" if settings.sampler == "nuts" else ""
     model = "the full model, μ uncertain" if settings.model == "full" else "the model with a known μ"
     return (
         f"The posterior θ comes from, under {model}: human outcomes revealed so far and the metric's outcomes on the other "
         f"items. Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without metric-only items are exact "
         "Dirichlet(n + 1). θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by "
-        "Monte-Carlo error (about ±0.01)."
+        "Monte-Carlo error (about ±0.01)." + decides
     )
 
 
