@@ -59,3 +59,13 @@ def test_the_leave_one_out_reference_is_the_other_experts_mean(summeval: Dataset
          for a, b in itertools.combinations(wide.index, 2)]
     ).mean()  # fmt: skip
     assert comparison.annotators[0].system_accuracy == pytest.approx(expected)
+
+
+def test_two_judges_chosen_for_the_study_are_both_compared_by_default() -> None:
+    import prefeval_core.api as pe
+    from prefeval_core.workflow.judges import default_judges
+
+    data = pe.load_sample("summeval")
+    study = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance")
+    assert default_judges(data, "human:relevance", "rougeL", study) == ("rougeL", *study)
+    assert default_judges(data, "human:relevance", "rougeL") == ("rougeL", "gpt-3.5-turbo-0301-rts:relevance", "gpt-4-0314-rts:relevance")

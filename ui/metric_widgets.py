@@ -42,7 +42,8 @@ def judges_view(choice: DataChoice, dataset: Dataset, check: MetricCheck) -> Non
         st.info("No rater of these data gives scores to compare with the human rater.")
         return
     c = st.columns([4, 1])
-    chosen = c[0].multiselect("Judges", candidates, default=list(default_judges(dataset, check.human, check.metric)), key="pe.w.judges")
+    default = default_judges(dataset, check.human, check.metric, state.raters(dataset)[1])
+    chosen = c[0].multiselect("Judges", candidates, default=list(default), key="pe.w.judges")
     k = int(c[1].number_input("k (top-k boundary)", 1, max(1, len(dataset.systems) - 1), 3, key="pe.w.judges_k"))
     if not chosen:
         st.info("Choose one or more judges.")

@@ -103,7 +103,7 @@ def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
     if figures and metric is not None and check is not None:
         appendix = diagnostics_sections(metric, confusions_shown=3, seed=check.seed)
     judges = None
-    if check is not None and (chosen := default_judges(dataset, check.human, check.metric)):
+    if check is not None and (chosen := default_judges(dataset, check.human, check.metric, tuple(session[state.METRICS] or ()))):
         question = None if protocol is None else protocol.settings.question
         k = question.k if question is not None and question.kind == "top-k" else 1
         with contextlib.suppress(PrefevalError):  # judges that share no system with the human rater: no section

@@ -131,9 +131,10 @@ def judge_candidates(dataset: Dataset, human: str) -> tuple[str, ...]:
     return tuple(r for r in dataset.raters if r in scalar and r not in dataset.human_raters and r != human)
 
 
-def default_judges(dataset: Dataset, human: str, checked: str, *, most: int = 4) -> tuple[str, ...]:
-    """``checked`` (if it gives scores) and the judges of the human rater's dimension (``rater:<dimension>``), at most ``most``."""
+def default_judges(dataset: Dataset, human: str, checked: str, study: Sequence[str] = (), *, most: int = 4) -> tuple[str, ...]:
+    """The judges to compare by default: ``checked``, the study's metrics, then the judges of the human
+    rater's dimension (``rater:<dimension>``) — those that give scores, each once, at most ``most``."""
     candidates = judge_candidates(dataset, human)
     dimension = human.rsplit(":", 1)[-1] if ":" in human else None
-    same = [r for r in candidates if dimension is not None and r.endswith(f":{dimension}") and r != checked]
-    return tuple(([checked] if checked in candidates else []) + same)[:most]
+    same = [r for r in candidates if dimension is not None and r.endswith(f":{dimension}")]
+    return tuple(r for r in dict.fromkeys([checked, *study, *same]) if r in candidates)[:most]
