@@ -21,7 +21,7 @@ from prefeval_core.store import open_store
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import Study, list_studies, record_state
-from prefeval_core.workflow.views import STOP_WORDS, study_status
+from prefeval_core.workflow.views import study_status
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -120,7 +120,7 @@ def _shown(study: Study) -> dict[str, Any]:
         "id": study.id,
         "name": study.record.name,
         "dataset": study.record.dataset,
-        "stop_words": STOP_WORDS[status.stop_reason],
+        "stop_words": status.stop_words,
         "requested": len(next_request(study.state)),
         "setup": study.setup.as_dict(),
     }
