@@ -49,10 +49,13 @@ UNITS = {
     "comparisons": "comparisons of two outputs",
 }
 CONTROLS = {
-    "spending": "spending over the pool (γ over the whole run)",
-    "anytime": "anytime-valid e-values (γ over any looks)",
+    "spending": "per pair: spending over the pool (γ over the whole run)",
+    "anytime": "per pair: anytime-valid e-values (γ over any looks)",
+    "question": "the whole answer: γ over all looks and all pairs",
     "none": "none (the paper: γ at every look)",
 }
+STATISTICS = {"sign": "sign: better / worse items (the paper)", "mean": "mean score difference (ratings)"}
+PER_REQUEST = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
 MODELS = {"full": "Metric + human (full model)", "human_only": "Human only"}
 
 
@@ -112,7 +115,14 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         eps = c[3].number_input(
             "Metric tie threshold", 0.0, 1e6, values.eps_metric, format="%.4f", help="score differences up to this are ties"
         )
-        per_item = st.number_input(
+        c = list(st.columns(4))
+        statistic = _pick(c[0], "Statistic", STATISTICS, values.statistic, help="mean: decided with error control question or anytime")
+        delta = c[1].number_input(
+            "Equivalence margin δ (0 = none)", 0.0, 1e6, values.delta or 0.0, format="%.3f",
+            help="mean statistic: pairs shown to differ by less than δ (score units) are decided equivalent",
+        )  # fmt: skip
+        per_request = _pick(c[2], "A request buys", PER_REQUEST, values.ratings_per_request, help="where the data keep annotators apart")
+        per_item = c[3].number_input(
             "Judgments per item (live)", 1, 20, values.judgments_per_item, help="each requested item goes to this many different annotators"
         )
         fraction = st.slider(
@@ -126,7 +136,8 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
                     mode="replay", question=question, unit=None if unit == "auto" else unit, budget=int(budget) or None, batch=int(batch),
                     seed=int(seed), error_control=control, gamma=float(gamma), futility=float(beta) if futility_on else None,
                     model=model, sampler=sampler, policy=policy, eps_metric=float(eps), human_fraction=float(fraction),
-                    judgments_per_item=int(per_item),
+                    judgments_per_item=int(per_item), statistic=statistic, delta=float(delta) or None,
+                    ratings_per_request=per_request,
                 )  # fmt: skip
                 if mode == "live":
                     setup = live_setup(choice, setup)
