@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
-from ui.metric_widgets import confusion_of_pair, dags_side_by_side, metric_picker, reading, summary_figures
+from ui.metric_widgets import confusion_of_pair, dags_side_by_side, judges_view, metric_picker, reading, summary_figures
 from ui.page import begin
 
 choice, dataset = begin("Metric check")
@@ -16,9 +16,11 @@ check = metric_picker(dataset, default)
 with user_errors(f"Checking {check.metric}"):
     report = cache.metric_report(choice, check)
 st.markdown("\n".join(f"- {escape_markdown(line)}" for line in reading(report)))
-tabs = st.tabs(["Accuracy and Favi-Score", "Confusion of a pair", "Significance DAGs"], key="pe.w.check_tab", on_change="rerun")
+TABS = ["Accuracy and Favi-Score", "Judges side by side", "Confusion of a pair", "Significance DAGs"]
+tabs = st.tabs(TABS, key="pe.w.check_tab", on_change="rerun")
 render = [
     lambda: summary_figures(choice, check),
+    lambda: judges_view(choice, dataset, check),
     lambda: confusion_of_pair(report),
     lambda: dags_side_by_side(choice, check),
 ]

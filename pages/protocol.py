@@ -26,8 +26,13 @@ pw.step_buttons(choice, protocol)
 pw.status(protocol)
 with user_errors("Comparing with the human evaluation", stop=False):
     result = pw.replay_result(protocol)
-tabs = st.tabs(["Pairs", "θ across rounds", "Win rates", "Decided so far", "Baselines"], key="pe.w.protocol_tab", on_change="rerun")
+tabs = st.tabs(
+    ["Leaderboard", "Pairs", "Decisions across rounds", "Win rates", "Decided so far", "Baselines"],
+    key="pe.w.protocol_tab",
+    on_change="rerun",
+)
 render = [
+    lambda: pw.leaderboard(protocol),
     lambda: pw.pairs_view(protocol, result),
     lambda: st.plotly_chart(views.theta_history_figure(protocol), key="pe.fig.theta"),
     lambda: pw.win_rates(protocol),

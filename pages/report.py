@@ -20,9 +20,14 @@ st.download_button(
 st.file_uploader("Restore a session file", type=["json"], key=RESTORE_KEY, on_change=on_restore)
 show_problems(st.session_state.pop("pe.restore_problems", ()), "The session file could not be restored")
 st.subheader("Report")
+figures = st.toggle(
+    "Append the interactive figures",
+    key="pe.w.report_figures",
+    help="adds the diagnostics' figures and the plotly.js bundle (about 4.6 MB)",
+)
 if st.button("Prepare the HTML report", key="pe_report"):
     with user_errors("Writing the report"), st.spinner("Writing the report ..."):
-        html = report_html(st.session_state)
+        html = report_html(st.session_state, figures=figures)
     st.download_button("Download the HTML report (offline, self-contained)", html, "prefeval-report.html", "text/html", key="pe_report_dl")
 st.subheader("Results")
 protocol = st.session_state[state.PROTOCOL]

@@ -54,6 +54,7 @@ from prefeval_core.session import DEFAULT_SAMPLE, DataChoice, sample_names
 from prefeval_core.store import Store, StudySummary, open_store
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
+from prefeval_core.workflow.answers import leaderboard_frame, study_leaderboard
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.studies import Study, list_studies, resume_study, study_parts
@@ -365,6 +366,12 @@ class ReplayResult:
         """θ of every pair across the rounds (the Protocol page's figure)."""
         return theta_history_figure(self.run.state)
 
+    def leaderboard(self) -> pd.DataFrame:
+        """One row per system, best first: mean human score (win rate in a comparisons study) on the
+        judgments revealed, its 95 % bootstrap interval over items, P(top k) (seeded bootstrap),
+        status for the question, judgments spent (:func:`~prefeval_core.workflow.answers.study_leaderboard`)."""
+        return leaderboard_frame(study_leaderboard(self.run.state))
+
     def __repr__(self) -> str:
         s = self.summary
         metrics = f" with {', '.join(self.setup.metrics)}" if self.setup.metrics else " (human only)"
@@ -574,11 +581,15 @@ class StudyView:
         """θ of every pair across the rounds."""
         return theta_history_figure(self.study.state)
 
+    def leaderboard(self) -> pd.DataFrame:
+        """The study's leaderboard so far (as :meth:`ReplayResult.leaderboard`)."""
+        return leaderboard_frame(study_leaderboard(self.study.state))
+
     def __repr__(self) -> str:
         s = self.status
         return (
             f"<Study #{self.study.id} {self.study.record.name} [{self.study.record.dataset}]: round {s.round}, "
-            f"{s.cost_used:,} of {s.budget:,} {s.unit}; {s.answer} ({STOP_WORDS[s.stop_reason]})>"
+            f"{s.cost_used:,} of {s.budget:,} {s.unit}; {s.answer} ({s.stop_words})>"
         )
 
 

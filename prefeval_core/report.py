@@ -41,12 +41,13 @@ class ReportSection:
     html_body: str = field(default="")
 
 
-def html_report(title: str, sections: Sequence[ReportSection]) -> str:
-    """One HTML document with every section's figures; plotly.js inlined once, no external references."""
+def html_report(title: str, sections: Sequence[ReportSection], *, style: str = "") -> str:
+    """One HTML document with every section's figures; plotly.js inlined once (only when there is a
+    figure), no external references; ``style``: more CSS."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{_STYLE}{style}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
     bundle_written = False
@@ -72,7 +73,7 @@ def _summary_table(report: MetricReport) -> str:
     kendall = report.kendall
     rows = [
         ("pairs diagnosed", str(len(report.pairs))),
-        ("jointly rated items", str(report.sign.items)),
+        ("item comparisons (pairs × items both rated)", f"{report.sign.items:,}"),
         ("sample-level sign accuracy", number(report.sign.sample)),
         ("system-level sign accuracy", number(report.sign.system)),
         ("mean |Favi-Score| ± sd", f"{number(report.mean_abs_favi)} ± {number(report.std_abs_favi)}"),

@@ -233,7 +233,7 @@ def test_no_page_requests_anything_outside_the_app_with_hostile_names(app_url: s
         page.get_by_role("button", name="Start protocol").click()
         page.get_by_role("button", name="Next batch").click()
         expect(main.locator('[data-testid="stMetric"]').filter(has_text="Round")).to_contain_text("1")
-        open_tabs(page, {"θ across rounds": 1, "Win rates": 2, "Decided so far": 1})
+        open_tabs(page, {"Decisions across rounds": 1, "Win rates": 2, "Decided so far": 1})
 
         # Annotate: a hostile annotator name, one annotation by key.
         page.get_by_role("link", name="Annotate").click()

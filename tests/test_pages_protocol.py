@@ -38,7 +38,7 @@ def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
     at.button(key="pe_undo").click()
     run_ok(at)
     assert same_state(at.session_state["pe.protocol"], first)
-    for tab, charts in [("θ across rounds", 1), ("Win rates", 2), ("Decided so far", 1)]:  # only the open tab is drawn
+    for tab, charts in [("Decisions across rounds", 1), ("Win rates", 2), ("Decided so far", 1)]:  # only the open tab is drawn
         at.session_state["pe.w.protocol_tab"] = tab
         run_ok(at)
         assert len(at.get("plotly_chart")) == charts
@@ -52,7 +52,13 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     values = metric_values(at)
     assert protocol.table.unit == "ratings" and values["Ratings used"] == f"{protocol.cost_used:,}"
     assert 0 < protocol.cost_used < 1600  # a top-1 question does not need every rating
-    assert any("The best system" in i.value or "is the best system" in i.value for i in at.info)
+    assert "The best system" in at.info[0].value or "is the best system" in at.info[0].value  # the answer comes first
+    board = at.dataframe[0].value  # the leaderboard is the first tab
+    assert list(board.columns[:2]) == ["system", "mean human score"] and len(board) == 16
+    assert board["P(top 1)"].sum() == pytest.approx(1.0)
+    assert list(board["mean human score"]) == sorted(board["mean human score"], reverse=True)
+    at.session_state["pe.w.protocol_tab"] = "Pairs"
+    run_ok(at)
     assert "Full evaluation's top-1 tier: M0, M17, M22, M23" in shown(" ".join(m.value for m in at.markdown))
 
 
@@ -101,7 +107,14 @@ def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa
     report.button(key="pe_report").click()
     run_ok(report)
     html = downloads(report, "Download the HTML report (offline, self-contained)").decode()
-    assert "<h2>Protocol</h2>" in html and "Significance DAGs" in html
+    headings = re.findall(r"<h2>(.*?)</h2>", html)
+    assert headings[:2] == ["Summary", "Leaderboard"] and "<script" not in html and len(html) < 1_000_000  # no figures asked for
+    report.toggle(key="pe.w.report_figures").set_value(True)
+    report.button(key="pe_report").click()
+    run_ok(report)
+    html = downloads(report, "Download the HTML report (offline, self-contained)").decode()
+    assert re.findall(r"<h2>(.*?)</h2>", html)[:2] == ["Summary", "Leaderboard"] and "Significance DAGs" in html
+    assert html.count("Plotly.newPlot") >= 3 and html.count("plotly.js v") <= 2  # the bundle once (its banner)
     assert not re.search(r"<script[^>]*\ssrc=|<link[^>]*\shref=[\"']?https?:", html)  # plotly.js inlined, nothing fetched
     results = downloads(report, "Results as CSV").decode().splitlines()
     assert results[0].startswith("system A,system B,human outcomes") and len(results) == 121
@@ -114,6 +127,7 @@ def test_run_to_the_end_stops_at_the_budget() -> None:
     protocol: ProtocolState = at.session_state["pe.protocol"]
     assert protocol.cost_used == 2500 and protocol.round >= 3
     assert "The protocol has finished: the budget is spent" in " ".join(c.value for c in at.caption)
+    assert "with human judgments only) and decided" in " ".join(c.value for c in at.caption)  # what the judge bought
     assert at.button(key="pe_run").disabled
 
 

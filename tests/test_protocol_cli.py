@@ -79,8 +79,9 @@ def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.
     assert 0.35 < summary["annotation_fraction"] < 0.55
     assert summary["cost_unit"] == "comparisons" and summary["cost_fraction"] == summary["annotation_fraction"]
     ratings = run_json(capsys, [*base, "--error-control", "none"])["summary"]
-    # 1,200 scores are the mean of three experts the data keep apart (3 ratings each), 400 are single
-    assert (ratings["cost_unit"], ratings["cost_available"]) == ("ratings", 1200 * 3 + 400)
+    # 1,200 scores are the mean of three experts the data keep apart (3 ratings each); the other 400
+    # are published only as that mean, but the same three experts rated them: 4,800 in all (method.md §13)
+    assert (ratings["cost_unit"], ratings["cost_available"]) == ("ratings", 1600 * 3)
     assert ratings["cost_used"] == ratings["cost_available"] and ratings["stop_reason"] == "exhausted"
     top = run_json(capsys, [*base, "--question", "top-k", "--k", "1"])["summary"]
     assert top["reference_answer"] == ["M0", "M17", "M22", "M23"] and top["false_exclusions"] == 0

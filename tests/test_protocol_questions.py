@@ -8,7 +8,6 @@ import pytest
 from prefeval_core.errors import SettingsError, UnknownNameError
 from prefeval_core.protocol import Question
 from prefeval_core.protocol.questions import (
-    TopKAnswer,
     check_question,
     open_pairs,
     question_pairs,
@@ -78,28 +77,6 @@ def test_open_pairs_per_question() -> None:
 def test_the_reference_tier_is_one_pass_on_all_decisions() -> None:
     reference = decisions(ac=GT, ad=GT, bc=GT, bd=GT)  # a and b tie above c and d
     assert reference_members(reference, PAIRS, 4, k=1).tolist() == [True, True, False, False]
-
-
-@pytest.mark.parametrize(
-    ("answer", "finished", "words"),
-    [
-        (TopKAnswer(1, ("a",), ("a",)), True, "a is the best system."),
-        (TopKAnswer(3, ("b", "c", "d"), ()), False, "b, c and d are the best three."),
-        (
-            TopKAnswer(3, ("M0", "M17", "M22", "M23"), ("M17", "M22", "M23")),
-            False,
-            "M17, M22 and M23 are among the best three; M0 cannot be separated from them yet.",
-        ),
-        (
-            TopKAnswer(1, ("M0", "M17"), ()),
-            True,
-            "The best system is one of M0 and M17; they cannot be separated with the judgments available.",
-        ),
-        (TopKAnswer(2, ("a", "b", "c"), ("a",)), False, "a is among the best two; b and c cannot be separated from it yet."),
-    ],
-)
-def test_the_answer_in_words(answer: TopKAnswer, finished: bool, words: str) -> None:
-    assert answer.words(finished=finished) == words
 
 
 def test_top_k_answer_names_members_and_sure_ones() -> None:

@@ -29,6 +29,7 @@ from prefeval_core.protocol import (
     stop_reason,
     undo_round,
 )
+from prefeval_core.workflow.answers import answer_words
 from tests.protocol_fixtures import comparison_table, ratings_table, same_state
 
 GT, EQ, LT = 0, 1, 2
@@ -252,7 +253,7 @@ def test_top_k_excludes_systems_and_stops_rating_them() -> None:
     result = protocol_result(state)
     assert result.top_k is not None
     assert result.top_k.answer.members == ("a",) and result.top_k.exact_match
-    assert result.top_k.answer.words(finished=True) == "a is the best system."
+    assert answer_words(state) == "a is the best system."
     assert stop_reason(state) == "answered"
     # after round 1 only a remains: nobody is rated again
     assert state.round == 1 and state.cost_used == 40

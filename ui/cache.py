@@ -32,13 +32,15 @@ from prefeval_core.session import DataChoice
 from prefeval_core.tasks import Task
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
-from prefeval_core.workflow import StudySetup, annotators, views
+from prefeval_core.workflow import StudySetup, annotators, study_report, views
 from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
+from prefeval_core.workflow.judges import JudgeComparison, compare_judges
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check_metric
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
 from prefeval_core.workflow.request_files import RequestFileFormat
 from prefeval_core.workflow.request_files import request_files as files_of
+from prefeval_core.workflow.study_report import JudgeBought
 
 MAX_UPLOAD_MB = 50
 """Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
@@ -108,6 +110,14 @@ def baselines(protocol: ProtocolState) -> pd.DataFrame:
     return baselines_frame(protocol, baselines_at(protocol))
 
 
+@st.cache_data(
+    max_entries=4, hash_funcs={ProtocolState: state_to_json}, show_spinner="Running the same study with human judgments only ..."
+)
+def judge_bought(protocol: ProtocolState) -> JudgeBought | None:
+    """What the study's judge saved against the same replay with human judgments only."""
+    return study_report.judge_bought(protocol)
+
+
 @st.cache_data(max_entries=8, hash_funcs={ProtocolState: state_to_json}, show_spinner="Deciding with and without each metric ...")
 def contributions(protocol: ProtocolState, pair: int) -> pd.DataFrame:
     """:func:`prefeval_core.workflow.views.contributions_frame`, cached per state and pair."""
@@ -118,6 +128,12 @@ def contributions(protocol: ProtocolState, pair: int) -> pd.DataFrame:
 def metric_report(choice: DataChoice, check: MetricCheck) -> MetricReport:
     """Every diagnostic of the metric check (method.md §6-§9)."""
     return check_metric(dataset(choice), check)
+
+
+@st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Comparing the judges ...")
+def judge_comparison(choice: DataChoice, human: str, judges: tuple[str, ...], k: int, eps: float) -> JudgeComparison:
+    """Judges side by side against the human rater, with single annotators as the reference."""
+    return compare_judges(dataset(choice), human, judges, k=k, eps=eps)
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner="Scoring the texts ...")

@@ -13,9 +13,10 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.diagnostics.metric_report import MetricReport, report_json
 from prefeval_core.figures.confusion import confusion_heatmap
 from prefeval_core.session import DataChoice
+from prefeval_core.workflow.judges import default_judges, judge_candidates, judges_frame
 from prefeval_core.workflow.metric_check import MetricCheck
 from ui import cache, state
-from ui.errors import user_errors
+from ui.errors import escape_markdown, user_errors
 
 
 def metric_picker(dataset: Dataset, check: MetricCheck) -> MetricCheck:
@@ -34,12 +35,39 @@ def metric_picker(dataset: Dataset, check: MetricCheck) -> MetricCheck:
     return st.session_state[state.CHECK] or check
 
 
+def judges_view(choice: DataChoice, dataset: Dataset, check: MetricCheck) -> None:
+    """Several judges side by side against the human rater, single annotators as the reference, a verdict on each."""
+    candidates = list(judge_candidates(dataset, check.human))
+    if not candidates:
+        st.info("No rater of these data gives scores to compare with the human rater.")
+        return
+    c = st.columns([4, 1])
+    default = default_judges(dataset, check.human, check.metric, state.raters(dataset)[1])
+    chosen = c[0].multiselect("Judges", candidates, default=list(default), key="pe.w.judges")
+    k = int(c[1].number_input("k (top-k boundary)", 1, max(1, len(dataset.systems) - 1), 3, key="pe.w.judges_k"))
+    if not chosen:
+        st.info("Choose one or more judges.")
+        return
+    with user_errors("Comparing the judges"):
+        comparison = cache.judge_comparison(choice, check.human, tuple(chosen), k, check.eps)
+    st.dataframe(judges_frame(comparison), hide_index=True, width="stretch")
+    st.caption(
+        escape_markdown(
+            f"On the {len(comparison.systems)} systems every rater scored. System accuracy: share of pairs of systems that the "
+            f"judge's mean scores order as {comparison.human}'s do (not item wins); Kendall τ between the two vectors of means; "
+            f"inversions: pairs in opposite order; |Favi|: mean absolute Favi-Score over pairs with one system in the top {k} by "
+            f"{comparison.human}'s means and one outside. {comparison.reference_note()} Verdict — {comparison.rule}"
+        )
+    )
+
+
 def reading(report: MetricReport) -> list[str]:
     """A few sentences saying what the figures show, in plain words (numbers from ``report``)."""
     metric, human = report.metric, report.human
     lines = [
         f"{metric} agrees with {human} on which system is better for {report.sign.sample:.0%} of the items "
-        f"(sample-level sign accuracy) and for {report.sign.system:.0%} of the {report.sign.pairs} system pairs (system-level)."
+        f"(sample-level sign accuracy) and for {report.sign.system:.0%} of the {report.sign.pairs} system pairs (system-level: "
+        "whether the metric's item wins and the human's point the same way — counted from item wins, not from mean scores)."
     ]
     if report.kendall is not None and not math.isnan(report.kendall.tau):
         lines.append(
@@ -96,9 +124,11 @@ def metric_pairs_frame(report: MetricReport) -> pd.DataFrame:
     metric outcomes and the naive outcome's error type (confusion rows = metric, columns = human)."""
     frame = pd.DataFrame(report_json(report)["pairs"])
     words = {0: "> A better", 1: "not significant", 2: "< B better"}
-    frame["confusion"] = frame["confusion"].map(str)
-    frame["favi_interval"] = frame["favi_interval"].map(lambda v: f"[{v[0]:+.2f}, {v[1]:+.2f}]")
+    agree = np.trace(report.confusions.K, axis1=1, axis2=2)
+    frame["confusion"] = [f"same outcome on {int(a)} of {int(n)} items" for a, n in zip(agree, frame["items"], strict=True)]
+    frame["favi_interval"] = frame["favi_interval"].map(lambda v: f"{v[0]:+.2f} to {v[1]:+.2f}")
     frame["human reference"] = [words[int(c)] for c in report.dags.reference]
     frame["naive metric"] = [words[int(c)] for c in report.dags.naive]
     frame["error type"] = [ERROR_LABELS.get(t, t) for t in report.dags.naive_error_types]
-    return frame
+    names = {"system_a": "system A", "system_b": "system B", "confusion": "agreement", "favi": "Favi-Score"}
+    return frame.rename(columns=names | {"favi_interval": "Favi-Score 95% interval", "errors": "errors (items)"})

@@ -34,6 +34,7 @@ from prefeval_core.protocol import (
 from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow.answers import STATUS_WORDS, leaderboard_frame, study_leaderboard
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import begin_study, undo_study
 from ui import cache, state, studies
@@ -47,10 +48,13 @@ UNITS = {
     "comparisons": "comparisons of two outputs",
 }
 CONTROLS = {
-    "spending": "spending over the pool (γ over the whole run)",
-    "anytime": "anytime-valid e-values (γ over any looks)",
+    "spending": "per pair: spending over the pool (γ over the whole run)",
+    "anytime": "per pair: anytime-valid e-values (γ over any looks)",
+    "question": "the whole answer: γ over all looks and all pairs",
     "none": "none (the paper: γ at every look)",
 }
+STATISTICS = {"sign": "sign: better / worse items (the paper)", "mean": "mean score difference (ratings)"}
+PER_REQUEST = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
 MODELS = {"full": "Metric + human (full model)", "human_only": "Human only"}
 
 
@@ -110,7 +114,14 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         eps = c[3].number_input(
             "Metric tie threshold", 0.0, 1e6, values.eps_metric, format="%.4f", help="score differences up to this are ties"
         )
-        per_item = st.number_input(
+        c = list(st.columns(4))
+        statistic = _pick(c[0], "Statistic", STATISTICS, values.statistic, help="mean: decided with error control question or anytime")
+        delta = c[1].number_input(
+            "Equivalence margin δ (0 = none)", 0.0, 1e6, values.delta or 0.0, format="%.3f",
+            help="mean statistic: pairs shown to differ by less than δ (score units) are decided equivalent",
+        )  # fmt: skip
+        per_request = _pick(c[2], "A request buys", PER_REQUEST, values.ratings_per_request, help="where the data keep annotators apart")
+        per_item = c[3].number_input(
             "Judgments per item (live)", 1, 20, values.judgments_per_item, help="each requested item goes to this many different annotators"
         )
         fraction = st.slider(
@@ -124,7 +135,8 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
                     mode="replay", question=question, unit=None if unit == "auto" else unit, budget=int(budget) or None, batch=int(batch),
                     seed=int(seed), error_control=control, gamma=float(gamma), futility=float(beta) if futility_on else None,
                     model=model, sampler=sampler, policy=policy, eps_metric=float(eps), human_fraction=float(fraction),
-                    judgments_per_item=int(per_item),
+                    judgments_per_item=int(per_item), statistic=statistic, delta=float(delta) or None,
+                    ratings_per_request=per_request,
                 )  # fmt: skip
                 if mode == "live":
                     setup = live_setup(choice, setup)
@@ -190,16 +202,31 @@ def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgmen
 
 
 def status(protocol: ProtocolState) -> None:
-    """The run at a glance: round, cost in the study's unit, decided pairs, and the answer in words."""
+    """The run at a glance: the answer in names first, then round, cost in the study's unit, decided pairs."""
     now = views.study_status(protocol)
+    st.info(f"**{escape_markdown(protocol.settings.question.describe().capitalize())}:** {escape_markdown(now.answer)}")
     c = st.columns(4)
     c[0].metric("Round", now.round)
     c[1].metric(f"{now.unit.capitalize()} used", f"{now.cost_used:,}", help=f"of a budget of {now.budget:,} {now.unit}")
     c[2].metric("Decided pairs", f"{now.decided} / {now.pairs}", help="pairs of the question with a significant winner")
     c[3].metric("Pairs that still matter", now.matter, help="undecided pairs whose judgments can still change the answer")
-    st.info(escape_markdown(now.answer))
     if now.finished:
-        st.caption(f"The protocol has finished: {views.STOP_WORDS[now.stop_reason]}.")
+        st.caption(f"The protocol has finished: {now.stop_words}.")
+        setup = state.setup()
+        if setup is None or setup.mode == "replay":
+            with user_errors("Measuring what the judge bought", stop=False):
+                bought = cache.judge_bought(protocol)
+                st.caption("No judge in the decision model: human judgments only." if bought is None else bought.words())
+
+
+def leaderboard(protocol: ProtocolState) -> None:
+    """Each system's score on the judgments revealed, its interval, P(top k), status and judgments spent."""
+    board = study_leaderboard(protocol)
+    st.dataframe(
+        leaderboard_frame(board), hide_index=True, width="stretch",
+        column_config={f"P(top {board.k})": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
+    )  # fmt: skip
+    st.caption(board.method() + " " + STATUS_WORDS[protocol.settings.question.kind])
 
 
 def replay_result(protocol: ProtocolState) -> ProtocolResult | None:
@@ -234,7 +261,10 @@ def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     reference = None
     if result is not None and len(result.pairs) == len(pairs):
         reference = tuple(int(c) for c in result.comparison.reference)
-    title = "What is decided so far" + (" (edges coloured by error type against the full human evaluation)" if reference else "")
+    control = views.CONTROL_WORDS[protocol.settings.error_control].split(" (")[0]
+    title = f"What is decided so far (error control: {control}, γ = {protocol.settings.gamma:g})" + (
+        "<br><sup>edges coloured by error type against the full human evaluation</sup>" if reference else ""
+    )
     figure, cycles = cache.decisions_dag_figure(pairs, tuple(int(d) for d in protocol.decisions), reference, theta, title)
     st.plotly_chart(figure, key="pe.fig.dag")
     if cycles:
@@ -244,7 +274,7 @@ def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
 def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     """The comparison with the human evaluation (replay) and the table of pairs."""
     if result is not None:
-        comparison_view(result)
+        comparison_view(protocol, result)
     frame = views.pairs_frame(protocol)
     undecided = frame["decision"] == views.DECISION_WORDS[1]
     if st.toggle(f"Only the {int(undecided.sum())} undecided pairs", key="pe.w.only_undecided"):
@@ -252,9 +282,12 @@ def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", height=320)
 
 
-def comparison_view(result: ProtocolResult) -> None:
-    """Cost in the study's unit, the paper's pair-outcome fraction, agreement with the full evaluation."""
-    correct = np.isin(result.comparison.error_types, ["correct_significant", "correct_undecided"]).mean()
+def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:
+    """Cost in the study's unit, the paper's pair-outcome fraction, agreement with the full evaluation
+    over the pairs that may be scored (:func:`~prefeval_core.workflow.views.scored_pairs`)."""
+    scored = views.scored_pairs(protocol, result)
+    types = result.comparison.error_types[scored]
+    correct = np.isin(types, ["correct_significant", "correct_undecided"]).mean() if scored.any() else float("nan")
     c = st.columns(4)
     c[0].metric(
         f"Share of the full evaluation's {result.unit}",
@@ -263,16 +296,23 @@ def comparison_view(result: ProtocolResult) -> None:
     )
     c[1].metric("Pair outcomes used (the paper's Ann.)", f"{result.annotation_fraction:.1%}", help="human pair outcomes used / available")
     c[2].metric("Mean KLD to the human evaluation", f"{result.comparison.mean_kld:.4f} nats")
-    c[3].metric("Correct decisions", f"{correct:.1%}", help="same outcome as the full human evaluation (significant or not)")
+    c[3].metric("Correct decisions", "–" if np.isnan(correct) else f"{correct:.1%}", help=SCORED_HELP)
     if result.top_k is not None:
         top = result.top_k
         st.markdown(
             escape_markdown(f"Full evaluation's top-{top.answer.k} tier: {', '.join(top.reference.members)}. ")
             + ("**Exact match.**" if top.exact_match else f"False exclusions: **{top.false_exclusions}**, extras: **{top.extras}**.")
         )
-    types, counts = np.unique(result.comparison.error_types, return_counts=True)
-    frame = pd.DataFrame({"error type": [ERROR_LABELS.get(t, t) for t in types], "pairs": counts, "share": counts / counts.sum()})
+    names, counts = np.unique(types, return_counts=True)
+    frame = pd.DataFrame({"error type": [ERROR_LABELS.get(t, t) for t in names], "pairs": counts, "share": counts / max(1, counts.sum())})
+    st.caption(f"Error types over {int(scored.sum())} of the question's {len(result.pairs)} pairs. {SCORED_HELP}")
     st.dataframe(frame, hide_index=True)
+
+
+SCORED_HELP = (
+    "Counted: the question's pairs (top-k: those with a system in the answer or the full evaluation's tier); "
+    "while the run goes on, only pairs already decided — an open pair is no error yet."
+)
 
 
 def baselines_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
@@ -282,7 +322,10 @@ def baselines_view(protocol: ProtocolState, result: ProtocolResult | None) -> No
         return
     st.caption(
         f"On the {int(result.human_used.sum()):,} human pair outcomes this run revealed ({views.cost_sentence(protocol, result)}) "
-        "every method decides every pair; the counts are pairs per error type against the full human evaluation."
+        "every method decides every pair of the question; the counts are pairs per error type against the full human evaluation. "
+        "PPI++, the classical interval and Bradley–Terry look once at everything revealed, with no sequential error control and "
+        "no question to stop at: they decide more pairs than a run that stopped asking about pairs that could no longer "
+        "change its answer, and pay for it in inversions and insertions."
     )
     if st.button("Compare with PPI++ and Bradley–Terry", key="pe_baselines"):
         with user_errors("Running the baselines"):

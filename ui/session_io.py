@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -15,9 +16,11 @@ from prefeval_core.report import ReportSection, diagnostics_sections, html_repor
 from prefeval_core.session import SessionSnapshot, session_from_json
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow.judges import default_judges
 from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session_restore import restore_session, session_dataset
 from prefeval_core.workflow.studies import begin_study
+from prefeval_core.workflow.study_report import judge_bought, judges_section, metric_section, study_report_html
 from ui import cache, state, studies
 from ui.page import flash
 
@@ -87,16 +90,32 @@ def on_restore() -> None:
     flash(f"Restored the session saved at {snap.saved_at} ({added} annotations added to the store).")
 
 
-def report_html(session: Mapping[str, Any]) -> str:
-    """The offline HTML report: the metric check's diagnostics (if there is a metric) and the protocol (if started)."""
+def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
+    """The offline HTML report: with a protocol, the study report (summary, leaderboard, judges,
+    settings, diagnostics); without one, the metric check and the judges. ``figures``: append the
+    interactive figures (brings the plotly.js bundle, about 4.6 MB)."""
     choice = session[state.DATA]
-    sections: list[ReportSection] = []
-    check = state.metric_check(cache.dataset(choice))
-    if check is not None:
-        sections += diagnostics_sections(cache.metric_report(choice, check), seed=check.seed)
+    dataset = cache.dataset(choice)
     protocol: ProtocolState | None = session[state.PROTOCOL]
-    if protocol is not None:
-        setup: StudySetup | None = session[state.SETUP]
-        result = protocol_result(protocol) if setup is None or setup.mode == "replay" else None
-        sections.append(views.protocol_section(protocol, result))
-    return html_report(f"prefeval report: {choice.name}", sections)
+    check = state.metric_check(dataset)
+    metric = None if check is None else cache.metric_report(choice, check)
+    appendix = []
+    if figures and metric is not None and check is not None:
+        appendix = diagnostics_sections(metric, confusions_shown=3, seed=check.seed)
+    judges = None
+    if check is not None and (chosen := default_judges(dataset, check.human, check.metric, tuple(session[state.METRICS] or ()))):
+        question = None if protocol is None else protocol.settings.question
+        k = question.k if question is not None and question.kind == "top-k" else 1
+        with contextlib.suppress(PrefevalError):  # judges that share no system with the human rater: no section
+            judges = cache.judge_comparison(choice, check.human, chosen, k, check.eps)
+    title = f"prefeval report: {choice.name}"
+    if protocol is None:
+        sections = [*([] if metric is None else [metric_section(metric)]), *([] if judges is None else [judges_section(judges)])]
+        return html_report(title, [*sections, *appendix])
+    setup: StudySetup | None = session[state.SETUP]
+    replay = setup is None or setup.mode == "replay"
+    result = protocol_result(protocol) if replay else None
+    if figures:
+        appendix.append(ReportSection("Decisions across rounds", figures=(views.theta_history_figure(protocol),)))
+    bought = judge_bought(protocol) if replay else None
+    return study_report_html(title, protocol, result, judges=judges, metric=metric, bought=bought, appendix=appendix)

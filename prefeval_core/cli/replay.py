@@ -26,6 +26,7 @@ from prefeval_core.protocol.settings import STATISTICS
 from prefeval_core.sequential.evidence import ERROR_CONTROLS
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS
+from prefeval_core.workflow.views import study_status
 
 
 def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False) -> None:
@@ -170,8 +171,9 @@ def run(args: argparse.Namespace) -> int:
     table = study_table(dataset, setup)
 
     def report(state: ProtocolState) -> None:
-        open_pairs = int((state.decisions == 1).sum())
-        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {open_pairs} of {table.n_pairs} pairs undecided")
+        status = study_status(state)  # the question's pairs only
+        undecided = status.pairs - status.decided
+        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {undecided} of {status.pairs} pairs undecided")
 
     output = replay_json(run_replay(table, setup, progress=report))
     if args.json:
@@ -189,8 +191,8 @@ def print_replay(output: dict[str, Any]) -> None:
             f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
             f"reference {pair['human_reference']}  {pair['error_type']}"
         )
-    if "answer_words" in summary:
-        print(summary["answer_words"])
+    print(summary["answer_words"])
+    if "reference_answer" in summary:
         print(
             f"reference tier: {', '.join(summary['reference_answer'])}; exact match {summary['exact_match']}, "
             f"false exclusions {summary['false_exclusions']}, extras {summary['extras']}"

@@ -26,7 +26,7 @@ from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
 from prefeval_core.workflow.studies import Study, all_study_details, archive_study, list_studies, record_state, rename_study
-from prefeval_core.workflow.views import STOP_WORDS, study_status
+from prefeval_core.workflow.views import study_status
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -163,7 +163,7 @@ def _shown(study: Study) -> dict[str, Any]:
         "id": study.id,
         "name": study.record.name,
         "dataset": study.record.dataset,
-        "stop_words": STOP_WORDS[status.stop_reason],
+        "stop_words": status.stop_words,
         "requested": len(next_request(study.state)),
         "setup": study.setup.as_dict(),
     }

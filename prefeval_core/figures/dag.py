@@ -8,6 +8,12 @@ omission, yellow insertion). Pairs the reference decided but this evaluation did
 (omissions) are drawn dotted. Edges spanning several layers are drawn curved so that they do
 not run through the systems between. Systems on a cycle get a thick reddish-purple frame, and
 the cycles are listed under the title.
+
+Legend counts are **pairs**, all of them (the same counts as any list of error types beside the
+figure), with how many are drawn as edges when the transitive reduction leaves some out.
+Systems without any decided pair are drawn on their own row under the layers, never beside the
+best. From :data:`MATRIX_FROM` systems on, :func:`dag_figure` draws a matrix instead of a graph
+(a diagram of that many systems is a tangle).
 """
 
 from __future__ import annotations
@@ -22,19 +28,22 @@ from prefeval_core.comparison import ERROR_COLOURS, ERROR_LABELS, ERROR_TYPES
 from prefeval_core.figures._style import CYCLE_COLOUR, NEUTRAL, base_layout
 from prefeval_core.partial_order import PartialOrder
 
+MATRIX_FROM = 16
+"""From this many systems on, the decisions are drawn as a matrix (:func:`decision_matrix_figure`)."""
 EDGE_HOVER_TRACE = "edges"
 """``name`` of the marker trace at the edge midpoints; its ``customdata`` rows are
 ``(winner, loser, error type or "")``, one per Hasse edge drawn."""
 
 
 def layer_positions(order: PartialOrder) -> dict[str, tuple[float, float]]:
-    """``(x, y)`` of each system: ``y = -layer``; each layer centred on ``x = 0``.
+    """``(x, y)`` of each system: ``y = -layer``; each layer centred on ``x = 0``; systems
+    without a decided pair on a row of their own under the layers (:func:`drawn_layers`).
 
     Layer 0 is ordered by name; every further layer by the mean ``x`` of each system's
     parents in the Hasse diagram (the barycentre heuristic, fewer crossings), then by name.
     """
     positions: dict[str, tuple[float, float]] = {}
-    for depth, layer in enumerate(order.layers):
+    for depth, layer in enumerate(drawn_layers(order)):
 
         def barycentre(system: str) -> float:
             parents = [positions[p][0] for p in order.hasse.predecessors(system) if p in positions]
@@ -44,6 +53,38 @@ def layer_positions(order: PartialOrder) -> dict[str, tuple[float, float]]:
         for index, system in enumerate(ordered):
             positions[system] = (index - (len(ordered) - 1) / 2, -float(depth))
     return positions
+
+
+def undecided_systems(order: PartialOrder) -> tuple[str, ...]:
+    """Systems without any decided pair (sorted)."""
+    return tuple(sorted(s for s in order.graph.nodes if order.graph.degree(s) == 0))
+
+
+def drawn_layers(order: PartialOrder) -> tuple[tuple[str, ...], ...]:
+    """The rank layers without the undecided systems, then (if any) one row of those."""
+    apart = set(undecided_systems(order))
+    layers = tuple(kept for layer in order.layers if (kept := tuple(s for s in layer if s not in apart)))
+    return layers + ((tuple(sorted(apart)),) if apart else ())
+
+
+def type_counts(order: PartialOrder, reference: PartialOrder | None = None) -> dict[str, tuple[int, int]]:
+    """Per error type (``""``: no type): ``(pairs, edges drawn)``; ``omission`` counts the pairs the
+    reference decided and this order did not (drawn: those that are Hasse edges of ``reference``)."""
+    counts: dict[str, tuple[int, int]] = {}
+    drawn = {(a, b) for a, b in order.hasse.edges}
+    for a, b, attributes in order.graph.edges(data=True):
+        kind = str(attributes.get("error_type", ""))
+        pairs, edges = counts.get(kind, (0, 0))
+        counts[kind] = (pairs + 1, edges + ((a, b) in drawn))
+    if order.omitted:
+        shown = [e for e in order.omitted if reference is None or reference.hasse.has_edge(*e)]
+        counts["omission"] = (len(order.omitted), len(shown))
+    return counts
+
+
+def _legend(label: str, pairs: int, drawn: int) -> str:
+    unit = "pair" if pairs == 1 else "pairs"
+    return f"{label}: {pairs} {unit}" + ("" if drawn == pairs else f" ({drawn} drawn)")
 
 
 def edge_path(
@@ -76,7 +117,10 @@ def dag_figure(
             edges of its Hasse diagram are drawn (the rest are implied by them).
         show_omitted: draw the reference's decisions missing here as dotted blue lines.
     """
+    if order.graph.number_of_nodes() >= MATRIX_FROM:
+        return decision_matrix_figure(order, title=title, reference=reference)
     positions = layer_positions(order)
+    counts = type_counts(order, reference)
     figure = go.Figure()
     by_type: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for winner, loser, attributes in order.hasse.edges(data=True):
@@ -87,7 +131,7 @@ def dag_figure(
             continue
         colour = ERROR_COLOURS[kind] if kind else NEUTRAL  # type: ignore[index]
         label = ERROR_LABELS[kind] if kind else "decided"  # type: ignore[index]
-        figure.add_trace(_segments(edges, positions, colour, f"{label} ({len(edges)})", dash="solid"))
+        figure.add_trace(_segments(edges, positions, colour, _legend(label, *counts[kind]), dash="solid"))
         for winner, loser in edges:
             xs, ys = edge_path(positions[winner], positions[loser])
             # the arrow's shaft (a straight chord) must outlast its standoff but hug a curve
@@ -113,8 +157,15 @@ def dag_figure(
     if reference is not None:
         omitted = [edge for edge in omitted if reference.hasse.has_edge(*edge)]
     if show_omitted and omitted:
+        omission_label = _legend("Omission: decided by humans, not here", *counts["omission"])
         figure.add_trace(
-            _segments(omitted, positions, ERROR_COLOURS["omission"], f"decided by humans, not here ({len(omitted)})", dash="dot")
+            _segments(
+                omitted,
+                positions,
+                ERROR_COLOURS["omission"],
+                omission_label,
+                dash="dot",
+            )
         )
     figure.add_trace(_edge_hover(order, positions))
     figure.add_trace(_nodes(order, positions))
@@ -135,18 +186,57 @@ def dag_figure(
         )
     cycle_text = "; ".join(" > ".join((*cycle, cycle[0])) for cycle in order.cycles)
     subtitle = f"<br><sup>cycle{'s' if len(order.cycles) > 1 else ''}: {cycle_text}</sup>" if order.cycles else ""
-    widest = max((len(layer) for layer in order.layers), default=1)
+    rows = drawn_layers(order)
+    apart = bool(undecided_systems(order))
+    widest = max((len(layer) for layer in rows), default=1)
     figure.update_xaxes(visible=False, range=[-(widest + 1) / 2, (widest + 1) / 2])
     figure.update_yaxes(
         title_text="rank layer (0 = best)",
-        tickvals=[-d for d in range(len(order.layers))],
-        ticktext=[str(d) for d in range(len(order.layers))],
-        range=[-len(order.layers) + 0.5, 0.5],
+        tickvals=[-d for d in range(len(rows))],
+        ticktext=[str(d) for d in range(len(rows) - apart)] + (["no pair decided"] if apart else []),
+        range=[-len(rows) + 0.5, 0.5],
         zeroline=False,
         showgrid=False,
     )
     figure.update_layout(legend={"title": {"text": "edge (A → B: A significantly better)"}})
-    return base_layout(figure, title + subtitle, height=max(360, 110 * len(order.layers) + 140))
+    return base_layout(figure, title + subtitle, height=max(360, 110 * len(rows) + 140))
+
+
+def decision_matrix_figure(order: PartialOrder, *, title: str, reference: PartialOrder | None = None) -> go.Figure:
+    """The decisions as a matrix: cell (row A, column B) coloured by the error type of "A
+    significantly better than B" (omissions: the reference's decision missing here); systems by
+    rank layer, undecided ones last. Legend counts as in :func:`dag_figure` (pairs)."""
+    systems = [s for layer in drawn_layers(order) for s in layer]
+    index = {s: i for i, s in enumerate(systems)}
+    kinds = [*ERROR_TYPES, ""]
+    z = np.full((len(systems), len(systems)), np.nan)
+    text = np.full((len(systems), len(systems)), "", dtype=object)
+    cells = [(a, b, str(attributes.get("error_type", ""))) for a, b, attributes in order.graph.edges(data=True)]
+    cells += [(a, b, "omission") for a, b in order.omitted]
+    for a, b, kind in cells:
+        z[index[a], index[b]] = kinds.index(kind) + 0.5  # the middle of the kind's band of the colour scale
+        text[index[a], index[b]] = f"{a} > {b}" + (f"<br>{ERROR_LABELS[kind]}" if kind else "")  # type: ignore[index]
+    colours = [ERROR_COLOURS[k] if k else NEUTRAL for k in kinds]  # type: ignore[index]
+    scale = [[step / len(kinds), colour] for i, colour in enumerate(colours) for step in (i, i + 1)]
+    figure = go.Figure(
+        go.Heatmap(
+            z=z, x=systems, y=systems, zmin=0, zmax=len(kinds), colorscale=scale, showscale=False,
+            text=text, hoverinfo="text", xgap=1, ygap=1,
+        )
+    )  # fmt: skip
+    counts = type_counts(order, reference)
+    for kind in kinds:  # legend entries only (the cells are the heatmap's)
+        if kind in counts:
+            label = ERROR_LABELS[kind] if kind else "decided"  # type: ignore[index]
+            figure.add_trace(
+                go.Scatter(x=[None], y=[None], mode="markers", marker={"color": colours[kinds.index(kind)], "size": 10, "symbol": "square"},
+                           name=_legend(label, counts[kind][0], counts[kind][0]))
+            )  # fmt: skip
+    figure.update_yaxes(autorange="reversed", title_text="significantly better (row) …")
+    figure.update_xaxes(title_text="… than (column)", tickangle=-45)
+    figure.update_layout(legend={"title": {"text": "cell: row significantly better than column"}}, plot_bgcolor="#F7F7F7")
+    return base_layout(figure, title + "<br><sup>systems by rank layer, best first; those without a decided pair last</sup>",
+                       height=max(420, 26 * len(systems) + 200))  # fmt: skip
 
 
 def _segments(edges: list[tuple[str, str]], positions: dict[str, tuple[float, float]], colour: str, name: str, *, dash: str) -> go.Scatter:

@@ -112,34 +112,6 @@ class TopKAnswer:
     members: tuple[str, ...]
     sure: tuple[str, ...]
 
-    def words(self, *, finished: bool = False) -> str:
-        """The answer in plain words, e.g. "M17, M22 and M23 are the best three; M0 cannot be
-        separated from them yet"."""
-        k_words = _NUMBER_WORDS.get(self.k, str(self.k))
-        best = "the best system" if self.k == 1 else f"the best {k_words}"
-        when = "with the judgments available" if finished else "yet"
-        if len(self.members) <= self.k:
-            verb = "is" if len(self.members) == 1 else "are"
-            return f"{_listing(self.members)} {verb} {best}."
-        uncertain = tuple(s for s in self.members if s not in self.sure)
-        if self.sure:
-            verb = "is" if len(self.sure) == 1 else "are"
-            among = "among the best" if self.k > 1 else "the best"
-            pronoun = "it" if len(self.sure) == 1 else "them"
-            tier = among if self.k == 1 else f"{among} {k_words}"
-            return f"{_listing(self.sure)} {verb} {tier}; {_listing(uncertain)} cannot be separated from {pronoun} {when}."
-        head = "The best system is one of" if self.k == 1 else f"The best {k_words} are among"
-        return f"{head} {_listing(self.members)}; they cannot be separated {when}."
-
-
-_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
-
-
-def _listing(names: Sequence[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
-
 
 def top_k_answer(
     systems: Sequence[str], members: BoolArray, decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], k: int

@@ -339,22 +339,10 @@ def is_finished(state: ProtocolState) -> bool:
 
 
 def stop_reason(state: ProtocolState) -> str:
-    """Why a finished run stopped: ``max_rounds``, ``budget``, ``answered`` (no pair matters:
-    every relevant pair decided, or the top-k tier found) or ``exhausted`` (undecided pairs
-    left, but none can get judgments or all are futile); ``running`` while it is not finished."""
-    if not is_finished(state):
-        return "running"
-    limit = state.settings.max_rounds
-    if limit is not None and state.round >= limit and pairs_that_matter(state).any():
-        return "max_rounds"
-    if state.budget_left <= 0 and pairs_that_matter(state).any():
-        return "budget"
-    table = state.table
-    question = state.settings.question
-    relevant = question_pairs(question, table.systems, table.pair_systems)
-    if question.kind == "top-k":
-        return "answered" if state.members.sum() <= question.k else "exhausted"
-    return "answered" if np.all(state.decisions[relevant] != 1) else "exhausted"
+    """Why a finished run stopped (``running`` while it is not): see :mod:`prefeval_core.protocol.stop`."""
+    from prefeval_core.protocol.stop import stop_reason as reason  # stop.py builds on this module
+
+    return reason(state)
 
 
 def undo_round(state: ProtocolState) -> ProtocolState:

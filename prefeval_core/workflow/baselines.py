@@ -11,6 +11,7 @@ import pandas as pd
 from prefeval_core.baselines import MethodComparison, compare_methods
 from prefeval_core.comparison import ERROR_TYPES, error_types
 from prefeval_core.protocol import ProtocolState
+from prefeval_core.protocol.questions import question_pairs
 
 FRAME_COLUMNS = ("method", "decided", "correct", "inversion", "omission", "insertion")
 
@@ -29,10 +30,12 @@ def baselines_at(state: ProtocolState, *, n_resamples: int = 200) -> MethodCompa
 
 
 def baselines_frame(state: ProtocolState, comparison: MethodComparison) -> pd.DataFrame:
-    """One row per method, the run's own decisions first: pairs decided, and pairs per error type."""
+    """One row per method, the run's own decisions first: pairs of the question decided, and pairs per error type."""
+    table = state.table
+    asked = question_pairs(state.settings.question, table.systems, table.pair_systems)
     own = error_types(state.decisions, comparison.reference)
-    rows = [_row("prefeval protocol (this run)", state.decisions, own)]
-    rows += [_row(m.name, m.decision, m.error_types) for m in comparison.methods]
+    rows = [_row("prefeval protocol (this run)", state.decisions[asked], own[asked])]
+    rows += [_row(m.name, m.decision[asked], m.error_types[asked]) for m in comparison.methods]
     return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
 

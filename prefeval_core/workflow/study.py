@@ -28,7 +28,9 @@ from prefeval_core.protocol import (
 )
 from prefeval_core.protocol.questions import check_question
 from prefeval_core.protocol.run import Progress
+from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.protocol.table import StudyTable, build_study_table
+from prefeval_core.workflow.answers import answer_words, leaderboard_json, study_leaderboard
 from prefeval_core.workflow.setup import StudySetup, protocol_settings
 
 
@@ -98,8 +100,11 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          "kld", "pairs", "annotation_fraction", "human_used", "human_available", "rounds", "wall_s",
          "settings": {...},
          "cost_unit": "ratings"|"comparisons", "cost_used", "cost_available", "cost_fraction",
-         "question": "all-pairs"|"top-k"|"baseline", "stop_reason",
-         top-k only: "k", "answer": [systems], "sure": [systems], "answer_words", "reference_answer": [systems],
+         "question": "all-pairs"|"top-k"|"baseline", "answer_words" (the answer in names),
+         "stop_reason" (see :mod:`prefeval_core.protocol.stop`), "futile_pairs": [[system_a, system_b], ...],
+         "leaderboard": [{"system", "score", "low", "high", "p_top", "status", "judgments"}, ...] (best first),
+         "leaderboard_score": "mean score"|"win rate", "leaderboard_k",
+         top-k only: "k", "answer": [systems], "sure": [systems], "reference_answer": [systems],
                      "exact_match", "false_exclusions", "extras"}
 
     Fractions are in [0, 1]; ``annotation_fraction`` is the paper's pair-outcome fraction,
@@ -119,14 +124,16 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "cost_fraction": result.cost_fraction,
         "question": result.question.kind,
         "stop_reason": result.stop_reason,
+        "answer_words": answer_words(state),
+        "futile_pairs": [list(pair) for pair in futile_pairs(state)],
     }
+    summary |= leaderboard_json(study_leaderboard(state))
     if result.top_k is not None:
         top = result.top_k
         summary |= {
             "k": top.answer.k,
             "answer": list(top.answer.members),
             "sure": list(top.answer.sure),
-            "answer_words": top.answer.words(finished=result.stop_reason != "running"),
             "reference_answer": list(top.reference.members),
             "exact_match": top.exact_match,
             "false_exclusions": top.false_exclusions,

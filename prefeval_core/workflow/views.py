@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -14,15 +15,19 @@ from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_co
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason
-from prefeval_core.protocol.questions import question_pairs, top_k_answer
+from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.report import ReportSection
+from prefeval_core.sequential.spending import spending_decisions
+from prefeval_core.workflow.answers import answer_words
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
 UNIT_WORDS = {"ratings": "ratings", "comparisons": "comparisons"}
 STOP_WORDS = {
     "running": "running",
     "answered": "the question is answered",
-    "exhausted": "no judgment left can change the answer",
+    "futile": "the pairs left were stopped as futile: they can almost surely no longer be decided",
+    "exhausted": "no judgment left can decide the pairs left (their items are used up, or all of them could not make a pair significant)",
     "budget": "the budget is spent",
     "max_rounds": "the round limit is reached",
 }
@@ -40,7 +45,8 @@ class StudyStatus:
         decided, pairs: pairs with a significant decision / pairs of the question.
         matter: pairs whose judgments can still change the answer.
         finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
-        answer: the answer in words (top-k), else a sentence on the decided pairs.
+        answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
+        futile_pairs: pairs that still matter but were stopped as futile; futility: β of that rule (None: off).
     """
 
     round: int
@@ -53,6 +59,17 @@ class StudyStatus:
     finished: bool
     stop_reason: str
     answer: str
+    futile_pairs: tuple[tuple[str, str], ...] = ()
+    futility: float | None = None
+
+    @property
+    def stop_words(self) -> str:
+        """Why the run stopped, in words; a futility stop names its level β and its pairs."""
+        if self.stop_reason != "futile":
+            return STOP_WORDS[self.stop_reason]
+        pairs = ", ".join(f"{a} vs {b}" for a, b in self.futile_pairs)
+        level = "" if self.futility is None else f" (β = {self.futility:g})"
+        return f"stopped as futile{level}: {pairs} can almost surely no longer be decided"
 
 
 def study_status(state: ProtocolState) -> StudyStatus:
@@ -61,11 +78,6 @@ def study_status(state: ProtocolState) -> StudyStatus:
     asked = question_pairs(settings.question, table.systems, table.pair_systems)
     decided = int(np.sum(state.decisions[asked] != TIE))
     finished = is_finished(state)
-    if settings.question.kind == "top-k":
-        top = top_k_answer(table.systems, state.members, state.decisions, table.pair_systems, settings.question.k)
-        answer = top.words(finished=finished)
-    else:
-        answer = f"{decided} of {int(asked.sum())} pairs have a significant winner."
     return StudyStatus(
         round=state.round,
         unit=table.unit,
@@ -76,12 +88,28 @@ def study_status(state: ProtocolState) -> StudyStatus:
         matter=int(pairs_that_matter(state).sum()),
         finished=finished,
         stop_reason=stop_reason(state),
-        answer=answer,
+        answer=answer_words(state),
+        futile_pairs=futile_pairs(state),
+        futility=settings.futility,
     )
 
 
+def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np.bool_]:
+    """(P_result,) the pairs of ``result`` whose error type may be counted: pairs of the question
+    (top-k: those with a system in the answer or in the full evaluation's tier — the others cannot
+    change it); while the run goes on, only those already decided (an open pair is no error yet)."""
+    keep = np.ones(len(result.pairs), dtype=bool)
+    if result.top_k is not None:
+        named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
+        keep = np.array([a in named or b in named for a, b in result.pairs], dtype=bool)
+    if not is_finished(state):
+        keep &= result.outcomes != TIE
+    return keep
+
+
 def pairs_frame(state: ProtocolState) -> pd.DataFrame:
-    """One row per pair: human pair outcomes used, latest theta, decision, evidence, posterior mean rates."""
+    """One row per pair of the question (baseline: the pairs with a baseline): human pair outcomes
+    used, latest theta, decision, evidence, posterior mean rates."""
     status = state.status
     used = state.pair_outcomes_used()
     frame = pd.DataFrame(
@@ -101,35 +129,120 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
         frame["log e (B better)"] = status.log_evidence[:, 1]
     if state.settings.error_control != "none":
         frame["stopped (futile)"] = status.futile
-    return frame
+    table = state.table
+    return frame[question_pairs(state.settings.question, table.systems, table.pair_systems)].reset_index(drop=True)
+
+
+CONTROL_WORDS = {
+    "none": "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
+    "spending": "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
+    "anytime": "anytime-valid e-values (γ over any number of looks)",
+    "question": "question-level (the whole answer protected: Holm or closed testing over the question's pairs, γ over all looks)",
+}
+"""The error control in force, in words, for every caption that shows decisions."""
+
+
+@dataclass(frozen=True)
+class DecisionPaths:
+    """What decided each pair, round by round, on the scale of the rule in force.
+
+    Attributes:
+        control: the error control (``settings.error_control``).
+        y_title: what ``y`` is.
+        lower, upper: the boundaries actually used: a point at or below ``lower`` decides ``<``
+            (B better), at or above ``upper`` decides ``>`` (A better); ``None`` under
+            ``question`` control, whose boundary moves with the other pairs (Holm, closed testing).
+        paths: pair index -> ``(round, y)`` after each round in which the pair was decided on.
+
+    Per control: ``none``: ``y = θ = P(p> > p<)``, boundaries γ/2 and 1 − γ/2; ``anytime``:
+    ``y`` = the larger side's log e-value, signed (+ for ``>``), boundaries ∓log(2/γ);
+    ``spending``: ``y = (n> − n<) / b`` with ``b`` the group-sequential boundary at that look
+    (decisive outcomes only), boundaries ∓1; ``question``: the signed log e-value of the pair's
+    direction, no fixed boundary.
+    """
+
+    control: str
+    y_title: str
+    lower: float | None
+    upper: float | None
+    paths: dict[int, tuple[tuple[int, float], ...]]
+
+
+def decision_paths(state: ProtocolState) -> DecisionPaths:
+    """The :class:`DecisionPaths` of a run (recomputed from its records and reveals)."""
+    settings = state.settings
+    gamma, control = settings.gamma, settings.error_control
+    points: dict[int, list[tuple[int, float]]] = {}
+    if control == "spending":
+        rounds, outcome = state.row_reveals
+        table = state.table
+        pool = table.row_requestable_for_pairs
+        for record in state.records:
+            looks, better = [], []
+            for pair in record.pairs.tolist():
+                rows = slice(table.pair_starts[pair], table.pair_starts[pair + 1])
+                seen = np.where(rounds[rows] <= record.round, rounds[rows], 0)
+                decisive = (outcome[rows] == BETTER) | (outcome[rows] == WORSE)
+                size = int(pool[rows].sum())
+                looks.append(
+                    tuple(
+                        (int(np.sum(decisive & (seen > 0) & (seen <= r))), int(np.sum((seen > 0) & (seen <= r))), size)
+                        for r in np.unique(seen[seen > 0])
+                    )
+                )
+                better.append(int(np.sum((outcome[rows] == BETTER) & (seen > 0))))
+            found = spending_decisions(looks, better, gamma)
+            for i, pair in enumerate(record.pairs.tolist()):
+                if looks[i] and found.boundary[i] > 0:
+                    difference = 2 * better[i] - looks[i][-1][0]
+                    points.setdefault(pair, []).append((record.round, difference / float(found.boundary[i])))
+        return DecisionPaths(control, "(n> − n<) / boundary of the look", -1.0, 1.0, _frozen(points))
+    if control in ("anytime", "question"):
+        for record in state.records:
+            for pair, (up, down) in zip(record.pairs.tolist(), record.log_evidence.tolist(), strict=True):
+                points.setdefault(pair, []).append((record.round, up if up >= down else -down))
+        if control == "question":
+            return DecisionPaths(control, "log e-value (+ A better, − B better)", None, None, _frozen(points))
+        threshold = float(np.log(2.0 / gamma))
+        return DecisionPaths(control, "log e-value (+ A better, − B better)", -threshold, threshold, _frozen(points))
+    for record in state.records:
+        for pair, theta in zip(record.pairs.tolist(), record.theta.tolist(), strict=True):
+            points.setdefault(pair, []).append((record.round, theta))
+    return DecisionPaths(control, "θ = P(p> > p<)", gamma / 2, 1 - gamma / 2, _frozen(points))
+
+
+def _frozen(points: dict[int, list[tuple[int, float]]]) -> dict[int, tuple[tuple[int, float], ...]]:
+    return {pair: tuple(path) for pair, path in sorted(points.items())}
 
 
 def theta_history_figure(state: ProtocolState) -> go.Figure:
-    """``theta`` of every pair after each round in which it was decided on (one line per pair)."""
+    """Each pair's path to its decision across rounds, on the scale of the error control in force,
+    with the boundaries that rule actually used (:func:`decision_paths`)."""
+    found = decision_paths(state)
     figure = go.Figure()
     colours = {BETTER: "#0072B2", TIE: "#999999", WORSE: "#D55E00"}
-    rounds: dict[int, list[tuple[int, float]]] = {}
-    for record in state.records:
-        for pair, theta in zip(record.pairs.tolist(), record.theta.tolist(), strict=True):
-            rounds.setdefault(pair, []).append((record.round, theta))
-    for pair, points in sorted(rounds.items()):
+    for pair, points in found.paths.items():
         a, b = state.table.pairs[pair]
         figure.add_trace(
             go.Scatter(
-                x=[r for r, _ in points], y=[t for _, t in points], mode="lines+markers", name=f"{a} vs {b}",
+                x=[r for r, _ in points], y=[y for _, y in points], mode="lines+markers", name=f"{a} vs {b}",
                 line={"color": colours[int(state.decisions[pair])], "width": 1}, marker={"size": 4}, showlegend=False,
-                hovertemplate=f"{a} vs {b}<br>round %{{x}}: θ = %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"{a} vs {b}<br>round %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )  # fmt: skip
-    gamma = state.settings.gamma
-    for level in (gamma / 2, 1 - gamma / 2):
-        figure.add_hline(y=level, line_dash="dash", line_color="#555555")
-    note = "" if state.settings.error_control == "none" else " (decisions: anytime-valid e-values, not these thresholds)"
+    lines = "dashed: the boundaries this rule decides at (beyond them: decided)"
+    if found.lower is None or found.upper is None:
+        lines = "no fixed line: a pair's boundary moves with the others' evidence (Holm / closed testing)"
+    else:
+        for level in (found.lower, found.upper):
+            figure.add_hline(y=level, line_dash="dash", line_color="#555555")
     figure.update_layout(
-        title={"text": f"θ = P(p> > p<) per pair across rounds{note}<br><sup>dashed: per-look thresholds γ/2, 1 − γ/2; "
+        title={"text": f"Each pair's path to its decision; error control: {CONTROL_WORDS[found.control]}<br><sup>{lines}; "
                "blue A better, vermillion B better, grey undecided</sup>"},
-        xaxis_title="round", yaxis_title="θ", yaxis_range=[-0.02, 1.02], height=380, margin={"t": 70, "b": 40},
+        xaxis_title="round", yaxis_title=found.y_title, height=400, margin={"t": 80, "b": 40},
     )  # fmt: skip
+    if found.control == "none":
+        figure.update_yaxes(range=[-0.02, 1.02])
     return figure
 
 
@@ -169,15 +282,22 @@ def win_rates(
 def win_rates_caption(state: ProtocolState) -> str:
     """What the win-rate plots show, in plain words."""
     settings = state.settings
+    decides = (
+        ""
+        if settings.error_control == "none"
+        else f" These plots show θ; the decisions are not read from it but from the error control in force: "
+        f"{CONTROL_WORDS[settings.error_control]}."
+    )
     if settings.model == "human_only":
-        return "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior θ comes from."
+        exact = "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior θ comes from."
+        return exact + decides
     nuts = " (drawn with the fast sampler; θ used NUTS on the same model)" if settings.sampler == "nuts" else ""
     model = "the full model, μ uncertain" if settings.model == "full" else "the model with a known μ"
     return (
         f"The posterior θ comes from, under {model}: human outcomes revealed so far and the metric's outcomes on the other "
         f"items. Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without metric-only items are exact "
         "Dirichlet(n + 1). θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by "
-        "Monte-Carlo error (about ±0.01)."
+        "Monte-Carlo error (about ±0.01)." + decides
     )
 
 
@@ -200,7 +320,7 @@ def protocol_section(state: ProtocolState, result: ProtocolResult | None = None)
     settings = state.settings
     text = (
         f"Question: {settings.question.describe()}. {status.answer} Round {status.round}; {cost_sentence(state, result)} "
-        f"{status.decided} of {status.pairs} pairs decided; {STOP_WORDS[status.stop_reason]}. Settings: model {settings.model}, "
+        f"{status.decided} of {status.pairs} pairs decided; {status.stop_words}. Settings: model {settings.model}, "
         f"error control {settings.error_control}, gamma {settings.gamma}, batch {settings.batch}, seed {settings.seed}."
     )
     return ReportSection("Protocol", text, (theta_history_figure(state),), html_body=table)

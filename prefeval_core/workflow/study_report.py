@@ -1,0 +1,279 @@
+"""The report a lead sends: the answer first, then the leaderboard, the judges, the settings, and
+the diagnostics after — in plain HTML tables (no script), so a 16-system study stays far under
+1 MB. Interactive plotly figures are an optional appendix (they bring the plotly.js bundle,
+about 4.6 MB, inlined once).
+
+Also here: :func:`judge_bought`, what the judge (the study's metrics) saved against the same run
+with human judgments only.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from prefeval_core.comparison import ERROR_COLOURS, ERROR_LABELS
+from prefeval_core.diagnostics.leaderboard import Leaderboard
+from prefeval_core.diagnostics.metric_report import MetricReport
+from prefeval_core.outcomes import BETTER, TIE
+from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, replay_source, run_protocol
+from prefeval_core.report import ReportSection, html_report
+from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
+from prefeval_core.workflow.judges import JudgeComparison, judges_frame
+from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, study_status
+
+
+@dataclass(frozen=True)
+class JudgeBought:
+    """What the study's judge(s) bought: the run against the same run with human judgments only
+    (same table, settings and seed, as many rounds).
+
+    Attributes:
+        judges: the metrics of the study.
+        unit: what one judgment is.
+        cost_with, cost_without: judgments the run used with the judge / human only.
+        decided_with, decided_without: pairs of the question decided.
+        why: the reason in words, from the error control in force.
+    """
+
+    judges: tuple[str, ...]
+    unit: str
+    cost_with: int
+    cost_without: int
+    decided_with: int
+    decided_without: int
+    why: str
+
+    def words(self) -> str:
+        saved = self.cost_without - self.cost_with
+        more = self.decided_with - self.decided_without
+        verb = "saved" if saved >= 0 else "cost"
+        decided = f"{abs(more)} {'more' if more >= 0 else 'fewer'} {'pair' if abs(more) == 1 else 'pairs'}"
+        return (
+            f"The judge ({', '.join(self.judges)}) {verb} {abs(saved):,} {self.unit} ({self.cost_with:,} with it, "
+            f"{self.cost_without:,} with human judgments only) and decided {decided}: {self.why}"
+        )
+
+
+def judge_bought(state: ProtocolState) -> JudgeBought | None:
+    """:class:`JudgeBought` of a replay run (``None`` without a metric in the decision model).
+
+    Runs the protocol again with ``model="human_only"`` for as many rounds on the replay source:
+    seconds for the bundled studies."""
+    settings = state.settings
+    if not state.table.k or settings.model == "human_only":
+        return None
+    human = run_protocol(new_state(state.table, replace(settings, model="human_only")), replay_source(state.table), max_rounds=state.round)
+    if settings.error_control == "none":
+        why = "without error control the judge's outcomes enter the posterior that decides each pair (the paper's model)."
+    elif settings.model == "known_mu":
+        why = f"under {settings.error_control} error control the judge's e-process may decide beside the human one (a share of γ)."
+    else:
+        why = (
+            f"under {settings.error_control} error control the decisions come from the human judgments alone; the judge only "
+            "predicts which pairs are futile, so it saves judgments only by stopping those pairs sooner"
+            + ("" if settings.futility is not None else " — and the futility rule is off")
+            + "."
+        )
+    now, then = study_status(state), study_status(human)
+    return JudgeBought(state.table.metric_raters, state.table.unit, state.cost_used, human.cost_used, now.decided, then.decided, why)
+
+
+_COLOURS: dict[str, str] = {str(k): v for k, v in ERROR_COLOURS.items()}
+_LABELS: dict[str, str] = {str(k): v for k, v in ERROR_LABELS.items()}
+_CSS = """
+dl.summary { display: grid; grid-template-columns: max-content auto; gap: 0.4em 1.2em; }
+dl.summary dt { font-weight: 600; } dl.summary dd { margin: 0; }
+.bar { position: relative; height: 0.8em; width: 14em; background: #eee; }
+.bar span { position: absolute; top: 0; height: 100%; background: #0072B2; opacity: 0.55; }
+.bar i { position: absolute; top: -0.15em; width: 2px; height: 1.1em; background: #000; }
+table.matrix td { width: 1.6em; height: 1.6em; padding: 0; text-align: center; font-size: 0.8em; }
+table.matrix th { font-size: 0.8em; padding: 0.1em 0.3em; }
+"""
+
+
+def _table(frame: pd.DataFrame, digits: int = 3) -> str:
+    return frame.to_html(index=False, escape=True, float_format=lambda v: f"{v:.{digits}f}", na_rep="–", border=0)
+
+
+def summary_section(state: ProtocolState, result: ProtocolResult | None, bought: JudgeBought | None) -> ReportSection:
+    """Question, answer in names, why it stopped, cost, what the judge bought, error control, (replay) agreement."""
+    settings = state.settings
+    status = study_status(state)
+    control = CONTROL_WORDS[settings.error_control] + f", γ = {settings.gamma:g}"
+    if settings.futility is not None:
+        control += f"; futility stop at β = {settings.futility:g}"
+    rows = [
+        ("Question", settings.question.describe().capitalize() + "."),
+        ("Answer", answer_words(state)),
+        ("Status", f"round {status.round}; " + (f"finished: {status.stop_words}." if status.finished else "running.")),
+        ("Cost", cost_sentence(state, result)),
+        ("What the judge bought", "No judge: human judgments only." if bought is None else bought.words()),
+        ("Error control", control + "."),
+    ]
+    if result is not None:
+        scored = scored_pairs(state, result)
+        types = result.comparison.error_types[scored]
+        correct = np.isin(types, ["correct_significant", "correct_undecided"])
+        inversions = int(np.sum(types == "inversion"))
+        text = (
+            f"{int(correct.sum())} of {int(scored.sum())} scored pairs agree with the full human evaluation; "
+            f"{inversions} {'inversion' if inversions == 1 else 'inversions'}."
+        )
+        if result.top_k is not None:
+            top = result.top_k
+            text += f" The full evaluation's top-{top.answer.k} tier: {', '.join(top.reference.members)}" + (
+                " (exact match)." if top.exact_match else f" ({top.false_exclusions} left out, {top.extras} extra)."
+            )
+        rows.append(("Against the full human evaluation", text))
+    body = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in rows)
+    return ReportSection("Summary", html_body=f'<dl class="summary">{body}</dl>')
+
+
+def leaderboard_section(board: Leaderboard, question_kind: QuestionKind) -> ReportSection:
+    """The leaderboard as a table, each interval drawn as a bar on a common scale."""
+    finite = np.concatenate([board.low[~np.isnan(board.low)], board.high[~np.isnan(board.high)]])
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    span = (hi - lo) or 1.0
+
+    def bar(i: int) -> str:
+        if math.isnan(board.score[i]):
+            return ""
+        left, right, mid = ((v - lo) / span * 100 for v in (board.low[i], board.high[i], board.score[i]))
+        return f'<div class="bar"><span style="left:{left:.1f}%;width:{right - left:.1f}%"></span><i style="left:{mid:.1f}%"></i></div>'
+
+    score = "mean human score" if board.kind == "mean score" else "win rate"
+    head = ["system", score, "95% interval", "", f"P(top {board.k})", "status", "judgments"]
+    rows = []
+    for i, system in enumerate(board.systems):
+        cells = [
+            html.escape(system),
+            "–" if math.isnan(board.score[i]) else f"{board.score[i]:.3f}",
+            "–" if math.isnan(board.low[i]) else f"{board.low[i]:.3f} – {board.high[i]:.3f}",
+            bar(i),
+            f"{board.p_top[i]:.2f}",
+            html.escape(board.status[i]),
+            f"{board.spent[i]:,}",
+        ]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
+    return ReportSection("Leaderboard", board.method() + " " + STATUS_WORDS[question_kind], html_body=table)
+
+
+def judges_section(comparison: JudgeComparison) -> ReportSection:
+    """The judges side by side with their verdicts and the rule behind them."""
+    text = (
+        f"Against {comparison.human} on the {len(comparison.systems)} systems every rater scored. System accuracy: share of pairs "
+        "of systems that the judge's mean scores order as the reference's do. "
+        + comparison.reference_note()
+        + " Verdict — "
+        + comparison.rule
+    )
+    return ReportSection("Judges: a verdict on each", text, html_body=_table(judges_frame(comparison)))
+
+
+def settings_section(state: ProtocolState) -> ReportSection:
+    """Every setting, in words."""
+    s = state.settings
+    table = state.table
+    rows = [
+        ("human rater", table.human_rater),
+        ("judges in the decision model", ", ".join(table.metric_raters) or "none (human only)"),
+        ("a paid judgment is", "a rating of one output" if table.unit == "ratings" else "a comparison of two outputs"),
+        ("budget", f"{s.budget:,} {table.unit}"),
+        ("batch per round", f"{s.batch} items per {'system' if table.unit == 'ratings' else 'pair'}"),
+        ("decision model", {"full": "judge + human (full model)", "human_only": "human only"}.get(s.model, s.model)),
+        ("error control", CONTROL_WORDS[s.error_control]),
+        ("significance level γ", f"{s.gamma:g}"),
+        ("futility stop", "off" if s.futility is None else f"β = {s.futility:g}"),
+        ("seed", str(s.seed)),
+        ("systems / items", f"{len(table.systems)} / {len(table.items)}"),
+    ]
+    frame = pd.DataFrame(rows, columns=["setting", "value"])
+    return ReportSection("Settings", html_body=_table(frame))
+
+
+def decisions_matrix_section(state: ProtocolState, result: ProtocolResult | None, board: Leaderboard) -> ReportSection:
+    """The decisions as a coloured matrix (row significantly better than column), systems in
+    leaderboard order; in a replay coloured by error type against the full human evaluation."""
+    table = state.table
+    order = list(board.systems)
+    index = {s: i for i, s in enumerate(order)}
+    n = len(order)
+    cells = [["" for _ in range(n)] for _ in range(n)]
+    types = {}
+    if result is not None:
+        types = {pair: str(t) for pair, t in zip(result.pairs, result.comparison.error_types, strict=True)}
+    for (a, b), decision in zip(table.pairs, state.decisions.tolist(), strict=True):
+        if decision == TIE:
+            continue
+        winner, loser = (a, b) if decision == BETTER else (b, a)
+        kind = types.get((a, b), "correct_significant" if result is None else "")
+        colour = _COLOURS.get(kind, "#555555")
+        label = _LABELS.get(kind, "decided")
+        cells[index[winner]][index[loser]] = f'<td style="background:{colour}" title="{html.escape(f"{winner} > {loser}: {label}")}"></td>'
+    head = "<tr><th></th>" + "".join(f"<th>{html.escape(s)}</th>" for s in order) + "</tr>"
+    body = "".join(f"<tr><th>{html.escape(s)}</th>" + "".join(c or "<td></td>" for c in cells[i]) + "</tr>" for i, s in enumerate(order))
+    shown = set(types.values())
+    legend = ", ".join(
+        f'<span style="color:{_COLOURS[k]}">■</span> {html.escape(_LABELS[k])}'
+        for k in ("correct_significant", "inversion", "insertion")
+        if k in shown
+    )
+    text = "A filled cell: the row's system is significantly better than the column's (empty: not decided). Systems in leaderboard order."
+    return ReportSection("Decisions", text, html_body=f'<table class="matrix">{head}{body}</table><p class="note">{legend}</p>')
+
+
+def pairs_section(state: ProtocolState) -> ReportSection:
+    """The question's pairs only, decided first, in words."""
+    frame = pairs_frame(state).sort_values("decision", key=lambda c: c == "undecided", kind="stable")
+    if "stopped (futile)" in frame:
+        frame["stopped (futile)"] = frame["stopped (futile)"].map({True: "yes", False: ""})
+    body = f"<details><summary>Show the {len(frame)} pairs</summary>{_table(frame)}</details>"
+    return ReportSection("Pairs of the question", f"{len(frame)} pairs; decided first; folded (open it to read).", html_body=body)
+
+
+def metric_section(report: MetricReport) -> ReportSection:
+    """The metric check in a few numbers (no raw lists)."""
+
+    def number(value: float | None) -> str:
+        return "n/a" if value is None or math.isnan(value) else f"{value:.3f}"
+
+    kendall = report.kendall
+    rows = [
+        ("pairs of systems", f"{len(report.pairs)}"),
+        ("item comparisons (pairs × items both rated)", f"{report.sign.items:,}"),
+        ("sample-level sign accuracy (items)", number(report.sign.sample)),
+        ("system-level sign accuracy (item wins per pair)", number(report.sign.system)),
+        ("mean |Favi-Score| ± sd", f"{number(report.mean_abs_favi)} ± {number(report.std_abs_favi)}"),
+        ("Kendall tau-b of the scores", "n/a (pairwise rater)" if kendall is None else number(kendall.tau)),
+    ]
+    frame = pd.DataFrame(rows, columns=["figure", "value"])
+    return ReportSection(f"Metric check: {report.metric} against {report.human}", html_body=_table(frame))
+
+
+def study_report_html(
+    title: str,
+    state: ProtocolState,
+    result: ProtocolResult | None,
+    *,
+    judges: JudgeComparison | None = None,
+    metric: MetricReport | None = None,
+    bought: JudgeBought | None = None,
+    appendix: Sequence[ReportSection] = (),
+) -> str:
+    """The whole report (module docstring): summary, leaderboard, judges, settings; then the
+    decisions matrix, the question's pairs, the metric check and any ``appendix`` (figures)."""
+    board = study_leaderboard(state)
+    sections = [summary_section(state, result, bought), leaderboard_section(board, state.settings.question.kind)]
+    if judges is not None:
+        sections.append(judges_section(judges))
+    sections += [settings_section(state), decisions_matrix_section(state, result, board), pairs_section(state)]
+    if metric is not None:
+        sections.append(metric_section(metric))
+    return html_report(title, [*sections, *appendix], style=_CSS)

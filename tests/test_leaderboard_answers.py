@@ -1,0 +1,195 @@
+"""The leaderboard, the answer in names for each question kind, and honest stop reasons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import prefeval_core.api as pe
+from prefeval_core.diagnostics.leaderboard import leaderboard
+from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.protocol import ProtocolState, Question
+from prefeval_core.protocol.stop import futile_pairs, stop_reason
+from prefeval_core.workflow.answers import ANSWER_WORDS, Decided, leaderboard_frame, study_leaderboard, system_status
+from prefeval_core.workflow.views import study_status
+
+SYSTEMS = ("a", "b", "c", "d")
+PAIR_NAMES = [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]
+PAIRS = np.array([[SYSTEMS.index(a), SYSTEMS.index(b)] for a, b in PAIR_NAMES], dtype=np.int64)
+
+
+def decided(question: Question, finished: bool = False, members: list[bool] | None = None, **codes: int) -> Decided:
+    decisions = np.array([codes.get(a + b, TIE) for a, b in PAIR_NAMES], dtype=np.int8)
+    mask = np.array(members if members is not None else [True] * 4)
+    return Decided(SYSTEMS, PAIRS, decisions, mask, question, finished)
+
+
+@pytest.mark.parametrize(
+    ("d", "words"),
+    [
+        (
+            decided(Question("all-pairs"), ab=BETTER, ac=BETTER, ad=BETTER, bd=BETTER, cd=BETTER),
+            "a > {b, c} > d; 1 pair cannot be separated yet.",
+        ),
+        (
+            decided(Question("all-pairs"), True, ab=BETTER),
+            "a > b; c and d cannot be placed with the judgments available (no pair decided); "
+            "5 pairs cannot be separated with the judgments available.",
+        ),
+        (decided(Question("all-pairs")), "No pair has a significant winner yet."),
+        (
+            decided(Question("baseline", baselines=("d",)), ad=BETTER, bd=BETTER),
+            "a and b beat d; none loses to d; c cannot be separated from d yet.",
+        ),
+        (decided(Question("baseline", baselines=("b",)), ab=BETTER, bc=BETTER, bd=WORSE), "a and d beat b; c loses to b."),
+        (decided(Question("top-k", k=1), True, [True, False, False, False]), "a is the best system."),
+        (
+            decided(Question("top-k", k=2), False, [True, True, True, False], ab=BETTER, ac=BETTER),
+            "a is among the best two; the last place goes to one of b and c, which cannot be separated yet.",
+        ),
+        (
+            decided(Question("top-k", k=3), True, [True, True, True, True]),
+            "The best three are among a, b, c and d, which cannot be separated with the judgments available.",
+        ),
+    ],
+)
+def test_the_answer_in_names(d: Decided, words: str) -> None:
+    assert ANSWER_WORDS[d.question.kind](d) == words
+
+
+def test_a_system_in_a_cycle_shares_its_tier_and_undecided_systems_are_apart() -> None:
+    d = decided(Question("all-pairs"), ab=BETTER, bc=BETTER, ac=WORSE)  # a > b > c > a
+    assert ANSWER_WORDS["all-pairs"](d).startswith("{a, b, c}; d cannot be placed yet")
+    assert system_status(d) == ("undecided",) * 4
+
+
+def test_statuses_follow_the_question() -> None:
+    top = decided(Question("top-k", k=2), False, [True, True, True, False], ab=BETTER, ac=BETTER)
+    assert system_status(top) == ("sure", "in", "in", "out")
+    base = decided(Question("baseline", baselines=("d",)), ad=BETTER, cd=WORSE)
+    assert system_status(base) == ("better", "undecided", "worse", "baseline")
+
+
+def test_every_question_kind_has_answer_words() -> None:
+    from typing import get_args
+
+    from prefeval_core.protocol import QuestionKind
+
+    assert set(ANSWER_WORDS) == set(get_args(QuestionKind))
+
+
+# --- the leaderboard -------------------------------------------------------------------------
+
+
+def revealed_cells(state: ProtocolState) -> pd.DataFrame:
+    table = state.table
+    slots = np.flatnonzero(state.reveals.round > 0)
+    width = len(table.items)
+    return pd.DataFrame({"system": [table.systems[s // width] for s in slots], "item_id": [table.items[s % width] for s in slots]})
+
+
+def test_leaderboard_means_equal_a_pandas_recount_on_summeval() -> None:
+    data = pe.load_sample("summeval")
+    run = pe.replay(data, "human:relevance", question="top-k", k=3, budget=600)
+    state = run.run.state
+    board = study_leaderboard(state)
+    ratings = data.ratings[data.ratings["rater"] == "human:relevance"]
+    recount = revealed_cells(state).merge(ratings, on=["system", "item_id"]).groupby("system")["score"].agg(["mean", "size"])
+    assert len(recount) == len(board.systems) and recount["size"].sum() == state.cost_used
+    for system, score, spent in zip(board.systems, board.score, board.spent, strict=True):
+        assert score == pytest.approx(recount.loc[system, "mean"], abs=1e-9)
+        assert spent == recount.loc[system, "size"]
+    assert list(board.score) == sorted(board.score, reverse=True)
+    assert np.all((board.low <= board.score) & (board.score <= board.high))
+    assert board.p_top.sum() == pytest.approx(3.0)
+    assert set(board.status) <= {"sure", "in", "out"}
+    assert list(leaderboard_frame(board).columns[:2]) == ["system", "mean human score"]
+    frame = run.leaderboard()  # the notebook API: the same table
+    assert list(frame["system"]) == list(board.systems) and frame["P(top 3)"].tolist() == board.p_top.tolist()
+    rows = run.summary["leaderboard"]  # and replay --json
+    assert [r["system"] for r in rows] == list(board.systems) and run.summary["leaderboard_k"] == 3
+
+
+def test_leaderboard_win_rates_equal_a_pandas_recount_on_pandalm() -> None:
+    data = pe.load_sample("pandalm")
+    run = pe.replay(data, "human", budget=300)
+    state = run.run.state
+    table = state.table
+    rows = np.flatnonzero(state.reveals.round > 0)
+    shown = pd.DataFrame(
+        {
+            "item_id": [table.items[i] for i in table.row_item[rows]],
+            "system_a": [table.pairs[p][0] for p in table.row_pair[rows]],
+            "system_b": [table.pairs[p][1] for p in table.row_pair[rows]],
+        }
+    )
+    prefs = data.preferences[data.preferences["rater"] == "human"]
+    # the data may name a pair in either order: put each comparison in the table's order
+    flipped = prefs.rename(columns={"system_a": "system_b", "system_b": "system_a"}).assign(outcome=lambda f: 2 - f["outcome"])
+    both = pd.concat([prefs, flipped])
+    merged = shown.merge(both, on=["item_id", "system_a", "system_b"])
+    assert len(merged) == len(rows)
+    points = pd.concat(
+        [
+            pd.DataFrame({"system": merged["system_a"], "point": 1 - merged["outcome"] / 2}),
+            pd.DataFrame({"system": merged["system_b"], "point": merged["outcome"] / 2}),
+        ]
+    )
+    recount = points.groupby("system")["point"].agg(["mean", "size"])
+    board = study_leaderboard(state)
+    assert board.kind == "win rate"
+    for system, score, spent in zip(board.systems, board.score, board.spent, strict=True):
+        assert score == pytest.approx(recount.loc[system, "mean"], abs=1e-12)
+        assert spent == recount.loc[system, "size"]
+
+
+def test_p_top_k_matches_an_independent_bootstrap() -> None:
+    rng = np.random.default_rng(5)
+    n_systems, n_items, k = 5, 40, 2
+    truth = np.array([0.0, 0.1, 0.15, 0.3, 0.5])
+    scores = truth[:, None] + rng.normal(0, 1, (n_systems, n_items))
+    seen = rng.random((n_systems, n_items)) < 0.8
+    points, weights = np.where(seen, scores, 0.0), seen.astype(float)
+    board = leaderboard(list("vwxyz"), points, weights, seen.sum(axis=1), kind="mean score", k=k, draws=4000, seed=1)
+    # independent: one item at a time, a different generator, ranks by pandas
+    other = np.random.default_rng(99)
+    hits = np.zeros(n_systems)
+    draws = 3000
+    for _ in range(draws):
+        pick = other.integers(0, n_items, n_items)
+        frame = pd.DataFrame({"s": np.repeat(np.arange(n_systems), n_items), "x": scores[:, pick].ravel(), "w": seen[:, pick].ravel()})
+        means = frame[frame["w"]].groupby("s")["x"].mean()
+        hits[means.nlargest(k).index.to_numpy()] += 1
+    expected = pd.Series(hits / draws, index=list("vwxyz"))
+    for system, p in zip(board.systems, board.p_top, strict=True):
+        error = np.sqrt(expected[system] * (1 - expected[system]) * (1 / draws + 1 / 4000)) + 1e-3
+        assert abs(p - expected[system]) < 4 * error, system
+
+
+def test_the_leaderboard_is_seeded() -> None:
+    points = np.arange(12.0).reshape(3, 4)
+    weights = np.ones((3, 4))
+    first = leaderboard("abc", points, weights, np.ones(3, dtype=np.int64), kind="mean score", seed=3)
+    again = leaderboard("abc", points, weights, np.ones(3, dtype=np.int64), kind="mean score", seed=3)
+    np.testing.assert_array_equal(first.low, again.low)
+    assert first.systems == ("c", "b", "a") and "seed 3" in first.method()
+
+
+# --- stop reasons ----------------------------------------------------------------------------
+
+
+def test_a_futility_stop_is_named_with_its_pairs_and_without_futility_the_pairs_are_exhausted() -> None:
+    data = pe.load_sample("summeval")
+    futile = pe.replay(data, "human:relevance", futility=0.05)
+    state = futile.run.state
+    assert stop_reason(state) == "futile" == futile.summary["stop_reason"]
+    pairs = futile_pairs(state)
+    assert pairs and [list(p) for p in pairs] == futile.summary["futile_pairs"]
+    index = [state.table.pairs.index(p) for p in pairs]
+    assert np.all(state.decisions[index] == TIE) and np.all(state.status.futile[index])
+    words = study_status(state).stop_words
+    assert words.startswith("stopped as futile (β = 0.05): ") and f"{pairs[0][0]} vs {pairs[0][1]}" in words
+    off = pe.replay(data, "human:relevance", futility=None)
+    assert off.summary["stop_reason"] == "exhausted"
+    assert study_status(off.run.state).stop_words.startswith("no judgment left can decide")

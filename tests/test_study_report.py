@@ -1,0 +1,44 @@
+"""The report a lead sends: summary first, under 1 MB for a 16-system study; what the judge bought."""
+
+from __future__ import annotations
+
+import re
+
+import prefeval_core.api as pe
+from prefeval_core.diagnostics.metric_report import metric_report
+from prefeval_core.workflow.judges import compare_judges
+from prefeval_core.workflow.study_report import judge_bought, study_report_html
+
+JUDGE = "gpt-4-0314-rts:relevance"
+
+
+def test_a_16_system_report_opens_with_the_summary_and_stays_under_a_megabyte() -> None:
+    data = pe.load_sample("summeval")
+    run = pe.replay(data, "human:relevance", JUDGE, question="top-k", k=3)
+    state, result = run.run.state, run.run.result
+    assert len(state.table.systems) == 16
+    judges = compare_judges(data, "human:relevance", (JUDGE, "gpt-3.5-turbo-0301-rts:relevance", "rougeL"), k=3)
+    bought = judge_bought(state)
+    html = study_report_html("study", state, result, judges=judges, metric=metric_report(data, "human:relevance", JUDGE), bought=bought)
+    assert len(html.encode()) < 1_000_000
+    headings = re.findall(r"<h2>(.*?)</h2>", html)
+    assert headings[:4] == ["Summary", "Leaderboard", "Judges: a verdict on each", "Settings"]
+    summary = html[html.index("<h2>Summary</h2>") : html.index("<h2>Leaderboard</h2>")]
+    for term in ("Question", "Answer", "Cost", "What the judge bought", "Error control", run.summary["answer_words"]):
+        assert term in summary, term
+    assert "<script" not in html and "[[" not in html and "\\_" not in html  # no code, no raw lists, no markdown escapes
+    assert "sample_data" not in html and "system_a" not in html
+
+
+def test_what_the_judge_bought_is_the_run_against_human_judgments_only() -> None:
+    data = pe.load_sample("summeval")
+    run = pe.replay(data, "human:relevance", JUDGE, question="top-k", k=3, budget=700)
+    human_only = pe.replay(data, "human:relevance", JUDGE, question="top-k", k=3, budget=700, model="human_only")
+    bought = judge_bought(run.run.state)
+    assert bought is not None and bought.cost_with == run.summary["cost_used"]
+    rounds_equal = human_only.run.state.round <= run.run.state.round
+    assert rounds_equal and bought.cost_without == human_only.run.state.cost_used
+    words = bought.words()
+    assert f"({bought.cost_with:,} with it, {bought.cost_without:,} with human judgments only)" in words
+    assert "decisions come from the human judgments alone" in words  # spending: the judge cannot decide a pair
+    assert judge_bought(human_only.run.state) is None

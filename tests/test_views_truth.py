@@ -1,0 +1,84 @@
+"""Views that never contradict the method: each plot draws the boundaries its decisions used."""
+
+from __future__ import annotations
+
+import pytest
+
+import prefeval_core.api as pe
+from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, theta_history_figure
+
+
+@pytest.mark.parametrize("control", ["none", "spending", "anytime"])
+def test_a_pair_beyond_its_line_is_decided_under_each_error_control(control: str) -> None:
+    run = pe.replay(pe.load_sample("summeval"), "human:relevance", error_control=control, futility=None, budget=900)
+    state = run.run.state
+    found = decision_paths(state)
+    assert found.paths and found.lower < found.upper
+    decided = 0
+    for pair, path in found.paths.items():
+        *before, (_, last) = path
+        assert all(found.lower < y < found.upper for _, y in before), pair  # a decision is made once, at the last look
+        expected = BETTER if last >= found.upper else WORSE if last <= found.lower else TIE
+        assert int(state.decisions[pair]) == expected, (pair, path)
+        decided += expected != TIE
+    assert decided > 0
+    figure = theta_history_figure(state)
+    assert CONTROL_WORDS[control] in figure.layout.title.text
+    assert sorted(shape.y0 for shape in figure.layout.shapes) == [found.lower, found.upper]
+
+
+def test_dag_legend_counts_are_the_pairs_the_bullets_count() -> None:
+    import numpy as np
+
+    from prefeval_core.comparison import ERROR_LABELS
+    from prefeval_core.diagnostics.metric_report import metric_report
+    from prefeval_core.figures.dag import MATRIX_FROM, dag_figure, type_counts
+
+    report = metric_report(pe.load_sample("summeval"), "human:relevance", "rougeL", samples=200)
+    types, counts = np.unique(report.dags.naive_error_types, return_counts=True)
+    bullets = {ERROR_LABELS[t]: int(n) for t, n in zip(types, counts, strict=True) if t != "correct_undecided"}  # type: ignore[index]
+    legend = {kind: pairs for kind, (pairs, _) in type_counts(report.dags.metric, report.dags.human).items()}
+    assert {ERROR_LABELS[k]: n for k, n in legend.items()} == bullets  # type: ignore[index]
+    figure = dag_figure(report.dags.metric, title="naive", reference=report.dags.human)
+    assert len(report.systems) >= MATRIX_FROM and figure.data[0].type == "heatmap"  # 16 systems: a matrix, not a tangle
+    names = {t.name for t in figure.data if t.type == "scatter"}
+    for label, n in bullets.items():
+        assert any(name.startswith(f"{label}: {n} pair") for name in names), (label, names)
+
+
+def test_undecided_systems_are_drawn_apart_from_the_best() -> None:
+    from prefeval_core.figures.dag import dag_figure, drawn_layers, layer_positions
+    from prefeval_core.partial_order import partial_order
+
+    order = partial_order([("a", "b"), ("a", "c"), ("b", "c")], [BETTER, TIE, TIE], systems=["a", "b", "c", "d"])
+    assert drawn_layers(order) == (("a",), ("b",), ("c", "d"))
+    positions = layer_positions(order)
+    assert positions["d"][1] < positions["a"][1] and positions["c"][1] == positions["d"][1] == -2.0
+    assert dag_figure(order).layout.yaxis.ticktext[-1] == "no pair decided"
+
+
+def test_nothing_is_scored_before_it_is_decided_and_top_k_scores_its_own_pairs() -> None:
+    from prefeval_core.protocol import protocol_result
+    from prefeval_core.workflow import start_study, study_table
+    from prefeval_core.workflow.views import scored_pairs
+
+    data = pe.load_sample("summeval")
+    run = pe.replay(data, "human:relevance", question="top-k", k=3)
+    fresh = start_study(study_table(data, run.setup), run.setup)
+    assert not scored_pairs(fresh, protocol_result(fresh)).any()  # round 0: no omission counted yet
+    result = run.run.result
+    scored = scored_pairs(run.run.state, result)
+    assert result.top_k is not None
+    named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
+    assert 0 < scored.sum() < len(result.pairs)
+    assert all((a in named or b in named) == keep for (a, b), keep in zip(result.pairs, scored, strict=True))
+
+
+def test_under_question_control_no_fixed_line_is_drawn_and_the_title_says_why() -> None:
+    run = pe.replay(pe.load_sample("summeval"), "human:relevance", error_control="question", futility=None, budget=900)
+    found = decision_paths(run.run.state)
+    assert found.lower is None and found.upper is None and found.paths
+    figure = theta_history_figure(run.run.state)
+    assert not figure.layout.shapes and "no fixed line" in figure.layout.title.text
+    assert CONTROL_WORDS["question"] in figure.layout.title.text
