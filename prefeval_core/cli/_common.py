@@ -134,6 +134,8 @@ def progress(message: str) -> None:
 
 def _number(text: str, kind: type[int] | type[float]) -> int | float:
     try:
+        if not text.isascii():  # int("٣") is 3: ids and counts are written in ASCII digits only
+            raise ValueError
         if kind is int:
             if len(text.strip().lstrip("+-")) > 20:
                 raise ValueError

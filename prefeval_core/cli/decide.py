@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from prefeval_core.cli._common import open_probability, positive_int, print_json, progress, seed_int
+from prefeval_core.data.json_rows import text_depth
 from prefeval_core.errors import DataError, SettingsError
 from prefeval_core.outcomes import SYMBOLS
 
@@ -217,7 +218,14 @@ def _read_batch(path: Path) -> Iterator[_Pair]:
         yield _parse_line(path, number, line)
 
 
+_BATCH_DEPTH = 4
+"""Nesting of a batch line: the object, a 3x3 matrix (2 levels), and one level of slack."""
+
+
 def _parse_line(path: Path, number: int, line: str) -> _Pair:
+    if text_depth(line, _BATCH_DEPTH) is not None:
+        message = f"a line nested more than {_BATCH_DEPTH} levels deep; expected an object of counts (n, confusion, m, mu, id)"
+        raise DataError.single("invalid_batch_line", message, file=str(path), line=number)
     try:
         record = json.loads(line)
         n = np.asarray(record["n"], dtype=float).reshape(3)
