@@ -21,6 +21,7 @@ from prefeval_core.labelstudio import comparison_project, rating_control, rating
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
 from prefeval_core.tasks import ComparisonTask, RatingTask
+from prefeval_core.workflow.request_files import blind_key
 from prefeval_core.workflow.studies import Study
 
 
@@ -56,13 +57,16 @@ def run(args: argparse.Namespace) -> int:
 def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str, Any]:
     tasks = next_request(study.state).tasks
     scale = study.rating_scale(dataset)
+    key = blind_key(None, study.data.key, study.id)
     if scale is None:
         pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
-        project = comparison_project(pairs, study.data.key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed)
+        project = comparison_project(
+            pairs, study.data.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed
+        )
         control = "choices"
     else:
         outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(outputs, study.data.key, scale, texts=dataset.texts, sources=dataset.sources, study_id=study.id)
+        project = rating_project(outputs, study.data.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id)
         control = rating_control(scale)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -88,8 +92,9 @@ def _import(study: Study, dataset: Dataset, file: str | None) -> dict[str, Any]:
     name, data = read_input_file(file)
     scale = study.rating_scale(dataset)
     loaded = read_label_studio_export(
-        name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table)
-    )
+        name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table),
+        key=blind_key(None, study.data.key, study.id),
+    )  # fmt: skip
     stored = open_store().add_many(loaded.judgments)
     return {
         "study": study.id,

@@ -8,6 +8,10 @@
 * **PostgreSQL** when ``$PREFEVAL_DATABASE_URL`` is set (``postgresql+psycopg://user@host:port/db``,
   psycopg 3), for a team: several annotators on their own machines, a lead watching.
 
+A store is created only where no file exists: a new SQLite file is made complete (its header
+written) under a temporary name and linked into place, so no process ever sees it half-made, and
+a file that exists but is empty (0 bytes) is refused, never taken for a new store.
+
 A write is one transaction: committed when :meth:`Database.writing` exits without error,
 rolled back otherwise (also when the process is killed mid-way).
 """
@@ -17,8 +21,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -135,12 +140,38 @@ def connect(url: URL) -> Database:
             return Database(create_engine(url, pool_pre_ping=True))
         except ModuleNotFoundError:  # psycopg is the optional `postgres` extra
             raise StoreError.single("store_failed", "PostgreSQL needs psycopg: pip install 'prefeval[postgres]'") from None
-    if url.database:
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    if url.database and url.database != ":memory:":
+        _sqlite_file(Path(url.database))
     engine = create_engine(url, connect_args={"timeout": LOCK_TIMEOUT_S})
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return Database(engine)
+
+
+def _sqlite_file(path: Path) -> None:
+    """Make a new store's file where none exists (complete, then linked into place: another
+    process opening the store at the same time sees no file or a whole one).
+
+    Raises:
+        StoreError: the path exists but is no SQLite database (0 bytes, or not a file).
+    """
+    if path.exists():
+        if not path.is_file() or path.stat().st_size == 0:
+            what = "an empty file (0 bytes)" if path.is_file() else "not a file"
+            message = f"the store {path} is {what}, not a prefeval store; remove it, or point the store at another folder"
+            raise StoreError.single("not_a_store", message)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+    try:
+        with closing(sqlite3.connect(draft)) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")  # writes the header: the file is a database from the start
+        try:
+            os.link(draft, path)
+        except FileExistsError:  # another process made it meanwhile: use theirs
+            pass
+    finally:
+        draft.unlink(missing_ok=True)
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:

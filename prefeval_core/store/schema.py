@@ -8,6 +8,11 @@ Version history (``schema_version`` holds one row per version applied, with its 
   Migrating from 0 copies every ``annotations`` row into ``comparisons`` (same id, identity
   ``legacy:<id>``, undo marks kept), checks the count, and drops the old table, all in one
   transaction.
+* 2: ``secrets``: one random key per scope (a study, or a data key outside studies) that makes
+  the opaque tokens and row digests of blind files (:mod:`prefeval_core.store.secrets`).
+
+A database that is not a store is refused, never written to: a file of 0 bytes, or one whose
+tables are another program's (:func:`check_is_store`).
 
 Schema work runs under a lock (SQLite's write lock, a PostgreSQL advisory lock), so processes
 opening a new store at the same time create it once.
@@ -39,7 +44,7 @@ from sqlalchemy import (
 from prefeval_core.store.engine import Database, StoreError
 from prefeval_core.store.records import request_id_for, utc_now
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """The version this prefeval writes."""
 _ADVISORY_LOCK: Final = 7_042_013_001
 """PostgreSQL advisory lock key held while the schema is created or migrated."""
@@ -141,6 +146,14 @@ ratings = Table(
     sqlite_autoincrement=True,
 )
 
+secrets = Table(
+    "secrets",
+    metadata,
+    Column("scope", Text, primary_key=True),
+    Column("secret", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+)
+
 _LEGACY_TABLE: Final = "annotations"
 
 
@@ -151,19 +164,37 @@ def current_version(conn: Connection) -> int:
     return int(conn.execute(select(func.max(schema_version.c.version))).scalar_one() or 0)
 
 
+def check_is_store(conn: Connection, where: str) -> None:
+    """Refuse a database that holds tables but none of a store's (another program's database).
+
+    Raises:
+        StoreError: naming the database and a few of its tables.
+    """
+    if current_version(conn):
+        return
+    tables = sorted(inspect(conn).get_table_names())
+    if tables and _LEGACY_TABLE not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        message = f"{where} is not a prefeval store: it holds other tables ({shown}); point the store at its own file or database"
+        raise StoreError.single("not_a_store", message)
+
+
 def ensure_schema(db: Database) -> int:
     """Create or migrate the store's tables up to :data:`SCHEMA_VERSION`; returns the version.
 
     Raises:
-        StoreError: the store was written by a newer prefeval (a higher schema version).
+        StoreError: the store was written by a newer prefeval (a higher schema version), or
+            the database is another program's (:func:`check_is_store`).
     """
     with db.reading() as conn:
+        check_is_store(conn, db.where)
         version = current_version(conn)
     if version == SCHEMA_VERSION:
         return version
     with db.writing() as conn:
         if db.dialect == "postgresql":
             conn.execute(select(func.pg_advisory_xact_lock(_ADVISORY_LOCK)))
+        check_is_store(conn, db.where)
         version = current_version(conn)  # another process may have migrated meanwhile
         if version > SCHEMA_VERSION:
             message = f"the store {db.where} has schema version {version}; this prefeval reads versions up to {SCHEMA_VERSION}"
@@ -201,5 +232,10 @@ def _to_v1(conn: Connection) -> None:
     conn.execute(text(f"DROP TABLE {_LEGACY_TABLE}"))
 
 
-_MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1,)
+def _to_v2(conn: Connection) -> None:
+    """Version 1 -> 2: the ``secrets`` table (filled on first use, one key per scope)."""
+    metadata.create_all(conn, tables=[secrets])
+
+
+_MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1, _to_v2)
 """``_MIGRATIONS[v]`` takes a store from version ``v`` to ``v + 1``."""
