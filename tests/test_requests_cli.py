@@ -55,7 +55,7 @@ def test_a_comparison_request_goes_out_blind_and_comes_back_as_the_studys_judgme
     assert main(["requests", "export", str(study), "--out", str(out), "--seed", "4", "--json"]) == 0
     exported = json.loads(capsys.readouterr().out)
     assert (exported["tasks"], exported["unit"], exported["file"]) == (30, "comparisons", str(out))
-    assert "leave `request_id` and `left` as exported" in exported["instructions"]
+    assert "leave `request_id`, the texts and `digest` as exported" in exported["instructions"]
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 30 and not any(s in out.read_text() for s in SYSTEMS)
     for row in rows:  # the annotator reads the texts only
@@ -82,9 +82,9 @@ def test_a_rating_request_as_jsonl(data_dir: Path, capsys: pytest.CaptureFixture
     study = begin(data_dir, "ratings")
     out = data_dir / "round1.jsonl"
     assert main(["requests", "export", str(study), "--out", str(out)]) == 0
-    assert "Fill the `score` column (" in capsys.readouterr().out
+    assert "fill the `score` column (" in capsys.readouterr().out
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert rows and set(rows[0]) == {"request_id", "item_id", "source", "output", "score", "annotator"}
+    assert rows and set(rows[0]) == {"request_id", "item_id", "source", "output", "score", "annotator", "digest"}
     filled = data_dir / "filled.jsonl"
     filled.write_text("".join(json.dumps(row | {"score": 2 + quality(row["output"])}) + "\n" for row in rows))
     assert main(["requests", "import", str(study), str(filled), "--json"]) == 0
