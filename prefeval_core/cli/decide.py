@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from prefeval_core.cli._common import open_probability, positive_int, print_json, progress, seed_int
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.json_rows import text_depth
 from prefeval_core.errors import DataError, SettingsError
 from prefeval_core.outcomes import SYMBOLS
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         for row in rows:
             _print_text(row)
-        print(f"sampler {args.sampler}, gamma {args.gamma}, seed {args.seed}")
+        print_safe(f"sampler {args.sampler}, gamma {args.gamma}, seed {args.seed}")
     elif args.batch:
         _print_json_stream(rows, decision_settings.as_dict(), args.sampler)
     else:
@@ -156,7 +157,7 @@ def _print_json_stream(rows: Iterator[dict[str, Any]], settings: dict[str, Any],
 
 def _print_text(row: dict[str, Any]) -> None:
     label = f"{row['id']}: " if row.get("id") is not None else ""
-    print(
+    print_safe(
         f"{label}theta = P(p> > p<) = {row['theta']:.4f} (MC s.e. {row['theta_mc_se']:.4f}, {row['method']}): "
         f"decision {row['decision']}; p = ({', '.join(f'{v:.3f}' for v in row['p_mean'])})"
     )

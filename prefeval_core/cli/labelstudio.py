@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.labelstudio import comparison_project, rating_control, rating_project, read_label_studio_export, study_tasks
@@ -45,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(output)
     elif args.action == "export":
-        print(f"study #{study.id}: {output['tasks']} tasks ({output['unit']}, {output['control']}) written to {output['tasks_file']}")
-        print(f"labeling config: {output['config_file']}")
+        print_safe(f"study #{study.id}: {output['tasks']} tasks ({output['unit']}, {output['control']}) written to {output['tasks_file']}")
+        print_safe(f"labeling config: {output['config_file']}")
     else:
         counts = f"{output['added']} new, {output['already_there']} already stored"
-        print(f"study #{study.id}: {output['judgments']} judgments in {output['tasks']} tasks; {counts}")
-        print(f"{output['unanswered']} tasks not judged yet, {output['skipped']} annotations skipped")
+        print_safe(f"study #{study.id}: {output['judgments']} judgments in {output['tasks']} tasks; {counts}")
+        print_safe(f"{output['unanswered']} tasks not judged yet, {output['skipped']} annotations skipped")
     return 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.protocol import next_request
@@ -47,11 +48,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(output)
     elif args.action == "export":
-        print(f"study #{study.id}: {output['tasks']} {output['unit']} to judge, written to {output['file']}")
-        print(output["instructions"])
+        print_safe(f"study #{study.id}: {output['tasks']} {output['unit']} to judge, written to {output['file']}")
+        print_safe(output["instructions"])
     else:
         counts = f"{output['added']} new, {output['already_there']} already stored"
-        print(f"study #{study.id}: {output['judgments']} judgments in {Path(args.file).name}; {counts}")
+        print_safe(f"study #{study.id}: {output['judgments']} judgments in {Path(args.file).name}; {counts}")
     return 0
 
 

@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
             f"study #{study.id} {study.record.name}: round {output['round']}, {output['cost_used']} of {output['budget']} {output['unit']}"
         )
         print_safe(output["answer"])
-        print(f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks")
+        print_safe(
+            f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks"
+        )
     return 0
 
 
@@ -93,7 +95,7 @@ def _agreement(study: Study, dataset: Dataset, metric: str | None, as_json: bool
                 + with_metric.format(each.with_metric)
             )
     if report.comparisons is None and report.ratings is None:
-        print(f"study #{study.id}: fewer than two annotators per kind of judgment, no agreement to measure")
+        print_safe(f"study #{study.id}: fewer than two annotators per kind of judgment, no agreement to measure")
     for side in report.sides:
         print_safe(f"  {side.annotator}: the left output won {side.left_won} of {side.decisive} decisive comparisons "
               f"(p = {side.p_value:.3g} for no position bias)")  # fmt: skip
