@@ -108,3 +108,23 @@ def test_a_refused_gzip_bomb_stays_small_in_memory(expanded_mib: int) -> None:
     size, growth = map(int, done.stdout.split())
     assert size < 1.1 * (1 << 20)
     assert growth < 32 << 20, f"peak memory grew by {growth / 2**20:.0f} MiB refusing a {expanded_mib} MiB bomb"
+
+
+def test_a_deep_conversation_cell_in_a_csv_is_refused_with_its_place() -> None:
+    """A CSV cell is JSON to the arena reader: nested 100,000 deep it is refused, not a RecursionError."""
+    from prefeval_core.data.dataset import load_dataset
+    from prefeval_core.errors import DataError
+
+    deep = "[" * 100_000 + "]" * 100_000
+    data = f"question_id,model_a,model_b,winner,conversation_a,conversation_b\nq1,x,y,tie,{deep},[]\n".encode()
+    with pytest.raises(DataError, match=r"b\.csv, row 1 \(line 2\), column 'conversation_a': expected a JSON list"):
+        load_dataset([("b.csv", data)], kinds={"b.csv": "arena"})
+
+
+def test_a_deep_session_file_is_refused_with_its_line() -> None:
+    from prefeval_core.session import SessionFileError, session_from_json
+
+    with pytest.raises(SessionFileError) as error:
+        session_from_json('{"prefeval_session": 2,\n "metrics": ' + "[" * 100_000 + "]" * 100_000 + "}", "s.json")
+    (problem,) = error.value.problems
+    assert (problem.file, problem.line) == ("s.json", 2) and "nested too deeply" in problem.message
