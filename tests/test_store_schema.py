@@ -175,7 +175,7 @@ def test_another_programs_database_is_refused_and_left_alone(tmp_path: Path) -> 
     conn.close()
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"this is a text file, not a database\n" * 200)
-    with pytest.raises(StoreError, match="garbage.sqlite"):
+    with pytest.raises(StoreError, match=r"garbage\.sqlite: file is not a database"):
         Store.at(f"sqlite:///{garbage}")
 
 
