@@ -32,8 +32,9 @@ annotation that is not cancelled and has a result of the prefeval control become
 :class:`~prefeval_core.store.Comparison` or :class:`~prefeval_core.store.Rating` with
 ``origin="import"`` (so importing a file twice stores each judgment once), the annotator
 ``labelstudio:<completed_by>`` (a user id; an e-mail where the export gives the user as an
-object) and the annotation's ``created_at`` as its time. Of several annotations of one task by
-one annotator, the last one updated counts (Label Studio keeps an annotator's edits as updates).
+object) and the annotation's ``created_at`` as its time. Several annotations of one task by one
+annotator with different answers are refused, or with ``latest_wins`` the last one updated counts
+(Label Studio keeps an annotator's edits of one annotation as updates); the same answer twice is one.
 Tasks without annotations are not judged yet. A task that prefeval did not export for this data
 and study (no ``prefeval`` object, another dataset or study, a token or request id that is none
 of theirs, a digest that does not match the texts, a system the data does not have), an answer
@@ -256,6 +257,7 @@ class _Context:
     blind: BlindTasks
     scale: RatingScale | None
     known: frozenset[Task] | None
+    latest_wins: bool
 
 
 class _TaskError(ValueError):
@@ -276,6 +278,7 @@ def read_label_studio_export(
     scale: RatingScale | None = None,
     known: Collection[Task] | None = None,
     key: BlindKey | None = None,
+    latest_wins: bool = False,
 ) -> LabelStudioImport:
     """The judgments in Label Studio's JSON export ``data`` of a project prefeval exported
     (module docstring) for ``dataset`` (its key) and ``study_id``.
@@ -289,6 +292,8 @@ def read_label_studio_export(
             request); ``None``: any task prefeval exported for this data and study.
         key: the scope's key the tasks were exported with (needed for tasks of this prefeval's
             exports; older exports are read without it).
+        latest_wins: of two different answers to one task by one annotator, the one updated
+            last counts; without it they are refused (which would count?).
 
     Raises:
         DataError: not a JSON export, or any task or answer that cannot be taken (each problem
@@ -300,7 +305,7 @@ def read_label_studio_export(
         keys = ", ".join(map(repr, raw.frame.columns))
         message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
         raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
-    context = _Context(BlindTasks.of(dataset, study_id, systems, key), scale, None if known is None else frozenset(known))
+    context = _Context(BlindTasks.of(dataset, study_id, systems, key), scale, None if known is None else frozenset(known), latest_wins)
     ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
@@ -341,7 +346,7 @@ def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) ->
     annotations = _json(annotations_cell, "annotations", "annotations") or []
     if not isinstance(annotations, list):
         raise _TaskError("expected a list of annotations", "annotations")
-    latest: dict[str, tuple[str, Judgment]] = {}
+    latest: dict[str, tuple[str, Judgment, float | Choice]] = {}
     skipped = 0
     for annotation in annotations:
         if not isinstance(annotation, dict):
@@ -358,11 +363,15 @@ def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) ->
         updated = _time(annotation.get("updated_at")) or created
         judgment = _judgment(context, task, left, answer, annotator, created or utc_now())
         if annotator in latest:
+            if latest[annotator][2] != answer and not context.latest_wins:
+                raise _TaskError(
+                    f"two different answers by {annotator}; keep one in Label Studio (or import with --latest-wins)", "annotations"
+                )
             skipped += 1
             if latest[annotator][0] > (updated or ""):
                 continue
-        latest[annotator] = (updated or "", judgment)
-    return [judgment for _, judgment in latest.values()], skipped
+        latest[annotator] = (updated or "", judgment, answer)
+    return [judgment for _, judgment, _ in latest.values()], skipped
 
 
 def _text(meta: dict[str, Any], key: str) -> str:

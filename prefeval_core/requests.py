@@ -359,21 +359,31 @@ def _labels(raw: RawTable, column: str, empty: np.ndarray) -> tuple[list[int], l
     return codes, both_bad, problems
 
 
-def _conflicts(raw: RawTable, column: str, rows: Sequence[int], keys: Sequence[tuple[object, ...]], answers: Sequence[object]) -> None:
-    """Refuse two different answers to one request by one annotator in the file (which would
-    count?); the same answer twice is one judgment.
+def _answered_once(
+    raw: RawTable, column: str, judgments: Sequence[J], rows: Sequence[int], answers: Sequence[object], *, latest_wins: bool
+) -> list[J]:
+    """One judgment per annotator and request: two different answers in the file are refused
+    (which would count?), or with ``latest_wins`` the later row counts; the same answer twice is
+    one judgment.
 
     Raises:
-        DataError: naming each later row that contradicts an earlier one.
+        DataError: naming each later row that contradicts an earlier one (without ``latest_wins``).
     """
-    first: dict[tuple[object, ...], tuple[int, object]] = {}
+    first: dict[tuple[str, Task], tuple[int, object]] = {}
+    kept: dict[tuple[str, Task], J] = {}
     problems: list[Problem] = []
-    for index, key, answer in zip(rows, keys, answers, strict=True):
+    for judgment, index, answer in zip(judgments, rows, answers, strict=True):
+        key = (judgment.annotator, judgment.task)
         earlier = first.setdefault(key, (index, answer))
-        if earlier[1] != answer:
-            message = f"a different answer to the request of row {earlier[0] + 1} by the same annotator; keep one of the two"
+        if earlier[1] != answer and not latest_wins:
+            message = (
+                f"a different answer to the request of row {earlier[0] + 1} by the same annotator;"
+                " keep one of the two (or import with --latest-wins)"
+            )
             problems.append(Problem("error", "conflicting_answers", message, raw.name, index + 1, raw.line_of(index), column))
+        kept[key] = judgment
     raise_if_errors(problems)
+    return list(kept.values())
 
 
 def _at_row(raw: RawTable, index: int, make: Callable[..., J], *args: object, **kwargs: object) -> J:
@@ -395,6 +405,7 @@ def read_annotated_requests(
     systems: Sequence[str] | None = None,
     study_id: int | None = None,
     key: BlindKey | None = None,
+    latest_wins: bool = False,
 ) -> list[Comparison]:
     """Comparisons from a comparison request file filled in by annotators (CSV, TSV, JSONL, ...).
 
@@ -406,7 +417,8 @@ def read_annotated_requests(
     is an error too. A blind file (module docstring) needs ``systems`` and the ``study_id`` it
     was exported for, and a keyed one the scope's ``key``: a token that is not one of their
     requests, or a row whose digest does not match, is an error naming the row. One annotator
-    answering one request twice in the file, differently, is an error naming the later row.
+    answering one request twice in the file, differently, is an error naming the later row
+    (``latest_wins``: the later row counts).
 
     Raises:
         DataError: unreadable file, missing columns, bad labels, unknown systems or requests,
@@ -443,8 +455,8 @@ def read_annotated_requests(
         outcome = oriented_code(codes[index], flipped)
         values = (dataset, items[index], canon_a, canon_b, outcome, who[index], a, stamp, "both_bad" if both_bad[index] else None)
         comparisons.append(_at_row(raw, index, Comparison, *values, study_id=study_id, origin="import"))
-    _conflicts(raw, cols["label"], rows, [(c.annotator, c.task) for c in comparisons], [(c.outcome, c.label) for c in comparisons])
-    return comparisons
+    answers = [(c.outcome, c.label) for c in comparisons]
+    return _answered_once(raw, cols["label"], comparisons, rows, answers, latest_wins=latest_wins)
 
 
 def read_rated_requests(
@@ -457,6 +469,7 @@ def read_rated_requests(
     study_id: int | None = None,
     scale: tuple[float, float] | None = None,
     key: BlindKey | None = None,
+    latest_wins: bool = False,
 ) -> list[Rating]:
     """Ratings from a rating request file filled in by annotators (CSV, TSV, JSONL, ...).
 
@@ -503,5 +516,4 @@ def read_rated_requests(
         _at_row(raw, i, Rating, dataset, items[i], rated[i], float(scores[i]), who[i], stamp, study_id=study_id, origin="import")
         for i in rows
     ]
-    _conflicts(raw, cols["score"], rows, [(r.annotator, r.task) for r in ratings], [r.score for r in ratings])
-    return ratings
+    return _answered_once(raw, cols["score"], ratings, rows, [r.score for r in ratings], latest_wins=latest_wins)

@@ -172,6 +172,10 @@ def test_two_different_answers_to_one_request_are_refused() -> None:
     found = problems_of(pd.concat([blind, again, blind.iloc[[1]]], ignore_index=True))
     assert [(f, r, c) for f, r, c, _ in found] == [("r.csv", 4, "label")]
     assert "different answer to the request of row 1" in found[0][3]
+    later = read_back(pd.concat([blind, again], ignore_index=True), latest_wins=True)
+    before, after = ({j.task: j.outcome for j in judged} for judged in (read_back(blind), later))
+    changed = [task for task in before if before[task] != after[task]]
+    assert len(later) == 3 and len(changed) == 1 and after[changed[0]] == 1  # the later row's '=' counts
     by_another = pd.concat([blind, again.assign(annotator="lee")], ignore_index=True)
     assert len(read_back(by_another)) == 4  # another annotator may answer differently
     same_twice = pd.concat([blind, blind.iloc[[0]]], ignore_index=True)

@@ -116,7 +116,10 @@ def test_import_reads_choices_annotators_times_and_skips() -> None:
             return [Answer(None, user=2)]  # submitted with an empty result
         return []  # not annotated yet
 
-    loaded = read(label_studio_export(comparison_tasks(), answers))
+    data = label_studio_export(comparison_tasks(), answers)
+    with pytest.raises(DataError, match=r"row 1, column 'annotations': task 41: two different answers by labelstudio:1"):
+        read(data)  # which of user 1's two answers would count?
+    loaded = read(data, latest_wins=True)
     assert (loaded.tasks, loaded.unanswered, loaded.skipped) == (3, 1, 3)
     by_annotator = {j.annotator: j for j in loaded.judgments}
     assert set(by_annotator) == {"labelstudio:1", "kim@example.org"}

@@ -128,3 +128,14 @@ def test_a_deep_session_file_is_refused_with_its_line() -> None:
         session_from_json('{"prefeval_session": 2,\n "metrics": ' + "[" * 100_000 + "]" * 100_000 + "}", "s.json")
     (problem,) = error.value.problems
     assert (problem.file, problem.line) == ("s.json", 2) and "nested too deeply" in problem.message
+
+
+def test_an_empty_store_file_is_refused_by_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "annotations.sqlite").write_bytes(b"")
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("PREFEVAL_DATABASE_URL", raising=False)
+    assert main(["studies", "list", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"the store {tmp_path / 'annotations.sqlite'} is an empty file (0 bytes)" in captured.err

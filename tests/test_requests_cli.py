@@ -76,6 +76,15 @@ def test_a_comparison_request_goes_out_blind_and_comes_back_as_the_studys_judgme
     assert main(["studies", "step", str(study), "--json"]) == 0
     stepped = json.loads(capsys.readouterr().out)
     assert stepped["round"] == 1 and stepped["cost_used"] == 30
+    changed = data_dir / "changed.csv"
+    with changed.open("w", newline="") as stream:  # kim answers the first request again, the other way round
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows([*rows, {**rows[0], "label": "<" if rows[0]["label"] == ">" else ">"}])
+    assert main(["requests", "import", str(study), str(changed), "--annotator", "kim"]) == 1
+    assert "changed.csv, row 31 (line 32), column 'label': a different answer to the request of row 1" in capsys.readouterr().err
+    assert main(["requests", "import", str(study), str(changed), "--annotator", "kim", "--latest-wins", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["judgments"] == 30
 
 
 def test_a_rating_request_as_jsonl(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

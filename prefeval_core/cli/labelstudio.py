@@ -42,7 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     study, dataset = open_study(args.study)
-    output = _export(study, dataset, Path(args.out), args.seed) if args.action == "export" else _import(study, dataset, args.file)
+    if args.action == "export":
+        output = _export(study, dataset, Path(args.out), args.seed)
+    else:
+        output = _import(study, dataset, args.file, latest_wins=args.latest_wins)
     if args.json:
         print_json(output)
     elif args.action == "export":
@@ -87,14 +90,14 @@ def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str
     }
 
 
-def _import(study: Study, dataset: Dataset, file: str | None) -> dict[str, Any]:
+def _import(study: Study, dataset: Dataset, file: str | None, *, latest_wins: bool) -> dict[str, Any]:
     if file is None:
         raise SystemExit("labelstudio import: give the file Label Studio exported (JSON)")
     name, data = read_input_file(file)
     scale = study.rating_scale(dataset)
     loaded = read_label_studio_export(
         name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table),
-        key=blind_key(None, study.data.key, study.id),
+        key=blind_key(None, study.data.key, study.id), latest_wins=latest_wins,
     )  # fmt: skip
     stored = open_store().add_many(loaded.judgments)
     return {

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "export":
         output = _export(study, dataset, Path(args.out), args.seed)
     else:
-        output = _import(study, dataset, args.file, args.annotator)
+        output = _import(study, dataset, args.file, args.annotator, latest_wins=args.latest_wins)
     if args.json:
         print_json(output)
     elif args.action == "export":
@@ -81,11 +81,13 @@ def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, 
     }
 
 
-def _import(study: Study, dataset: Dataset, file: str | None, annotator: str) -> dict[str, Any]:
+def _import(study: Study, dataset: Dataset, file: str | None, annotator: str, *, latest_wins: bool) -> dict[str, Any]:
     if file is None:
         raise SystemExit("requests import: give the filled-in request file")
     name, data = read_input_file(file)
     scale = study.rating_scale(dataset)
-    judgments = judged_requests(name, data, study.data.key, systems=dataset.systems, scale=scale, annotator=annotator, study_id=study.id)
+    judgments = judged_requests(
+        name, data, study.data.key, systems=dataset.systems, scale=scale, annotator=annotator, study_id=study.id, latest_wins=latest_wins
+    )
     stored = open_store().add_many(judgments)
     return {"study": study.id, "judgments": len(judgments), "added": stored.added, "already_there": stored.already_there}

@@ -75,11 +75,13 @@ def judged_requests(
     annotator: str = "",
     study_id: int | None = None,
     store: Store | None = None,
+    latest_wins: bool = False,
 ) -> list[Judgment]:
     """The judgments in a filled-in request file ``name`` (its bytes ``data``) of the data ``key``:
     comparisons when ``scale`` is None, else ratings on ``scale``; ``annotator`` where the file's
     ``annotator`` column is empty; checked with the scope's secret in ``store`` (default
-    :func:`~prefeval_core.store.open_store`).
+    :func:`~prefeval_core.store.open_store`). Two different answers by one annotator to one
+    request are refused, or with ``latest_wins`` the later row counts.
 
     Raises:
         DataError: the file's problems (rows not as exported, conflicting answers, ...), each
@@ -87,6 +89,14 @@ def judged_requests(
     """
     secret = blind_key(store, key, study_id)
     if scale is None:
-        return list(read_annotated_requests(name, data, key, annotator=annotator, systems=systems, study_id=study_id, key=secret))
+        return list(
+            read_annotated_requests(
+                name, data, key, annotator=annotator, systems=systems, study_id=study_id, key=secret, latest_wins=latest_wins
+            )
+        )
     bounds = (scale.low, scale.high)
-    return list(read_rated_requests(name, data, key, annotator=annotator, systems=systems, study_id=study_id, scale=bounds, key=secret))
+    return list(
+        read_rated_requests(
+            name, data, key, annotator=annotator, systems=systems, study_id=study_id, scale=bounds, key=secret, latest_wins=latest_wins
+        )
+    )
