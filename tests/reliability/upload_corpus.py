@@ -837,9 +837,9 @@ def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
     elif variant == 3:
         labels = ["Maybe"]
 
-    def answers(task: dict[str, object]) -> list[Answer]:
-        count = int(rng.integers(0, 3))
-        return [Answer(choice(labels[int(rng.integers(len(labels)))]), user=int(rng.integers(1, 4)), minute=m) for m in range(count)]
+    def answers(task: dict[str, object]) -> list[Answer]:  # up to two annotators, one answer each (two would conflict)
+        users = rng.permutation(3)[: int(rng.integers(0, 3))] + 1
+        return [Answer(choice(labels[int(rng.integers(len(labels)))]), user=int(u), minute=m) for m, u in enumerate(users)]
 
     data = label_studio_export(tasks, answers)
     if variant == 3 and b"Maybe" not in data:  # nobody answered: nothing off the config
