@@ -437,7 +437,7 @@ def read_annotated_requests(
     if layout == "keyed":
         blind = _blind_tasks(name, dataset, study_id, systems, key)
         found = _keyed_tasks(raw, cols, rows, blind, "comparison", ("source", "output_a", "output_b"))
-        shown = {i: _shown_pair(task, side or "first") for i, (task, side) in found.items() if isinstance(task, ComparisonTask)}
+        shown = {i: _shown_pair(task, side) for i, (task, side) in found.items() if isinstance(task, ComparisonTask) and side is not None}
     elif layout == "unkeyed":
         shown = _unkeyed_pairs(raw, cols, rows, _blind_tasks(name, dataset, study_id, systems, key))
     else:
