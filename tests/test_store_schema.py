@@ -184,3 +184,20 @@ def test_a_new_store_file_is_a_database_from_the_start(tmp_path: Path) -> None:
     Store.at(f"sqlite:///{path}").dispose()
     assert path.read_bytes().startswith(b"SQLite format 3\x00")
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".new")] == []
+
+
+def test_a_new_store_file_without_hard_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    def no_links(source: object, target: object) -> None:
+        raise OSError(errno.EPERM, "hard links are not supported here")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "annotations.sqlite"
+    store = Store.at(f"sqlite:///{path}")
+    assert store.schema_version == SCHEMA_VERSION and path.read_bytes().startswith(b"SQLite format 3\x00")
+    store.dispose()
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(StoreError, match=r"could not create the annotation store .*a-file"):
+        Store.at(f"sqlite:///{tmp_path / 'a-file' / 'annotations.sqlite'}")  # its folder is a file

@@ -23,7 +23,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -161,17 +161,31 @@ def _sqlite_file(path: Path) -> None:
             message = f"the store {path} is {what}, not a prefeval store; remove it, or point the store at another folder"
             raise StoreError.single("not_a_store", message)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     draft = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with closing(sqlite3.connect(draft)) as conn:
             conn.execute("PRAGMA journal_mode=WAL")  # writes the header: the file is a database from the start
-        try:
-            os.link(draft, path)
-        except FileExistsError:  # another process made it meanwhile: use theirs
-            pass
+        _place(draft, path)
+    except (OSError, sqlite3.Error) as error:
+        raise StoreError.single("store_failed", f"could not create the annotation store {path}: {error}") from None
     finally:
-        draft.unlink(missing_ok=True)
+        with suppress(OSError):  # (no draft where the folder could not be made)
+            draft.unlink(missing_ok=True)
+
+
+def _place(draft: Path, path: Path) -> None:
+    """``draft`` linked as ``path`` unless that exists by now (another process made it: theirs is used)."""
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links: create it exclusively, with the draft's bytes
+        try:
+            with path.open("xb") as out:
+                out.write(draft.read_bytes())
+        except FileExistsError:
+            pass
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
