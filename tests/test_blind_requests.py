@@ -289,7 +289,7 @@ def test_the_workflow_keeps_one_secret_per_study_in_the_store(tmp_path: Path) ->
     from types import SimpleNamespace
 
     from prefeval_core.store import Store
-    from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests, request_files
+    from prefeval_core.workflow.request_files import blind_key, fill_in_instructions, judged_requests, request_files
 
     url = f"sqlite:///{tmp_path / 'annotations.sqlite'}"
     store = Store.at(url)
@@ -300,7 +300,7 @@ def test_the_workflow_keeps_one_secret_per_study_in_the_store(tmp_path: Path) ->
         "d",
         study_id=None,
         seed=0,
-        store=store,
+        secret=blind_key(store, "d", None),
     )
     again = request_files(
         PAIRS[:6],
@@ -308,7 +308,7 @@ def test_the_workflow_keeps_one_secret_per_study_in_the_store(tmp_path: Path) ->
         "d",
         study_id=None,
         seed=0,
-        store=Store.at(url),
+        secret=blind_key(Store.at(url), "d", None),
     )
     assert files == again  # the secret is the store's, the same in every process
     filled = label_by_text(pd.read_csv(io.BytesIO(files["csv"]), dtype=str, keep_default_na=False))

@@ -181,7 +181,8 @@ def request_files(
     dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], annotator: str, scale: RatingScale | None
 ) -> None:
     """Download what is left to judge; upload it back once judged."""
-    files = cache.request_files(choice, tuple(tasks), study_id, st.session_state[state.ANNOTATION_SEED])
+    secret = blind_key(None, choice.key, study_id)
+    files = cache.request_files(choice, tuple(tasks), study_id, st.session_state[state.ANNOTATION_SEED], secret)
     how = "Download, fill in, then upload the file here. " + fill_in_instructions(scale)
     left, right = st.columns(2)
     left.download_button("Requests as CSV", files["csv"], "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")

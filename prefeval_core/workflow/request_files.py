@@ -38,12 +38,13 @@ def request_files(
     study_id: int | None,
     seed: int,
     formats: Sequence[RequestFileFormat] = ("csv", "jsonl"),
-    store: Store | None = None,
+    secret: BlindKey | None = None,
 ) -> dict[RequestFileFormat, bytes]:
     """The blind request file of ``tasks`` on ``dataset`` (its data key ``key``), for ``study_id``,
     in each of ``formats``; comparisons shown in the keyed left/right order of ``seed``; keyed
-    with the scope's secret in ``store`` (default :func:`~prefeval_core.store.open_store`)."""
-    secret = blind_key(store, key, study_id)
+    with ``secret``, the scope's key (default :func:`blind_key` in :func:`~prefeval_core.store.open_store`;
+    a cache of the files passes it, so that files of another store are never served)."""
+    secret = secret or blind_key(None, key, study_id)
     frame = blind_requests(tasks, key, key=secret, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
     return {f: export_requests_csv(frame) if f == "csv" else export_requests_jsonl(frame) for f in formats}
 
