@@ -21,7 +21,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from prefeval_core.data.json_rows import text_depth
+from prefeval_core.data.json_rows import line_too_deep
 from prefeval_core.errors import PrefevalError, Problem
 
 MAX_DEPTH: Final = 12
@@ -93,7 +93,7 @@ def load_json(data: str | bytes, *, file: str, error: type[E], max_bytes: int) -
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise error.single("encoding", f"not UTF-8 text (byte {exc.start})", file=file) from None
-    if (deep := text_depth(text, MAX_DEPTH)) is not None:
+    if (deep := line_too_deep(text, MAX_DEPTH)) is not None:
         raise error.single("malformed", f"JSON nested too deeply; at most {MAX_DEPTH} levels are allowed", file=file, line=deep)
     try:
         value = json.loads(text, parse_int=_integer, parse_float=_float, parse_constant=_constant, object_pairs_hook=_unique_keys)

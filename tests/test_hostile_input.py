@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.cli import main
-from prefeval_core.data.json_rows import text_depth
+from prefeval_core.data.json_rows import line_too_deep
 from prefeval_core.left_right import left_right, make_comparison
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
@@ -53,10 +53,10 @@ def test_ids_are_ascii_digits_only(study_id: str, capsys: pytest.CaptureFixture[
     assert "expected an integer" in capsys.readouterr().err
 
 
-def test_text_depth_counts_brackets_outside_strings() -> None:
-    assert text_depth('{"a": "[[[[[[[[", "b": [[1]]}', 3) is None
-    assert text_depth('{"a": "\\"[[[", "b": [[1]]}', 2) == 1
-    assert text_depth('{"a": 1,\n "b": [[[1]]]}', 3) == 2
+def test_line_too_deep_counts_brackets_outside_strings() -> None:
+    assert line_too_deep('{"a": "[[[[[[[[", "b": [[1]]}', 3) is None
+    assert line_too_deep('{"a": "\\"[[[", "b": [[1]]}', 2) == 1
+    assert line_too_deep('{"a": 1,\n "b": [[[1]]]}', 3) == 2
 
 
 def test_a_deep_batch_line_is_refused_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,7 +31,7 @@ import numpy as np
 
 from prefeval_core.cli._common import open_probability, positive_int, print_json, progress, seed_int
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.data.json_rows import text_depth
+from prefeval_core.data.json_rows import line_too_deep
 from prefeval_core.errors import DataError, SettingsError
 from prefeval_core.outcomes import SYMBOLS
 
@@ -224,7 +224,7 @@ _BATCH_DEPTH = 4
 
 
 def _parse_line(path: Path, number: int, line: str) -> _Pair:
-    if text_depth(line, _BATCH_DEPTH) is not None:
+    if line_too_deep(line, _BATCH_DEPTH) is not None:
         message = f"a line nested more than {_BATCH_DEPTH} levels deep; expected an object of counts (n, confusion, m, mu, id)"
         raise DataError.single("invalid_batch_line", message, file=str(path), line=number)
     try:

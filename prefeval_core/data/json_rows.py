@@ -66,7 +66,7 @@ _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 """A JSON string (skipped whole, brackets in it do not count) or a bracket."""
 
 
-def text_depth(text: str, limit: int) -> int | None:
+def line_too_deep(text: str, limit: int) -> int | None:
     """The 1-based line where the nesting of the JSON ``text`` first exceeds ``limit`` levels
     (``None``: it never does), found before parsing so that a deep document costs one scan,
     not a recursion. Brackets inside strings do not count; malformed text is left to the parser."""
@@ -126,7 +126,7 @@ def _parse(name: str, text: str, line: int | None) -> Any:
     """One JSON document; every failure becomes a :class:`MalformedFileError` naming ``line``
     (or the line found in the document). Nesting past :data:`MAX_JSON_DEPTH` (and a margin for
     a cell's own nesting, reported by :class:`_Columns`) is refused before parsing."""
-    deep = text_depth(text, MAX_JSON_DEPTH + 2)
+    deep = line_too_deep(text, MAX_JSON_DEPTH + 2)
     if deep is not None:
         message = f"JSON nested too deeply to read; rows must be objects nested at most {MAX_JSON_DEPTH} levels deep"
         raise MalformedFileError.single("malformed", message, file=name, line=line if line is not None else deep)
