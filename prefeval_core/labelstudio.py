@@ -55,7 +55,7 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.blind import SIDES, BlindKey, BlindTasks, blind_order, left_system_of, shown_side
+from prefeval_core.blind import SIDES, BlindKey, BlindTasks, Side, blind_order, left_system_of, shown_side
 from prefeval_core.data.reading import read_table_bytes
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, MissingColumnError, Problem, raise_if_errors
 from prefeval_core.left_right import Choice, outcome_from_choice
@@ -98,10 +98,8 @@ class LabelStudioProject:
         return json.dumps(list(self.tasks), ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def _task(blind: BlindTasks, task: Task, side: Literal["first", "second"] | None, texts: dict[str, str]) -> dict[str, Any]:
+def _task(key: BlindKey, blind: BlindTasks, task: Task, side: Side | None, texts: dict[str, str]) -> dict[str, Any]:
     """One Label Studio task: the texts under :data:`DATA_KEYS`, the token and the digest."""
-    key = blind.key
-    assert key is not None
     token = blind.token(task, side)
     digest = key.digest(token, task.item_id, list(texts.values()))
     meta = {"kind": "comparison" if side is not None else "rating", "item_id": task.item_id, "request_id": token, "digest": digest}
@@ -132,7 +130,7 @@ def comparison_project(
         task = ComparisonTask(item, a, b)
         side = shown_side(coin, dataset, task)
         shown = (output_a, output_b) if side == "first" else (output_b, output_a)
-        data.append(_task(blind, task, side, {"source": source, "output_a": shown[0], "output_b": shown[1]}))
+        data.append(_task(key, blind, task, side, {"source": source, "output_a": shown[0], "output_b": shown[1]}))
     return LabelStudioProject(_comparison_config(criterion), _in_blind_order(data))
 
 
@@ -153,7 +151,7 @@ def rating_project(
     frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system"])
     rows = rating_request_frame(frame, texts, sources)
     data = [
-        _task(blind, RatingTask(item, system), None, {"source": source, "output": output})
+        _task(key, blind, RatingTask(item, system), None, {"source": source, "output": output})
         for item, system, source, output in rows[["item_id", "system", "source", "output"]].itertuples(index=False)
     ]
     return LabelStudioProject(_rating_config(scale, criterion), _in_blind_order(data))
