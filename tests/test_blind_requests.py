@@ -318,3 +318,14 @@ def test_the_workflow_keeps_one_secret_per_study_in_the_store(tmp_path: Path) ->
     with pytest.raises(DataError, match="not one of a comparison"):
         judged_requests("r.csv", csv_bytes(filled), "d", systems=SYSTEMS, scale=None, store=other)
     assert "Which output is better in relevance?" in fill_in_instructions(None, "relevance")
+
+
+def test_texts_a_spreadsheet_would_change_keep_their_digest() -> None:
+    """Formula-like texts (neutralised in the CSV, restored on reading), line ends and
+    surrounding white space: the digest of a row read back still matches."""
+    outputs = ["=1+1", "a\r\nb", "  padded  ", "@cmd"]
+    odd = pd.DataFrame([{"item_id": "doc0", "system": s, "output": text} for s, text in zip(SYSTEMS, outputs, strict=True)])
+    tasks = [ComparisonTask("doc0", a, b) for a, b in itertools.combinations(sorted(SYSTEMS), 2)]
+    frame = blind_requests(tasks, "d", key=KEY, texts=odd, study_id=7, seed=3).assign(label=">", annotator="kim")
+    assert len(read_back(frame)) == 6
+    assert len(read_annotated_requests("r.jsonl", export_requests_jsonl(frame), "d", systems=SYSTEMS, study_id=7, key=KEY)) == 6
