@@ -36,6 +36,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from prefeval_core.blind import BlindKey  # noqa: E402
 from prefeval_core.data.dataset import load_dataset  # noqa: E402
 from prefeval_core.labelstudio import comparison_project, read_label_studio_export  # noqa: E402
 from prefeval_core.tasks import ComparisonTask  # noqa: E402
@@ -85,13 +86,17 @@ def arena_file(path: Path, rng: np.random.Generator, battles: int = 200_000) -> 
     return battles
 
 
+BENCH_KEY = BlindKey(b"the field-format benchmark's key")
+
+
 def label_studio_file(path: Path, tasks: int = 5_000) -> int:
     requested = [ComparisonTask(f"i{k}", "A", "B") for k in range(tasks)]
-    project = comparison_project(requested, "upload:bench")
+    project = comparison_project(requested, "upload:bench", key=BENCH_KEY)
     labels = ["A better", "Equal", "B better", "Both bad"]
     path.write_bytes(
         label_studio_export(
-            json.loads(project.tasks_json()), lambda t: [Answer(choice(labels[len(t["data"]["item_id"]) % 4]), user=u) for u in (1, 2)]
+            json.loads(project.tasks_json()),
+            lambda t: [Answer(choice(labels[len(t["data"]["prefeval"]["item_id"]) % 4]), user=u) for u in (1, 2)],
         )
     )
     return tasks
@@ -131,7 +136,7 @@ def main() -> int:
             (
                 f"Label Studio ({label_studio_file(export):,} tasks)",
                 export,
-                lambda: read_label_studio_export(export.name, export.read_bytes(), "upload:bench", systems=("A", "B")),
+                lambda: read_label_studio_export(export.name, export.read_bytes(), "upload:bench", systems=("A", "B"), key=BENCH_KEY),
                 lambda: json.loads(export.read_bytes()),
             ),
         ]

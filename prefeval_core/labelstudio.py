@@ -4,18 +4,20 @@ export back in as judgments.
 **Export.** :func:`comparison_project` and :func:`rating_project` make a
 :class:`LabelStudioProject`: the labeling config (XML; paste it under *Settings -> Labeling
 Interface -> Code*) and the tasks (a JSON list of ``{"data": {...}}``; import it as a file). Each
-task's ``data`` holds the texts the config shows (``source``; ``output_a`` and ``output_b`` in a
-seeded random left/right order, :func:`~prefeval_core.left_right.left_right`; or ``output``) and a
-``prefeval`` object that says which request it is: ``kind``, ``dataset``, ``study_id``,
-``item_id``, its ``request_id`` (:func:`~prefeval_core.store.request_id_for`, a digest) and, for
-a comparison, which system of the canonical pair is shown as A (``left``: ``"first"`` or
-``"second"``). Label Studio keeps ``data`` as it is in its export.
+task's ``data`` holds the texts the config shows under keys of prefeval's own
+(:data:`DATA_KEYS`: ``prefeval_source``, ``prefeval_output_a`` and ``prefeval_output_b``, or
+``prefeval_output``; Label Studio's data manager adds fields of its own to every task, ``source``
+among them, which holds the whole task as JSON) and a ``prefeval`` object: ``kind``, ``item_id``,
+its opaque token ``request_id`` and the ``digest`` of what the task shows, both keyed with the
+study's secret (:mod:`prefeval_core.blind`). Label Studio keeps ``data`` as it is in its export.
 
-**Blind** (:mod:`prefeval_core.blind`). No system name is in the task data (annotators who can
-open Label Studio's Data Manager see the data, and a name there would defeat the randomised
-sides), and the tasks go out in blind order. The import finds the systems again from the request
-id, among the data's systems. Files exported by prefeval before this (their ``prefeval`` object
-names ``system_a``, ``system_b`` and ``left_system``, or ``system``) are read as well.
+**Blind** (:mod:`prefeval_core.blind`). No system name, data key or study id is in the task data
+(annotators who can open Label Studio's Data Manager see the data), the side shown as A comes from
+the keyed coin and is named by the token only, and the tasks go out in blind order. The import
+finds the task and side again from the token among the data's systems, and refuses a task whose
+texts or token were changed (the digest). Files exported by prefeval before this are read as
+well: their ``prefeval`` object names ``dataset``, ``study_id``, an unkeyed ``request_id`` and
+``left``, or (older still) ``system_a``, ``system_b`` and ``left_system``, or ``system``.
 
 * Comparisons (:data:`PREFERENCE`): a ``Choices`` control ``preference`` with *A better*,
   *Equal*, *B better*, *Both bad* (hotkeys a, e, b, x as in the app); *Both bad* is a tie
@@ -30,12 +32,14 @@ annotation that is not cancelled and has a result of the prefeval control become
 :class:`~prefeval_core.store.Comparison` or :class:`~prefeval_core.store.Rating` with
 ``origin="import"`` (so importing a file twice stores each judgment once), the annotator
 ``labelstudio:<completed_by>`` (a user id; an e-mail where the export gives the user as an
-object) and the annotation's ``created_at`` as its time. Of several annotations of one task by
-one annotator, the last one updated counts. Tasks without annotations are not judged yet. A
-task that prefeval did not export for this data and study (no ``prefeval`` object, another
-dataset or study, a request id that does not match its content, a system the data does not
-have), an answer that is not on the config's choices or the scale, and a file that is not a
-JSON export are errors naming the file, the task's row and id.
+object) and the annotation's ``created_at`` as its time. Several annotations of one task by one
+annotator with different answers are refused, or with ``latest_wins`` the last one updated counts
+(Label Studio keeps an annotator's edits of one annotation as updates); the same answer twice is one.
+Tasks without annotations are not judged yet. A task that prefeval did not export for this data
+and study (no ``prefeval`` object, another dataset or study, a token or request id that is none
+of theirs, a digest that does not match the texts, a system the data does not have), an answer
+that is not on the config's choices or the scale, and a file that is not a JSON export are errors
+naming the file, the task's row and id.
 """
 
 from __future__ import annotations
@@ -51,14 +55,14 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.blind import SIDES, BlindTasks, blind_order, left_system_of, shown_side
+from prefeval_core.blind import SIDES, BlindKey, BlindTasks, Side, blind_order, left_system_of, shown_side
 from prefeval_core.data.reading import read_table_bytes
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, MissingColumnError, Problem, raise_if_errors
 from prefeval_core.left_right import Choice, outcome_from_choice
 from prefeval_core.outcomes import canonical_pair
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.requests import rating_request_frame, request_frame
-from prefeval_core.store.records import Comparison, ComparisonLabel, Judgment, JudgmentKind, Rating, request_id_for, utc_now
+from prefeval_core.store.records import Comparison, ComparisonLabel, Judgment, JudgmentKind, Rating, utc_now
 from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow.rating_scale import RatingScale
 
@@ -72,6 +76,13 @@ _HOTKEYS: Final[dict[Choice, str]] = {"left": "a", "equal": "e", "right": "b", "
 RatingControl = Literal["rating", "choices", "number"]
 """How a rating config asks for the score: stars (1..N), one choice per level, or a number."""
 ANNOTATOR_PREFIX: Final = "labelstudio:"
+DATA_KEYS: Final = {
+    "source": "prefeval_source",
+    "output_a": "prefeval_output_a",
+    "output_b": "prefeval_output_b",
+    "output": "prefeval_output",
+}
+"""The task data key of each text shown (none of Label Studio's own fields, such as ``source``)."""
 
 
 @dataclass(frozen=True)
@@ -87,37 +98,40 @@ class LabelStudioProject:
         return json.dumps(list(self.tasks), ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def _meta(kind: JudgmentKind, dataset: str, study_id: int | None, item_id: str, systems: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "dataset": dataset,
-        "study_id": study_id,
-        "item_id": item_id,
-        "request_id": request_id_for(dataset, study_id, item_id, systems),
-    }
+def _task(key: BlindKey, blind: BlindTasks, task: Task, side: Side | None, texts: dict[str, str]) -> dict[str, Any]:
+    """One Label Studio task: the texts under :data:`DATA_KEYS`, the token and the digest."""
+    token = blind.token(task, side)
+    digest = key.digest(token, task.item_id, list(texts.values()))
+    meta = {"kind": "comparison" if side is not None else "rating", "item_id": task.item_id, "request_id": token, "digest": digest}
+    return {"data": {DATA_KEYS[k]: v for k, v in texts.items()} | {"prefeval": meta}}
 
 
 def comparison_project(
     tasks: Sequence[ComparisonTask],
     dataset: str,
     *,
+    key: BlindKey,
     texts: pd.DataFrame | None = None,
     sources: pd.DataFrame | None = None,
     study_id: int | None = None,
     seed: int = 0,
+    criterion: str | None = None,
 ) -> LabelStudioProject:
-    """The comparisons ``tasks`` of ``dataset`` (its key) as a Label Studio project, outputs in
-    the left/right order of ``seed`` (the app's order for the same seed)."""
+    """The comparisons ``tasks`` of ``dataset`` (its key) as a Label Studio project keyed with
+    the scope's ``key``, outputs in the keyed left/right order of ``seed``; the question asks
+    about ``criterion`` (e.g. "relevance") where given."""
+    blind = BlindTasks.of(dataset, study_id, (), key)
+    coin = key.coin_seed(seed)
     frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system_a", "system_b"])
     rows = request_frame(frame, texts, sources)
     data: list[dict[str, Any]] = []
     columns = ["item_id", "system_a", "system_b", "source", "output_a", "output_b"]
     for item, a, b, source, output_a, output_b in rows[columns].itertuples(index=False):
-        side = shown_side(seed, dataset, ComparisonTask(item, a, b))
+        task = ComparisonTask(item, a, b)
+        side = shown_side(coin, dataset, task)
         shown = (output_a, output_b) if side == "first" else (output_b, output_a)
-        meta = _meta("comparison", dataset, study_id, item, (a, b)) | {"left": side}
-        data.append({"data": {"item_id": item, "source": source, "output_a": shown[0], "output_b": shown[1], "prefeval": meta}})
-    return LabelStudioProject(_comparison_config(), _in_blind_order(data))
+        data.append(_task(key, blind, task, side, {"source": source, "output_a": shown[0], "output_b": shown[1]}))
+    return LabelStudioProject(_comparison_config(criterion), _in_blind_order(data))
 
 
 def rating_project(
@@ -125,25 +139,22 @@ def rating_project(
     dataset: str,
     scale: RatingScale,
     *,
+    key: BlindKey,
     texts: pd.DataFrame | None = None,
     sources: pd.DataFrame | None = None,
     study_id: int | None = None,
+    criterion: str | None = None,
 ) -> LabelStudioProject:
-    """The ratings ``tasks`` of ``dataset`` (its key) as a Label Studio project on ``scale``."""
+    """The ratings ``tasks`` of ``dataset`` (its key) as a Label Studio project on ``scale``,
+    keyed with the scope's ``key``; the heading asks about ``criterion`` where given."""
+    blind = BlindTasks.of(dataset, study_id, (), key)
     frame = pd.DataFrame([vars(t) for t in tasks], columns=["item_id", "system"])
     rows = rating_request_frame(frame, texts, sources)
     data = [
-        {
-            "data": {
-                "item_id": item,
-                "source": source,
-                "output": output,
-                "prefeval": _meta("rating", dataset, study_id, item, (system,)),
-            }
-        }
+        _task(key, blind, RatingTask(item, system), None, {"source": source, "output": output})
         for item, system, source, output in rows[["item_id", "system", "source", "output"]].itertuples(index=False)
     ]
-    return LabelStudioProject(_rating_config(scale), _in_blind_order(data))
+    return LabelStudioProject(_rating_config(scale, criterion), _in_blind_order(data))
 
 
 def _in_blind_order(tasks: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
@@ -175,22 +186,23 @@ def _xml(root: ET.Element) -> str:
 
 
 def _source_view() -> ET.Element:
-    return _view(_element("Header", value="Source"), _element("Text", name="source", value="$source"))
+    return _view(_element("Header", value="Source"), _element("Text", name="source", value="$" + DATA_KEYS["source"]))
 
 
-def _comparison_config() -> str:
+def _comparison_config(criterion: str | None) -> str:
     choices = _element("Choices", name=PREFERENCE, toName="output_a", choice="single-radio", required="true", showInline="true")
     choices.extend(_element("Choice", value=label, hotkey=_HOTKEYS[c]) for c, label in CHOICE_LABELS.items())
     column = "flex: 1; padding: 0.5em; border: 1px solid #ddd"
     outputs = _view(
-        _view(_element("Header", value="Output A"), _element("Text", name="output_a", value="$output_a"), style=column),
-        _view(_element("Header", value="Output B"), _element("Text", name="output_b", value="$output_b"), style=column),
+        _view(_element("Header", value="Output A"), _element("Text", name="output_a", value="$" + DATA_KEYS["output_a"]), style=column),
+        _view(_element("Header", value="Output B"), _element("Text", name="output_b", value="$" + DATA_KEYS["output_b"]), style=column),
         style="display: flex; gap: 1em",
     )
-    return _xml(_view(_source_view(), outputs, _element("Header", value="Which output is better?"), choices))
+    question = f"Which output is better in {criterion}?" if criterion else "Which output is better?"
+    return _xml(_view(_source_view(), outputs, _element("Header", value=question), choices))
 
 
-def _rating_config(scale: RatingScale) -> str:
+def _rating_config(scale: RatingScale, criterion: str | None) -> str:
     control = rating_control(scale)
     if control == "rating":
         assert scale.levels is not None
@@ -203,8 +215,13 @@ def _rating_config(scale: RatingScale) -> str:
             score.append(_element("Choice", value=text, hotkey=text) if len(text) == 1 else _element("Choice", value=text))
     else:
         score = _element("Number", name=SCORE, toName="output", min=f"{scale.low:g}", max=f"{scale.high:g}", step="0.1", required="true")
-    output = _view(_element("Header", value="Output"), _element("Text", name="output", value="$output"))
-    return _xml(_view(_source_view(), output, _element("Header", value=f"Rate the output: {scale.describe()}"), score))
+    output = _view(_element("Header", value="Output"), _element("Text", name="output", value="$" + DATA_KEYS["output"]))
+    heading = f"Rate the {criterion} of this output from {_range(scale)}" if criterion else f"Rate the output: {scale.describe()}"
+    return _xml(_view(_source_view(), output, _element("Header", value=heading), score))
+
+
+def _range(scale: RatingScale) -> str:
+    return f"{scale.low:g} (worst) to {scale.high:g} (best)"
 
 
 # --- import ------------------------------------------------------------------------------
@@ -238,6 +255,7 @@ class _Context:
     blind: BlindTasks
     scale: RatingScale | None
     known: frozenset[Task] | None
+    latest_wins: bool
 
 
 class _TaskError(ValueError):
@@ -257,6 +275,8 @@ def read_label_studio_export(
     study_id: int | None = None,
     scale: RatingScale | None = None,
     known: Collection[Task] | None = None,
+    key: BlindKey | None = None,
+    latest_wins: bool = False,
 ) -> LabelStudioImport:
     """The judgments in Label Studio's JSON export ``data`` of a project prefeval exported
     (module docstring) for ``dataset`` (its key) and ``study_id``.
@@ -268,6 +288,10 @@ def read_label_studio_export(
             needed for rating tasks.
         known: the tasks that may be answered (e.g. :func:`study_tasks`, or only the open
             request); ``None``: any task prefeval exported for this data and study.
+        key: the scope's key the tasks were exported with (needed for tasks of this prefeval's
+            exports; older exports are read without it).
+        latest_wins: of two different answers to one task by one annotator, the one updated
+            last counts; without it they are refused (which would count?).
 
     Raises:
         DataError: not a JSON export, or any task or answer that cannot be taken (each problem
@@ -279,7 +303,7 @@ def read_label_studio_export(
         keys = ", ".join(map(repr, raw.frame.columns))
         message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
         raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
-    context = _Context(BlindTasks.of(dataset, study_id, systems), scale, None if known is None else frozenset(known))
+    context = _Context(BlindTasks.of(dataset, study_id, systems, key), scale, None if known is None else frozenset(known), latest_wins)
     ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
@@ -316,11 +340,11 @@ def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) ->
     meta = data.get("prefeval") if isinstance(data, dict) else None
     if not isinstance(meta, dict):
         raise _TaskError("this task was not exported by prefeval (its data has no 'prefeval' object); export the requests again")
-    task = _exported_task(context, meta)
+    task, left = _exported_task(context, meta, data)
     annotations = _json(annotations_cell, "annotations", "annotations") or []
     if not isinstance(annotations, list):
         raise _TaskError("expected a list of annotations", "annotations")
-    latest: dict[str, tuple[str, Judgment]] = {}
+    latest: dict[str, tuple[str, Judgment, float | Choice]] = {}
     skipped = 0
     for annotation in annotations:
         if not isinstance(annotation, dict):
@@ -335,13 +359,17 @@ def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) ->
         annotator = _annotator(annotation.get("completed_by"))
         created = _time(annotation.get("created_at"))
         updated = _time(annotation.get("updated_at")) or created
-        judgment = _judgment(context, task, meta, answer, annotator, created or utc_now())
+        judgment = _judgment(context, task, left, answer, annotator, created or utc_now())
         if annotator in latest:
+            if latest[annotator][2] != answer and not context.latest_wins:
+                raise _TaskError(
+                    f"two different answers by {annotator}; keep one in Label Studio (or import with --latest-wins)", "annotations"
+                )
             skipped += 1
             if latest[annotator][0] > (updated or ""):
                 continue
-        latest[annotator] = (updated or "", judgment)
-    return [judgment for _, judgment in latest.values()], skipped
+        latest[annotator] = (updated or "", judgment, answer)
+    return [judgment for _, judgment, _ in latest.values()], skipped
 
 
 def _text(meta: dict[str, Any], key: str) -> str:
@@ -355,25 +383,52 @@ def _study_name(study_id: object) -> str:
     return "no study" if study_id is None else f"study #{study_id}"
 
 
-def _exported_task(context: _Context, meta: dict[str, Any]) -> Task:
-    """The task a prefeval object describes, checked against the data, the study and its request id."""
-    if meta.get("dataset") != context.blind.dataset:
-        raise _TaskError(f"exported for the data '{meta.get('dataset')}', not for '{context.blind.dataset}'")
-    if meta.get("study_id") != context.blind.study_id:
-        raise _TaskError(f"exported for {_study_name(meta.get('study_id'))}, not for {_study_name(context.blind.study_id)}")
+def _exported_task(context: _Context, meta: dict[str, Any], data: dict[str, Any]) -> tuple[Task, str | None]:
+    """The task a prefeval object describes, checked against the data, the study and its token
+    (or older request id), and the system shown as A (``None`` for a rating)."""
     item = _text(meta, "item_id")
     kind = meta.get("kind")
     if kind not in ("comparison", "rating"):
         raise _TaskError(f"its 'prefeval' object has the kind {kind!r}; expected 'comparison' or 'rating'")
-    task = _named_task(context, meta, kind, item) if _names_systems(meta) else context.blind.task_of(kind, item, meta.get("request_id"))
-    if task is None:
-        raise _TaskError(
-            f"its request id is not one of a {kind} of item {item} among the data's systems"
-            " (changed after the export, or exported for other data); export the requests again"
+    if "digest" in meta:
+        task, left = _keyed_task(context, meta, data, kind, item)
+    else:
+        if meta.get("dataset") != context.blind.dataset:
+            raise _TaskError(f"exported for the data '{meta.get('dataset')}', not for '{context.blind.dataset}'")
+        if meta.get("study_id") != context.blind.study_id:
+            raise _TaskError(f"exported for {_study_name(meta.get('study_id'))}, not for {_study_name(context.blind.study_id)}")
+        found = (
+            _named_task(context, meta, kind, item) if _names_systems(meta) else context.blind.task_of(kind, item, meta.get("request_id"))
         )
+        if found is None:
+            raise _TaskError(
+                f"its request id is not one of a {kind} of item {item} among the data's systems"
+                " (changed after the export, or exported for other data); export the requests again"
+            )
+        task = found
+        left = _left_system(task, meta) if isinstance(task, ComparisonTask) else None
     if context.known is not None and task not in context.known:
         raise _TaskError(f"item {item} of {', '.join(task.systems)} is not among the requests this import accepts")
-    return task
+    return task, left
+
+
+def _keyed_task(context: _Context, meta: dict[str, Any], data: dict[str, Any], kind: JudgmentKind, item: str) -> tuple[Task, str | None]:
+    """The task and the system shown as A of a task keyed with the study's secret; its digest checked."""
+    key = context.blind.key
+    if key is None:
+        raise _TaskError("this task was exported with the study's key, and the import was given none")
+    token = meta.get("request_id")
+    found = context.blind.find(kind, item, token)
+    if found is None:
+        raise _TaskError(
+            f"its request id is not one of a {kind} of item {item} exported for this study"
+            " (changed after the export, or exported for other data or another study); export the requests again"
+        )
+    task, side = found
+    shown = [data.get(DATA_KEYS[k], "") for k in (("source", "output_a", "output_b") if kind == "comparison" else ("source", "output"))]
+    if not all(isinstance(text, str) for text in shown) or not key.matches(str(meta.get("digest")), str(token), item, shown):
+        raise _TaskError("its texts or its 'prefeval' object were changed after the export (the digest does not match); export again")
+    return task, None if side is None or not isinstance(task, ComparisonTask) else left_system_of(task, side)
 
 
 def _names_systems(meta: dict[str, Any]) -> bool:
@@ -488,12 +543,11 @@ def _time(value: Any) -> str | None:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
-def _judgment(context: _Context, task: Task, meta: dict[str, Any], answer: float | Choice, annotator: str, created: str) -> Judgment:
-    request = str(meta["request_id"])
+def _judgment(context: _Context, task: Task, left: str | None, answer: float | Choice, annotator: str, created: str) -> Judgment:
+    request = context.blind.request_id(task)
     try:
         if isinstance(task, ComparisonTask):
-            assert isinstance(answer, str)
-            left = _left_system(task, meta)
+            assert isinstance(answer, str) and left is not None
             outcome = outcome_from_choice(answer, left, task.system_a, task.system_b)
             label: ComparisonLabel | None = "both_bad" if answer == "both_bad" else None
             return Comparison(

@@ -2,7 +2,8 @@
 then checked against a pydantic schema before anything is built from them.
 
 :func:`load_json` refuses what would make Python's ``json`` blow up or lie — nesting deeper than
-:data:`MAX_DEPTH` (``RecursionError``), integers longer than :data:`MAX_INT_DIGITS` (the
+:data:`MAX_DEPTH` (found before parsing, so a deep document costs one scan, not a
+``RecursionError``), integers longer than :data:`MAX_INT_DIGITS` (the
 4,300-digit ``ValueError``, and any seed or count past 2^63), NaN/Infinity and floats that
 overflow to infinity, and a key repeated within one object (which value would count?).
 :func:`validated` checks a parsed value against a model with :data:`STRICT` settings (no text
@@ -20,7 +21,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from prefeval_core.data.json_rows import json_depth
+from prefeval_core.data.json_rows import line_too_deep
 from prefeval_core.errors import PrefevalError, Problem
 
 MAX_DEPTH: Final = 12
@@ -92,16 +93,14 @@ def load_json(data: str | bytes, *, file: str, error: type[E], max_bytes: int) -
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise error.single("encoding", f"not UTF-8 text (byte {exc.start})", file=file) from None
+    if (deep := line_too_deep(text, MAX_DEPTH)) is not None:
+        raise error.single("malformed", f"JSON nested too deeply; at most {MAX_DEPTH} levels are allowed", file=file, line=deep)
     try:
         value = json.loads(text, parse_int=_integer, parse_float=_float, parse_constant=_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise error.single("malformed", f"not a JSON file ({exc.msg})", file=file, line=exc.lineno) from None
-    except RecursionError:
-        raise error.single("malformed", f"JSON nested too deeply; at most {MAX_DEPTH} levels are allowed", file=file) from None
     except _Refused as exc:
         raise error.single("malformed", str(exc), file=file, line=_line_of(text, exc.literal)) from None
-    if (depth := json_depth(value)) > MAX_DEPTH:
-        raise error.single("malformed", f"JSON nested {depth} levels deep; at most {MAX_DEPTH} are allowed", file=file)
     return value
 
 

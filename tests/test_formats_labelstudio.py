@@ -4,6 +4,7 @@ refusals, and the round trip export -> annotate -> import -> the protocol decide
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from prefeval_core.blind import BlindKey, shown_side
 from prefeval_core.errors import DataError, MalformedFileError, MissingColumnError
 from prefeval_core.labelstudio import (
     CHOICE_LABELS,
@@ -19,7 +21,6 @@ from prefeval_core.labelstudio import (
     rating_project,
     read_label_studio_export,
 )
-from prefeval_core.left_right import left_right
 from prefeval_core.protocol import apply_judgments, decide_round, next_request
 from prefeval_core.session import DataChoice
 from prefeval_core.store import Comparison, Rating, Store, request_id_for
@@ -34,11 +35,12 @@ from tests.page_fixtures import data_dir, downloads  # noqa: F401 (fixtures)
 FIVE = RatingScale(1.0, 5.0, (1.0, 2.0, 3.0, 4.0, 5.0))
 TEXTS = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "system": ["A", "B", "A"], "output": ["a one", "b one", "a two"]})
 SOURCES = pd.DataFrame({"item_id": ["i1", "i2"], "source": ["first <source> & more", "second"]})
+KEY = BlindKey(b"a study's key of thirty-two bytes")
 
 
 def test_comparison_config_and_tasks() -> None:
     project = comparison_project(
-        [ComparisonTask("i1", "A", "B"), ComparisonTask("i2", "A", "B")], "k", texts=TEXTS, sources=SOURCES, seed=3
+        [ComparisonTask("i1", "A", "B"), ComparisonTask("i2", "A", "B")], "k", key=KEY, texts=TEXTS, sources=SOURCES, seed=3
     )
     root = ET.fromstring(project.config)
     assert root.tag == "View"
@@ -48,18 +50,23 @@ def test_comparison_config_and_tasks() -> None:
     }  # fmt: skip
     assert [(c.get("value"), c.get("hotkey")) for c in choices] == [("A better", "a"), ("Equal", "e"), ("B better", "b"), ("Both bad", "x")]
     names = {t.get("name"): t.get("value") for t in root.iter("Text")}
-    assert names == {"source": "$source", "output_a": "$output_a", "output_b": "$output_b"}
+    # data keys of prefeval's own: Label Studio's data manager adds a `source` field (the whole task as JSON)
+    assert names == {"source": "$prefeval_source", "output_a": "$prefeval_output_a", "output_b": "$prefeval_output_b"}
+    assert [h.get("value") for h in root.iter("Header")][-1] == "Which output is better?"
     tasks = json.loads(project.tasks_json())
     assert [set(t) for t in tasks] == [{"data"}, {"data"}]
-    first = tasks[0]["data"]
-    left, _ = left_right(3, "k", "i1", "A", "B")
-    assert first["output_a"] == ("a one" if left == "A" else "b one")
-    assert first["source"] == "first <source> & more"
-    # blind: the data names no system, only which of the canonical pair (A, B) is shown as A
-    assert first["prefeval"]["left"] == ("first" if left == "A" else "second")
-    assert set(first["prefeval"]) == {"kind", "dataset", "study_id", "item_id", "request_id", "left"}
-    assert first["prefeval"]["kind"] == "comparison" and first["prefeval"]["request_id"] == request_id_for("k", None, "i1", ("A", "B"))
-    assert tasks[1]["data"]["output_b" if tasks[1]["data"]["prefeval"]["left"] == "first" else "output_a"] == ""  # B has no output on i2
+    first = next(t["data"] for t in tasks if t["data"]["prefeval"]["item_id"] == "i1")
+    left = "A" if shown_side(KEY.coin_seed(3), "k", ComparisonTask("i1", "A", "B")) == "first" else "B"
+    assert first["prefeval_output_a"] == ("a one" if left == "A" else "b one")
+    assert first["prefeval_source"] == "first <source> & more"
+    # blind: the data names no system, data key, study or side; the token and digest are keyed
+    assert set(first) == {"prefeval_source", "prefeval_output_a", "prefeval_output_b", "prefeval"}
+    assert set(first["prefeval"]) == {"kind", "item_id", "request_id", "digest"}
+    assert first["prefeval"]["kind"] == "comparison" and first["prefeval"]["request_id"] != request_id_for("k", None, "i1", ("A", "B"))
+    second = next(t["data"] for t in tasks if t["data"]["prefeval"]["item_id"] == "i2")
+    assert "" in (second["prefeval_output_a"], second["prefeval_output_b"])  # B has no output on i2
+    relevance = comparison_project([ComparisonTask("i1", "A", "B")], "k", key=KEY, criterion="relevance")
+    assert [h.get("value") for h in ET.fromstring(relevance.config).iter("Header")][-1] == "Which output is better in relevance?"
 
 
 @pytest.mark.parametrize(
@@ -71,23 +78,27 @@ def test_comparison_config_and_tasks() -> None:
     ],
 )
 def test_rating_configs_follow_the_scale(scale: RatingScale, tag: str, attributes: dict[str, str], choices: list[str] | None) -> None:
-    project = rating_project([RatingTask("i1", "A")], "k", scale, texts=TEXTS)
+    project = rating_project([RatingTask("i1", "A")], "k", scale, key=KEY, texts=TEXTS)
     root = ET.fromstring(project.config)
     control = root.find(f".//{tag}")
     assert control is not None and control.get("name") == "score" and control.get("toName") == "output"
     assert attributes.items() <= control.attrib.items()
     if choices is not None:
         assert [(c.get("value"), c.get("hotkey")) for c in control] == [(v, v) for v in choices]
-    assert json.loads(project.tasks_json())[0]["data"]["output"] == "a one"
+    assert json.loads(project.tasks_json())[0]["data"]["prefeval_output"] == "a one"
+    relevance = rating_project([RatingTask("i1", "A")], "k", FIVE, key=KEY, criterion="relevance")
+    headers = [h.get("value") for h in ET.fromstring(relevance.config).iter("Header")]
+    assert headers[-1] == "Rate the relevance of this output from 1 (worst) to 5 (best)"
 
 
 def comparison_tasks(study_id: int | None = 4) -> list[dict]:
     tasks = [ComparisonTask("i1", "A", "B"), ComparisonTask("i2", "A", "B"), ComparisonTask("i3", "B", "C")]
-    return json.loads(comparison_project(tasks, "k", study_id=study_id).tasks_json())
+    return json.loads(comparison_project(tasks, "k", key=KEY, study_id=study_id).tasks_json())
 
 
 def read(data: bytes, study_id: int | None = 4, **kwargs):
-    return read_label_studio_export("project-7-at-2025-03-04.json", data, "k", study_id=study_id, systems=("A", "B", "C"), **kwargs)
+    options = {"key": KEY} | kwargs
+    return read_label_studio_export("project-7-at-2025-03-04.json", data, "k", study_id=study_id, systems=("A", "B", "C"), **options)
 
 
 def test_import_reads_choices_annotators_times_and_skips() -> None:
@@ -105,7 +116,10 @@ def test_import_reads_choices_annotators_times_and_skips() -> None:
             return [Answer(None, user=2)]  # submitted with an empty result
         return []  # not annotated yet
 
-    loaded = read(label_studio_export(comparison_tasks(), answers))
+    data = label_studio_export(comparison_tasks(), answers)
+    with pytest.raises(DataError, match=r"row 1, column 'annotations': task 41: two different answers by labelstudio:1"):
+        read(data)  # which of user 1's two answers would count?
+    loaded = read(data, latest_wins=True)
     assert (loaded.tasks, loaded.unanswered, loaded.skipped) == (3, 1, 3)
     by_annotator = {j.annotator: j for j in loaded.judgments}
     assert set(by_annotator) == {"labelstudio:1", "kim@example.org"}
@@ -129,7 +143,7 @@ def test_importing_twice_stores_each_judgment_once(tmp_path: Path) -> None:
 
 def test_ratings_on_each_kind_of_scale() -> None:
     def rated(scale: RatingScale, value: dict) -> Rating:
-        tasks = json.loads(rating_project([RatingTask("i1", "A")], "k", scale, study_id=4).tasks_json())
+        tasks = json.loads(rating_project([RatingTask("i1", "A")], "k", scale, key=KEY, study_id=4).tasks_json())
         (judgment,) = read(label_studio_export(tasks, lambda t: [Answer(value)]), scale=scale).judgments
         assert isinstance(judgment, Rating)
         return judgment
@@ -144,34 +158,71 @@ def test_ratings_on_each_kind_of_scale() -> None:
     assert rating_control(FIVE) == "rating" and rating_control(RatingScale(0.0, 1.0, (0.0, 1.0))) == "choices"
 
 
+EXPORTED = "exported for this study (changed after the export, or exported for other data or another study); export the requests again"
 AMONG_SYSTEMS = "among the data's systems (changed after the export, or exported for other data); export the requests again"
 
 
-def test_tasks_prefeval_never_exported_are_refused() -> None:
+def older_tasks(study_id: int | None = 4, seed: int = 0) -> list[dict]:
+    """Tasks as prefeval exported them before keyed tokens: data key, study id, an unkeyed
+    request id and ``left`` in the ``prefeval`` object, the texts under Label Studio-like keys."""
+    tasks = []
+    for task in [ComparisonTask("i1", "A", "B"), ComparisonTask("i2", "A", "B"), ComparisonTask("i3", "B", "C")]:
+        meta = {
+            "kind": "comparison", "dataset": "k", "study_id": study_id, "item_id": task.item_id,
+            "request_id": request_id_for("k", study_id, task.item_id, task.systems), "left": shown_side(seed, "k", task),
+        }  # fmt: skip
+        tasks.append({"data": {"item_id": task.item_id, "source": "", "output_a": "x", "output_b": "y", "prefeval": meta}})
+    return tasks
+
+
+def test_tasks_prefeval_never_exported_or_changed_are_refused() -> None:
     tasks = comparison_tasks()
     foreign = {"data": {"text": "a task made in Label Studio"}}
-    other_study = json.loads(comparison_project([ComparisonTask("i1", "A", "B")], "k", study_id=5).tasks_json())[0]
+    other_study = json.loads(comparison_project([ComparisonTask("i1", "A", "B")], "k", key=KEY, study_id=5).tasks_json())[0]
     tampered = json.loads(json.dumps(tasks[1]))
     tampered["data"]["prefeval"]["item_id"] = "i3"
-    unknown_system = json.loads(comparison_project([ComparisonTask("i1", "A", "Z")], "k", study_id=4).tasks_json())[0]
-    data = label_studio_export([tasks[0], foreign, other_study, tampered, unknown_system], lambda t: [Answer(choice("Equal"))])
+    unknown_system = json.loads(comparison_project([ComparisonTask("i1", "A", "Z")], "k", key=KEY, study_id=4).tasks_json())[0]
+    flipped = json.loads(json.dumps(tasks[0]))
+    flipped["data"]["prefeval_output_a"], flipped["data"]["prefeval_output_b"] = "b one", "a one"
+    old_other_study = older_tasks(study_id=5)[0]
+    tasks_in_file = [tasks[0], foreign, other_study, tampered, unknown_system, flipped, old_other_study]
+    data = label_studio_export(tasks_in_file, lambda t: [Answer(choice("Equal"))])
     with pytest.raises(DataError) as info:
         read(data)
     messages = [(p.file, p.row, p.message) for p in info.value.problems]
     name = "project-7-at-2025-03-04.json"
     assert messages == [
         (name, 2, "task 42: this task was not exported by prefeval (its data has no 'prefeval' object); export the requests again"),
-        (name, 3, "task 43: exported for study #5, not for study #4"),
-        (name, 4, f"task 44: its request id is not one of a comparison of item i3 {AMONG_SYSTEMS}"),
-        (name, 5, f"task 45: its request id is not one of a comparison of item i1 {AMONG_SYSTEMS}"),
+        (name, 3, f"task 43: its request id is not one of a comparison of item i1 {EXPORTED}"),
+        (name, 4, f"task 44: its request id is not one of a comparison of item i3 {EXPORTED}"),
+        (name, 5, f"task 45: its request id is not one of a comparison of item i1 {EXPORTED}"),
+        (name, 6, "task 46: its texts or its 'prefeval' object were changed after the export (the digest does not match); export again"),
+        (name, 7, "task 47: exported for study #5, not for study #4"),
     ]
+    with pytest.raises(DataError, match="exported with the study's key, and the import was given none"):
+        read(label_studio_export(tasks[:1], lambda t: [Answer(choice("Equal"))]), key=None)
+    with pytest.raises(DataError, match=re.escape(f"item i1 {EXPORTED}")):
+        read(label_studio_export(tasks[:1], lambda t: [Answer(choice("Equal"))]), key=BlindKey(b"another study's key, 32 bytes!!"))
     only_first = [ComparisonTask("i1", "A", "B")]
-    with pytest.raises(DataError, match=r"task 42: item i2 of A, B is not among the requests this import accepts"):
-        read(label_studio_export(tasks[:2], lambda t: [Answer(choice("Equal"))]), known=only_first)
+    second = next(t for t in tasks if t["data"]["prefeval"]["item_id"] == "i2")
+    with pytest.raises(DataError, match=r"item i2 of A, B is not among the requests this import accepts"):
+        read(label_studio_export([second], lambda t: [Answer(choice("Equal"))]), known=only_first)
 
 
-def test_exports_that_named_the_systems_are_still_read_and_a_changed_side_is_refused() -> None:
-    blind = comparison_tasks()
+def test_hashing_candidate_system_names_recovers_no_task() -> None:
+    tokens = {t["data"]["prefeval"]["request_id"] for t in comparison_tasks()}
+    guesses = {
+        request_id_for(dataset, study, item, pair)
+        for dataset in ("k", "sample:k", "upload:k")
+        for study in (None, *range(10))
+        for item in ("i1", "i2", "i3")
+        for pair in (("A", "B"), ("A", "C"), ("B", "C"))
+    }
+    assert len(tokens) == 3 and not tokens & guesses
+
+
+def test_older_exports_are_still_read_and_a_changed_side_is_refused() -> None:
+    blind = older_tasks()
     named = json.loads(json.dumps(blind))
     for task, (a, b) in zip(named, [("A", "B"), ("A", "B"), ("B", "C")], strict=True):
         meta = task["data"]["prefeval"]
@@ -182,6 +233,7 @@ def test_exports_that_named_the_systems_are_still_read_and_a_changed_side_is_ref
     assert [(j.item_id, j.system_a, j.system_b, j.left_system, j.outcome) for j in from_blind.judgments] == [
         (j.item_id, j.system_a, j.system_b, j.left_system, j.outcome) for j in from_named.judgments
     ]
+    assert len(from_blind.judgments) == 3
     assert all(j.outcome == (0 if j.left_system == j.system_a else 2) for j in from_blind.judgments)  # "A better" is the left one
     blind[0]["data"]["prefeval"]["left"] = "A"
     with pytest.raises(DataError, match=r"task 41: its 'prefeval' object has left = 'A'; expected 'first' or 'second'"):
@@ -234,7 +286,7 @@ def system_behind(output: str) -> str:
 
 def prefer_the_better(task: dict) -> list[Answer]:
     meta = task["data"]["prefeval"]
-    shown = (system_behind(task["data"]["output_a"]), system_behind(task["data"]["output_b"]))
+    shown = (system_behind(task["data"]["prefeval_output_a"]), system_behind(task["data"]["prefeval_output_b"]))
     label = CHOICE_LABELS["left"] if min(shown, key=SYSTEMS.index) == shown[0] else CHOICE_LABELS["right"]
     # two annotators judge every item; one of them calls every fifth item a tie
     tie = int(meta["item_id"][1:]) % 5 == 0
@@ -251,22 +303,24 @@ def test_round_trip_export_annotate_import_decide(tmp_path: Path, unit: str) -> 
     request = next_request(study.state)
     assert len(request.tasks) > 0
     if unit == "comparisons":
-        project = comparison_project(request.tasks, data.key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=11)  # type: ignore[arg-type]
+        project = comparison_project(
+            request.tasks, data.key, key=KEY, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=11
+        )  # type: ignore[arg-type]
         answers, scale = prefer_the_better, None
     else:
         scale = rating_scale(dataset, "human")
         assert scale.levels == (2.0, 3.0, 4.0)
-        project = rating_project(request.tasks, data.key, scale, texts=dataset.texts, study_id=study.id)  # type: ignore[arg-type]
+        project = rating_project(request.tasks, data.key, scale, key=KEY, texts=dataset.texts, study_id=study.id)  # type: ignore[arg-type]
 
         def answers(task: dict) -> list[Answer]:
-            system = system_behind(task["data"]["output"])
+            system = system_behind(task["data"]["prefeval_output"])
             level = {"good": "4", "middle": "3", "poor": "2"}[system]
             return [Answer(choice(level), user=1), Answer(choice(level), user=2, minute=2)]
 
     exported = label_studio_export(json.loads(project.tasks_json()), answers)
     (tmp_path / "export.json").write_bytes(exported)
     loaded = read_label_studio_export(
-        "export.json", exported, data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=request.tasks
+        "export.json", exported, data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=request.tasks, key=KEY
     )
     assert len(loaded.judgments) == 2 * len(request.tasks) and loaded.unanswered == 0
     result = store.add_many(loaded.judgments)
@@ -324,7 +378,7 @@ def test_the_annotate_page_offers_the_project_and_takes_the_export(data_dir: Pat
     annotate.session_state["pe.study"] = study = at.session_state["pe.study"]
     run_ok(annotate)
     tasks = json.loads(downloads(annotate, "Label Studio tasks (JSON)"))
-    assert len(tasks) == 240 and {t["data"]["prefeval"]["study_id"] for t in tasks} == {study.id}  # 120 pairs, 2 each
+    assert len(tasks) == 240 and all(set(t["data"]["prefeval"]) == {"kind", "item_id", "request_id", "digest"} for t in tasks)
     assert ET.fromstring(downloads(annotate, "Label Studio labeling config (XML)")).find(".//Choices") is not None
     export = label_studio_export(tasks[:5], lambda task: [Answer(choice("A better"), user=9)])
     annotate.file_uploader(key="pe.w.ls_export").set_value(("project-1.json", export, "application/json"))

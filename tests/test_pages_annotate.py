@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from prefeval_core.blind import BlindKey, BlindTasks
 from prefeval_core.left_right import left_right, outcome_from_choice
 from prefeval_core.store import open_store
 from tests.page_fixtures import (
@@ -79,10 +80,13 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     rows = list(csv.DictReader(io.StringIO(requests)))
     assert len(rows) == 100 and rows[0]["label"] == "" and rows[0]["output_a"]
     # blind: no system name anywhere in the file; both sides of the pairs are shown as A
-    assert list(rows[0]) == ["request_id", "left", "item_id", "source", "output_a", "output_b", "label", "annotator"]
+    assert list(rows[0]) == ["request_id", "item_id", "source", "output_a", "output_b", "label", "annotator", "digest"]
     systems = {f"M{k}" for k in range(24)}
     assert not any(cell in systems for row in rows for cell in row.values())
-    assert {row["left"] for row in rows} == {"first", "second"}
+    # the side shown as A is no column: the store's secret for the data finds it with the task
+    blind = BlindTasks.of("sample:summeval", None, systems, BlindKey(open_store(data_dir).secret("sample:summeval", None)))
+    sides = [blind.find("comparison", row["item_id"], row["request_id"])[1] for row in rows]  # type: ignore[index]
+    assert set(sides) == {"first", "second"}
     rows[0]["label"], rows[1]["label"], rows[2]["label"] = ">", "tie", "B"
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
@@ -92,15 +96,15 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     run_ok(at)
     assert "Imported 3 judgments from done.csv (0 were already stored)" in shown(at.success[0].value)
     stored = open_store(data_dir).comparisons("sample:summeval")
-    a_better = [0 if row["left"] == "first" else 2 for row in rows[:3]]  # the canonical outcome of "A better"
+    a_better = [0 if side == "first" else 2 for side in sides[:3]]  # the canonical outcome of "A better"
     outcomes = [a_better[0], 1, 2 - a_better[2]]
-    expected = [(row["item_id"], outcome, row["left"] == "first") for row, outcome in zip(rows[:3], outcomes, strict=True)]
+    expected = [(row["item_id"], outcome, side == "first") for row, outcome, side in zip(rows[:3], outcomes, sides[:3], strict=True)]
     assert sorted((s.item_id, s.outcome, s.left_system == s.system_a) for s in stored) == sorted(expected)
     assert any("Which side wins" in m.value for m in at.markdown)
     assert at.selectbox(key="pe.w.agree_metric").value == "bleu"  # no study: the data's first metric, for agreement with it
-    sides = next(d.value for d in at.dataframe if "left output won" in d.value.columns)
+    bias = next(d.value for d in at.dataframe if "left output won" in d.value.columns)
     # row 1 said A (the left output) is better, row 3 B: one of the two decisive judgments went left
-    assert sides["decisive judgments"].tolist() == [2] and sides["left output won"].tolist() == [0.5]
+    assert bias["decisive judgments"].tolist() == [2] and bias["left output won"].tolist() == [0.5]
 
     rows[3]["label"] = "maybe"
     buffer = io.StringIO()

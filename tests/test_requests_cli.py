@@ -55,7 +55,7 @@ def test_a_comparison_request_goes_out_blind_and_comes_back_as_the_studys_judgme
     assert main(["requests", "export", str(study), "--out", str(out), "--seed", "4", "--json"]) == 0
     exported = json.loads(capsys.readouterr().out)
     assert (exported["tasks"], exported["unit"], exported["file"]) == (30, "comparisons", str(out))
-    assert "leave `request_id` and `left` as exported" in exported["instructions"]
+    assert "leave `request_id`, the texts and `digest` as exported" in exported["instructions"]
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 30 and not any(s in out.read_text() for s in SYSTEMS)
     for row in rows:  # the annotator reads the texts only
@@ -76,15 +76,24 @@ def test_a_comparison_request_goes_out_blind_and_comes_back_as_the_studys_judgme
     assert main(["studies", "step", str(study), "--json"]) == 0
     stepped = json.loads(capsys.readouterr().out)
     assert stepped["round"] == 1 and stepped["cost_used"] == 30
+    changed = data_dir / "changed.csv"
+    with changed.open("w", newline="") as stream:  # kim answers the first request again, the other way round
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows([*rows, {**rows[0], "label": "<" if rows[0]["label"] == ">" else ">"}])
+    assert main(["requests", "import", str(study), str(changed), "--annotator", "kim"]) == 1
+    assert "changed.csv, row 31 (line 32), column 'label': a different answer to the request of row 1" in capsys.readouterr().err
+    assert main(["requests", "import", str(study), str(changed), "--annotator", "kim", "--latest-wins", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["judgments"] == 30
 
 
 def test_a_rating_request_as_jsonl(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     study = begin(data_dir, "ratings")
     out = data_dir / "round1.jsonl"
     assert main(["requests", "export", str(study), "--out", str(out)]) == 0
-    assert "Fill the `score` column (" in capsys.readouterr().out
+    assert "fill the `score` column (" in capsys.readouterr().out
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert rows and set(rows[0]) == {"request_id", "item_id", "source", "output", "score", "annotator"}
+    assert rows and set(rows[0]) == {"request_id", "item_id", "source", "output", "score", "annotator", "digest"}
     filled = data_dir / "filled.jsonl"
     filled.write_text("".join(json.dumps(row | {"score": 2 + quality(row["output"])}) + "\n" for row in rows))
     assert main(["requests", "import", str(study), str(filled), "--json"]) == 0

@@ -182,3 +182,39 @@ def test_any_json_value_anywhere_is_restored_or_refused_naming_the_file(value: o
         assert all(p.file == "s.json" for p in error.problems)
     else:
         assert "NaN" not in json.dumps(value, allow_nan=True) and "Infinity" not in json.dumps(value, allow_nan=True)
+
+
+def _refused_at(document: dict, path: str) -> str:
+    with pytest.raises(SessionFileError) as error:
+        restore_in_core(json.dumps(document).encode())
+    assert [p.path for p in error.value.problems] == [path]
+    return error.value.problems[0].message
+
+
+def test_bent_identities_settings_and_records_are_refused_never_dropped() -> None:
+    """A session file edited by hand: one judgment under another's identity (the store would
+    keep 5 of 6), a copy under a new identity or request id (stored twice), a rater the data do
+    not have or a setting the setup does not make in the protocol state, a pair listed twice."""
+    base = next(b for b in base_sessions() if b.protocol and b.unit == "comparisons").document
+    first = base["annotations"][0]
+
+    def edited(change) -> dict:  # type: ignore[no-untyped-def]
+        document = json.loads(json.dumps(base))
+        change(document)
+        return document
+
+    message = _refused_at(edited(lambda d: d["annotations"][1].update(identity=first["identity"])), "annotations[1].identity")
+    assert "changed after saving" in message
+    assert _refused_at(edited(lambda d: d["annotations"].append(dict(first))), f"annotations[{len(base['annotations'])}].identity")
+    copy = dict(first, identity="e" * 32)
+    _refused_at(edited(lambda d: d["annotations"].append(copy)), f"annotations[{len(base['annotations'])}].identity")
+    _refused_at(edited(lambda d: d["annotations"][0].update(request_id="0" * 32)), "annotations[0].request_id")
+    _refused_at(edited(lambda d: d["protocol"]["settings"].update(human="human:nonexistent")), "protocol.settings.human")
+    message = _refused_at(
+        edited(lambda d: d["protocol"]["settings"].update(seed=base["protocol"]["settings"]["seed"] + 1)), "protocol.settings.seed"
+    )
+    assert "does not match the study setup" in message
+    pairs = base["protocol"]["records"][0]["pairs"]
+    message = _refused_at(edited(lambda d: d["protocol"]["records"][0].update(pairs=[pairs[0], *pairs[:-1]])), "protocol.records[0].pairs")
+    assert f"the pair {pairs[0]} is listed twice" in message
+    assert restore_in_core(json.dumps(base).encode()).protocol is not None  # the file as saved restores

@@ -59,6 +59,7 @@ def test_the_round_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None
     with store.db.reading() as conn:
         assert not inspect(conn).has_table("annotations")
         assert conn.execute(text("SELECT version FROM schema_version ORDER BY version")).scalars().all() == [1, 2]
+        assert inspect(conn).has_table("secrets") and inspect(conn).has_table("invitations")
     # The round-1 duplicate stays (no row is dropped) but counts once: the annotator's latest judgment.
     assert store.complete_comparisons("sample:summeval")[["item_id", "judgments"]].values.tolist() == [["i1", 1]]
     new = store.add(make_comparison("sample:summeval", "i3", "M0", "M1", "left", "ann", left_system="M0"))
@@ -161,3 +162,64 @@ def test_a_store_opened_while_another_process_writes_its_file_waits_and_switches
     with store.db.reading() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     store.db.dispose()
+
+
+def test_a_version_1_store_gains_the_secrets_table(store_url: str) -> None:
+    store = Store.at(store_url)
+    with store.db.writing() as conn:  # back to version 1, as the previous prefeval left it
+        conn.execute(text("DROP TABLE secrets"))
+        conn.execute(text("DELETE FROM schema_version WHERE version = 2"))
+    store.dispose()
+    again = Store.at(store_url)
+    assert again.schema_version == 2
+    secret = again.secret("d", 1)
+    assert len(secret) == 32 and again.secret("d", 1) == secret and again.secret("d", 2) != secret
+    again.dispose()
+
+
+def test_an_empty_file_is_not_a_new_store(tmp_path: Path) -> None:
+    path = tmp_path / "annotations.sqlite"
+    path.write_bytes(b"")
+    with pytest.raises(StoreError, match=f"the store {path} is an empty file \\(0 bytes\\), not a prefeval store"):
+        Store.at(f"sqlite:///{path}")
+    assert path.stat().st_size == 0  # left as it was
+
+
+def test_another_programs_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "places.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+    conn.close()
+    with pytest.raises(StoreError, match=r"places\.sqlite is not a prefeval store: it holds other tables \(moz_places\)"):
+        Store.at(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")] == ["moz_places"]
+    conn.close()
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is a text file, not a database\n" * 200)
+    with pytest.raises(StoreError, match=r"garbage\.sqlite: file is not a database"):
+        Store.at(f"sqlite:///{garbage}")
+
+
+def test_a_new_store_file_is_a_database_from_the_start(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "annotations.sqlite"
+    Store.at(f"sqlite:///{path}").dispose()
+    assert path.read_bytes().startswith(b"SQLite format 3\x00")
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".new")] == []
+
+
+def test_a_new_store_file_without_hard_links(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    def no_links(source: object, target: object) -> None:
+        raise OSError(errno.EPERM, "hard links are not supported here")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "annotations.sqlite"
+    store = Store.at(f"sqlite:///{path}")
+    assert store.schema_version == SCHEMA_VERSION and path.read_bytes().startswith(b"SQLite format 3\x00")
+    store.dispose()
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(StoreError, match=r"could not create the annotation store .*a-file"):
+        Store.at(f"sqlite:///{tmp_path / 'a-file' / 'annotations.sqlite'}")  # its folder is a file

@@ -25,7 +25,7 @@ from prefeval_core.workflow.annotators import study_judgments as stored_study_ju
 from prefeval_core.workflow.feed import decide_now, round_progress
 from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.rating_scale import RatingScale
-from prefeval_core.workflow.request_files import fill_in_instructions, judged_requests
+from prefeval_core.workflow.request_files import blind_key, fill_in_instructions, judged_requests
 from ui import cache, state, studies
 from ui.errors import escape_markdown, show_problems, user_errors
 from ui.page import flash, set_annotator
@@ -249,7 +249,8 @@ def request_files(
     dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], annotator: str, scale: RatingScale | None
 ) -> None:
     """Download what is left to judge; upload it back once judged."""
-    files = cache.request_files(choice, tuple(tasks), study_id, st.session_state[state.ANNOTATION_SEED])
+    secret = blind_key(None, choice.key, study_id)
+    files = cache.request_files(choice, tuple(tasks), study_id, st.session_state[state.ANNOTATION_SEED], secret)
     how = "Download, fill in, then upload the file here. " + fill_in_instructions(scale)
     left, right = st.columns(2)
     left.download_button("Requests as CSV", files["csv"], "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
@@ -270,7 +271,10 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
     if upload is None:
         return
     try:
-        loaded = read_label_studio_export(upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale)
+        key = blind_key(None, dataset_key, study_id)
+        loaded = read_label_studio_export(
+            upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale, key=key
+        )
     except DataError as error:
         st.session_state["pe.ls_problems"] = error.problems
         return
@@ -284,13 +288,14 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
 def label_studio_files(dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], scale: RatingScale | None) -> None:
     """The same requests as a Label Studio project (tasks and labeling config); its JSON export uploaded back."""
     st.markdown("**Label Studio**")
+    key = blind_key(None, choice.key, study_id)
     if scale is None:
         pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
         seed = st.session_state[state.ANNOTATION_SEED]
-        project = comparison_project(pairs, choice.key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
+        project = comparison_project(pairs, choice.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
     else:
         outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(outputs, choice.key, scale, texts=dataset.texts, sources=dataset.sources, study_id=study_id)
+        project = rating_project(outputs, choice.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id)
     left, right = st.columns(2)
     left.download_button(
         "Label Studio tasks (JSON)", project.tasks_json(), "prefeval-labelstudio-tasks.json", "application/json", key="pe.w.ls_tasks"

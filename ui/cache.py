@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from prefeval_core import workflow
+from prefeval_core.blind import BlindKey
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.rater_roles import RaterProfile, profile_raters
 from prefeval_core.data.reading import RawTable, read_table_bytes
@@ -85,9 +86,12 @@ def metric_judgments(choice: DataChoice, metric: str, eps_metric: float) -> Metr
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner=False)
-def request_files(choice: DataChoice, tasks: tuple[Task, ...], study_id: int | None, seed: int) -> dict[RequestFileFormat, bytes]:
-    """The blind request file of a request in each format (:func:`prefeval_core.workflow.request_files.request_files`)."""
-    return files_of(tasks, dataset(choice), choice.key, study_id=study_id, seed=seed)
+def request_files(
+    choice: DataChoice, tasks: tuple[Task, ...], study_id: int | None, seed: int, secret: BlindKey
+) -> dict[RequestFileFormat, bytes]:
+    """The blind request file of a request in each format, keyed with the study's ``secret``
+    (:func:`prefeval_core.workflow.request_files.request_files`)."""
+    return files_of(tasks, dataset(choice), choice.key, study_id=study_id, seed=seed, secret=secret)
 
 
 @st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Preparing the study ...")

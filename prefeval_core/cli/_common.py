@@ -109,12 +109,15 @@ def read_input_file(file: str) -> tuple[str, bytes]:
 
 def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help: str, out_default: str, out_help: str) -> None:
     """The arguments of a command that exports a study's open request and imports it judged
-    (``labelstudio``, ``requests``): ``export|import STUDY [FILE] [--out] [--seed] [--json]``."""
+    (``labelstudio``, ``requests``): ``export|import STUDY [FILE] [--out] [--seed] [--latest-wins] [--json]``."""
     parser.add_argument("action", choices=("export", "import"), help="what to do")
     parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
     parser.add_argument("file", nargs="?", help=f"import: {file_help}")
     parser.add_argument("--out", default=out_default, help=f"export: {out_help}")
     parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
+    parser.add_argument(
+        "--latest-wins", action="store_true", help="import: of two different answers by one annotator to one request, the later counts"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -142,6 +145,8 @@ def progress(message: str) -> None:
 
 def _number(text: str, kind: type[int] | type[float]) -> int | float:
     try:
+        if not text.isascii():  # int("٣") is 3: ids and counts are written in ASCII digits only
+            raise ValueError
         if kind is int:
             if len(text.strip().lstrip("+-")) > 20:
                 raise ValueError

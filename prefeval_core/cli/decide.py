@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from prefeval_core.cli._common import open_probability, positive_int, print_json, progress, seed_int
+from prefeval_core.cli._terminal import print_safe
+from prefeval_core.data.json_rows import line_too_deep
 from prefeval_core.errors import DataError, SettingsError
 from prefeval_core.outcomes import SYMBOLS
 
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         for row in rows:
             _print_text(row)
-        print(f"sampler {args.sampler}, gamma {args.gamma}, seed {args.seed}")
+        print_safe(f"sampler {args.sampler}, gamma {args.gamma}, seed {args.seed}")
     elif args.batch:
         _print_json_stream(rows, decision_settings.as_dict(), args.sampler)
     else:
@@ -155,7 +157,7 @@ def _print_json_stream(rows: Iterator[dict[str, Any]], settings: dict[str, Any],
 
 def _print_text(row: dict[str, Any]) -> None:
     label = f"{row['id']}: " if row.get("id") is not None else ""
-    print(
+    print_safe(
         f"{label}theta = P(p> > p<) = {row['theta']:.4f} (MC s.e. {row['theta_mc_se']:.4f}, {row['method']}): "
         f"decision {row['decision']}; p = ({', '.join(f'{v:.3f}' for v in row['p_mean'])})"
     )
@@ -217,7 +219,14 @@ def _read_batch(path: Path) -> Iterator[_Pair]:
         yield _parse_line(path, number, line)
 
 
+_BATCH_DEPTH = 4
+"""Nesting of a batch line: the object, a 3x3 matrix (2 levels), and one level of slack."""
+
+
 def _parse_line(path: Path, number: int, line: str) -> _Pair:
+    if line_too_deep(line, _BATCH_DEPTH) is not None:
+        message = f"a line nested more than {_BATCH_DEPTH} levels deep; expected an object of counts (n, confusion, m, mu, id)"
+        raise DataError.single("invalid_batch_line", message, file=str(path), line=number)
     try:
         record = json.loads(line)
         n = np.asarray(record["n"], dtype=float).reshape(3)

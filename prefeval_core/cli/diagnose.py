@@ -19,6 +19,7 @@ from prefeval_core.cli._common import (
     progress,
     seed_int,
 )
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.diagnostics.metric_report import metric_report, report_json
 
 MAX_SAMPLES = 1_000_000
@@ -69,15 +70,16 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
 
 def _print_text(summary: dict, metric: str, human: str) -> None:
     numbers = summary["metric"]
-    print(f"{metric} vs {human}: {len(summary['pairs'])} pairs")
-    print(f"  sample-level sign accuracy {_fmt(numbers['sample_sign_accuracy'])}, system-level {_fmt(numbers['system_sign_accuracy'])}")
-    print(f"  mean |Favi-Score| {_fmt(numbers['mean_abs_favi'])}")
+    print_safe(f"{metric} vs {human}: {len(summary['pairs'])} pairs")
+    sign = f"sample-level sign accuracy {_fmt(numbers['sample_sign_accuracy'])}, system-level {_fmt(numbers['system_sign_accuracy'])}"
+    print_safe(f"  {sign}")
+    print_safe(f"  mean |Favi-Score| {_fmt(numbers['mean_abs_favi'])}")
     if numbers["kendall_tau"] is not None or numbers["segments"] is not None:
         tau, grouped = _fmt(numbers["kendall_tau"]), _fmt(numbers["kendall_tau_grouped"])
-        print(f"  Kendall tau-b {tau} overall, {grouped} grouped by item, {numbers['segments']} segments")
+        print_safe(f"  Kendall tau-b {tau} overall, {grouped} grouped by item, {numbers['segments']} segments")
     width = max((len(p["system_a"]) + len(p["system_b"]) + 6 for p in summary["pairs"]), default=10)
-    print(f"  {'pair':<{width}}{'items':>5}{'errors':>7} {'Favi':>6}   95% interval")
+    print_safe(f"  {'pair':<{width}}{'items':>5}{'errors':>7} {'Favi':>6}   95% interval")
     for pair in summary["pairs"]:
         low, high = pair["favi_interval"]
         name = f"{pair['system_a']} vs {pair['system_b']}"
-        print(f"  {name:<{width}}{pair['items']:>5}{pair['errors']:>7} {_fmt(pair['favi'], '+.2f'):>6}   [{low:+.2f}, {high:+.2f}]")
+        print_safe(f"  {name:<{width}}{pair['items']:>5}{pair['errors']:>7} {_fmt(pair['favi'], '+.2f'):>6}   [{low:+.2f}, {high:+.2f}]")

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.labelstudio import comparison_project, rating_control, rating_project, read_label_studio_export, study_tasks
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
 from prefeval_core.tasks import ComparisonTask, RatingTask
+from prefeval_core.workflow.request_files import blind_key
 from prefeval_core.workflow.studies import Study
 
 
@@ -40,29 +42,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     study, dataset = open_study(args.study)
-    output = _export(study, dataset, Path(args.out), args.seed) if args.action == "export" else _import(study, dataset, args.file)
+    if args.action == "export":
+        output = _export(study, dataset, Path(args.out), args.seed)
+    else:
+        output = _import(study, dataset, args.file, latest_wins=args.latest_wins)
     if args.json:
         print_json(output)
     elif args.action == "export":
-        print(f"study #{study.id}: {output['tasks']} tasks ({output['unit']}, {output['control']}) written to {output['tasks_file']}")
-        print(f"labeling config: {output['config_file']}")
+        print_safe(f"study #{study.id}: {output['tasks']} tasks ({output['unit']}, {output['control']}) written to {output['tasks_file']}")
+        print_safe(f"labeling config: {output['config_file']}")
     else:
         counts = f"{output['added']} new, {output['already_there']} already stored"
-        print(f"study #{study.id}: {output['judgments']} judgments in {output['tasks']} tasks; {counts}")
-        print(f"{output['unanswered']} tasks not judged yet, {output['skipped']} annotations skipped")
+        print_safe(f"study #{study.id}: {output['judgments']} judgments in {output['tasks']} tasks; {counts}")
+        print_safe(f"{output['unanswered']} tasks not judged yet, {output['skipped']} annotations skipped")
     return 0
 
 
 def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str, Any]:
     tasks = next_request(study.state).tasks
     scale = study.rating_scale(dataset)
+    key = blind_key(None, study.data.key, study.id)
     if scale is None:
         pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
-        project = comparison_project(pairs, study.data.key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed)
+        project = comparison_project(
+            pairs, study.data.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed
+        )
         control = "choices"
     else:
         outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(outputs, study.data.key, scale, texts=dataset.texts, sources=dataset.sources, study_id=study.id)
+        project = rating_project(outputs, study.data.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id)
         control = rating_control(scale)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -82,14 +90,15 @@ def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str
     }
 
 
-def _import(study: Study, dataset: Dataset, file: str | None) -> dict[str, Any]:
+def _import(study: Study, dataset: Dataset, file: str | None, *, latest_wins: bool) -> dict[str, Any]:
     if file is None:
         raise SystemExit("labelstudio import: give the file Label Studio exported (JSON)")
     name, data = read_input_file(file)
     scale = study.rating_scale(dataset)
     loaded = read_label_studio_export(
-        name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table)
-    )
+        name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=scale, known=study_tasks(study.table),
+        key=blind_key(None, study.data.key, study.id), latest_wins=latest_wins,
+    )  # fmt: skip
     stored = open_store().add_many(loaded.judgments)
     return {
         "study": study.id,

@@ -11,6 +11,7 @@ from typing import cast
 import pandas as pd
 
 from prefeval_core.cli._common import positive_int, progress
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
 from prefeval_core.errors import raise_if_errors
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
-        print(f"error: unknown metric(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(METRICS)}", file=sys.stderr)
+        print_safe(f"error: unknown metric(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(METRICS)}", file=sys.stderr)
         return 2
     files: list[tuple[str | None, TableKind]] = [(args.texts, "texts"), (args.references, "references"), (args.sources, "sources")]
     texts, references, sources = (read_texts(path, kind) for path, kind in files)

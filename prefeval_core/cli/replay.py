@@ -20,6 +20,7 @@ from prefeval_core.cli._common import (
     progress,
     seed_int,
 )
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.protocol import ProtocolState, Question
 from prefeval_core.protocol.policies import POLICIES
 from prefeval_core.protocol.settings import STATISTICS
@@ -187,17 +188,17 @@ def print_replay(output: dict[str, Any]) -> None:
     summary = output["summary"]
     for pair in output["pairs"]:
         theta = "    -" if pair["theta"] is None else f"{pair['theta']:.3f}"
-        print(
+        print_safe(
             f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
             f"reference {pair['human_reference']}  {pair['error_type']}"
         )
-    print(summary["answer_words"])
+    print_safe(summary["answer_words"])
     if "reference_answer" in summary:
-        print(
+        print_safe(
             f"reference tier: {', '.join(summary['reference_answer'])}; exact match {summary['exact_match']}, "
             f"false exclusions {summary['false_exclusions']}, extras {summary['extras']}"
         )
-    print(
+    print_safe(
         f"correct {summary['correct']:.2f}  inversion {summary['inversion']:.2f}  omission {summary['omission']:.2f}  "
         f"insertion {summary['insertion']:.2f}  KLD {summary['kld']:.3f}  pair outcomes {summary['annotation_fraction']:.2f}  "
         f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "

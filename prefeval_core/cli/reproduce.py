@@ -24,6 +24,7 @@ import argparse
 from typing import Any
 
 from prefeval_core.cli._common import int_in, load_from_args, print_json, progress
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.cli.replay import add_study_options, setup_from_args
 from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.workflow import replay_json, run_replay, study_table
@@ -96,14 +97,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(output)
         return 0
-    print(f"{dataset.name}, {args.human}: naive metric (Table 2/4)")
-    print(f"  {'metric':<32} {'Corr.':>6} {'Inv.':>6} {'Omi.':>6} {'Ins.':>6} {'KLD':>6}")
+    print_safe(f"{dataset.name}, {args.human}: naive metric (Table 2/4)")
+    print_safe(f"  {'metric':<32} {'Corr.':>6} {'Inv.':>6} {'Omi.':>6} {'Ins.':>6} {'KLD':>6}")
     for row in naive:
-        print(f"  {row['metric']:<32} " + " ".join(f"{row[f]:>6.2f}" for f in ("correct", "inversion", "omission", "insertion", "kld")))
-    print(f"protocol (Table 3/5), mean ± sd over {args.seeds} seeds")
-    print(f"  {'metric':<32} " + " ".join(f"{h:>11}" for h in ("Corr.", "Inv.", "Omi.", "Ins.", "KLD", "Ann.", "Cost")))
+        values = " ".join(f"{row[f]:>6.2f}" for f in ("correct", "inversion", "omission", "insertion", "kld"))
+        print_safe(f"  {row['metric']:<32} {values}")
+    print_safe(f"protocol (Table 3/5), mean ± sd over {args.seeds} seeds")
+    print_safe(f"  {'metric':<32} " + " ".join(f"{h:>11}" for h in ("Corr.", "Inv.", "Omi.", "Ins.", "KLD", "Ann.", "Cost")))
     for row in protocol:
-        print(f"  {row['metric']:<32} " + " ".join(f"{row[f]['mean']:>5.2f}±{row[f]['sd']:<5.2f}" for f in ROW_FIELDS))
+        print_safe(f"  {row['metric']:<32} " + " ".join(f"{row[f]['mean']:>5.2f}±{row[f]['sd']:<5.2f}" for f in ROW_FIELDS))
     return 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.protocol import next_request
@@ -43,15 +44,15 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "export":
         output = _export(study, dataset, Path(args.out), args.seed)
     else:
-        output = _import(study, dataset, args.file, args.annotator)
+        output = _import(study, dataset, args.file, args.annotator, latest_wins=args.latest_wins)
     if args.json:
         print_json(output)
     elif args.action == "export":
-        print(f"study #{study.id}: {output['tasks']} {output['unit']} to judge, written to {output['file']}")
-        print(output["instructions"])
+        print_safe(f"study #{study.id}: {output['tasks']} {output['unit']} to judge, written to {output['file']}")
+        print_safe(output["instructions"])
     else:
         counts = f"{output['added']} new, {output['already_there']} already stored"
-        print(f"study #{study.id}: {output['judgments']} judgments in {Path(args.file).name}; {counts}")
+        print_safe(f"study #{study.id}: {output['judgments']} judgments in {Path(args.file).name}; {counts}")
     return 0
 
 
@@ -80,11 +81,13 @@ def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, 
     }
 
 
-def _import(study: Study, dataset: Dataset, file: str | None, annotator: str) -> dict[str, Any]:
+def _import(study: Study, dataset: Dataset, file: str | None, annotator: str, *, latest_wins: bool) -> dict[str, Any]:
     if file is None:
         raise SystemExit("requests import: give the filled-in request file")
     name, data = read_input_file(file)
     scale = study.rating_scale(dataset)
-    judgments = judged_requests(name, data, study.data.key, systems=dataset.systems, scale=scale, annotator=annotator, study_id=study.id)
+    judgments = judged_requests(
+        name, data, study.data.key, systems=dataset.systems, scale=scale, annotator=annotator, study_id=study.id, latest_wins=latest_wins
+    )
     stored = open_store().add_many(judgments)
     return {"study": study.id, "judgments": len(judgments), "added": stored.added, "already_there": stored.already_there}

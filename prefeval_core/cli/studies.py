@@ -19,6 +19,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from prefeval_core.cli._common import open_study, positive_int, print_json, progress
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.protocol import apply_judgments, decide_round, next_request, replay_source, run_protocol
 from prefeval_core.store import open_store
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             print_json(rows)
         for row in [] if args.json else rows:
             mark = f"{row['kind'] or 'study'}{', archived' if row['archived'] else ''}"
-            print(f"#{row['id']}  {row['name']}  [{row['dataset']}, {mark}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
+            print_safe(f"#{row['id']}  {row['name']}  [{row['dataset']}, {mark}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
         return 0
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
@@ -86,11 +87,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(output)
     else:
-        print(
+        print_safe(
             f"study #{study.id} {study.record.name}: round {output['round']}, {output['cost_used']} of {output['budget']} {output['unit']}"
         )
-        print(output["answer"])
-        print(f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks")
+        print_safe(output["answer"])
+        print_safe(
+            f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks"
+        )
     return 0
 
 
@@ -126,18 +129,18 @@ def _agreement(study: Study, dataset: Dataset, metric: str | None, as_json: bool
         if agreement is None:
             continue
         kappa = "" if agreement.cohen_kappa is None else f", Cohen's kappa {agreement.cohen_kappa:.3f}"
-        print(f"study #{study.id}, agreement on {name} ({agreement.shared_units} units judged twice or more): "
+        print_safe(f"study #{study.id}, agreement on {name} ({agreement.shared_units} units judged twice or more): "
               f"Krippendorff's alpha {agreement.alpha:.3f}{kappa}")  # fmt: skip
         with_metric = f", with {report.metric} {{:.3f}}" if report.metric else ""
         for each in agreement.per_annotator:
-            print(
+            print_safe(
                 f"  {each.annotator}: {each.judgments} judged, alpha with the others {each.with_others:.3f}"
                 + with_metric.format(each.with_metric)
             )
     if report.comparisons is None and report.ratings is None:
-        print(f"study #{study.id}: fewer than two annotators per kind of judgment, no agreement to measure")
+        print_safe(f"study #{study.id}: fewer than two annotators per kind of judgment, no agreement to measure")
     for side in report.sides:
-        print(f"  {side.annotator}: the left output won {side.left_won} of {side.decisive} decisive comparisons "
+        print_safe(f"  {side.annotator}: the left output won {side.left_won} of {side.decisive} decisive comparisons "
               f"(p = {side.p_value:.3g} for no position bias)")  # fmt: skip
     return 0
 

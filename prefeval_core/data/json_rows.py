@@ -12,6 +12,7 @@ one object, more than :data:`~prefeval_core.data.limits.MAX_COLUMNS` distinct ke
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,6 +62,26 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_Number, object_pairs_hook=_object)
 
 
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+"""A JSON string (skipped whole, brackets in it do not count) or a bracket."""
+
+
+def line_too_deep(text: str, limit: int) -> int | None:
+    """The 1-based line where the nesting of the JSON ``text`` first exceeds ``limit`` levels
+    (``None``: it never does), found before parsing so that a deep document costs one scan,
+    not a recursion. Brackets inside strings do not count; malformed text is left to the parser."""
+    level = 0
+    for token in _TOKENS.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            level += 1
+            if level > limit:
+                return text.count("\n", 0, token.start()) + 1
+        elif bracket in "]}":
+            level -= 1
+    return None
+
+
 def json_depth(value: Any) -> int:
     """Nesting depth of a parsed JSON value (a scalar is 0), without recursion."""
     deepest, stack = 0, [(value, 0)]
@@ -103,16 +124,18 @@ def _line_of(text: str, needle: str) -> int | None:
 
 def _parse(name: str, text: str, line: int | None) -> Any:
     """One JSON document; every failure becomes a :class:`MalformedFileError` naming ``line``
-    (or the line found in the document)."""
+    (or the line found in the document). Nesting past :data:`MAX_JSON_DEPTH` (and a margin for
+    a cell's own nesting, reported by :class:`_Columns`) is refused before parsing."""
+    deep = line_too_deep(text, MAX_JSON_DEPTH + 2)
+    if deep is not None:
+        message = f"JSON nested too deeply to read; rows must be objects nested at most {MAX_JSON_DEPTH} levels deep"
+        raise MalformedFileError.single("malformed", message, file=name, line=line if line is not None else deep)
     try:
         return _loads(text)
     except json.JSONDecodeError as exc:
         if line is None:
             raise MalformedFileError.single("malformed", f"not valid JSON ({exc.msg})", file=name, line=exc.lineno) from exc
         message = f"not a JSON object ({exc.msg}); expected one JSON object per line"
-        raise MalformedFileError.single("malformed", message, file=name, line=line) from exc
-    except RecursionError as exc:
-        message = f"JSON nested too deeply to read; rows must be objects nested at most {MAX_JSON_DEPTH} levels deep"
         raise MalformedFileError.single("malformed", message, file=name, line=line) from exc
     except _LongNumber as exc:
         where = line if line is not None else _line_of(text, exc.literal)

@@ -139,16 +139,26 @@ def _size(n_bytes: int) -> str:
     return _mib(n_bytes) if n_bytes >= 1024**2 else f"{_mib(n_bytes)} ({n_bytes:,} bytes)"
 
 
+_GUNZIP_CHUNK: Final = 1 << 20
+"""Bytes decompressed at a time while a gzip file's size is measured."""
+
+
 def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
-    # Read at most one byte past the limit, so a small archive cannot expand without bound.
+    # Two passes: the first decompresses a chunk at a time and keeps none of it, so a small
+    # archive that would expand past the limit is refused in constant memory; only a file
+    # within the limit is decompressed again and kept.
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            out = stream.read(max_bytes + 1)
+            size = 0
+            while size <= max_bytes and (chunk := stream.read(_GUNZIP_CHUNK)):
+                size += len(chunk)
+        if size > max_bytes:
+            message = f"the file decompresses to more than {_size(max_bytes)}, the limit (split the file before compressing it)"
+            raise FileTooLargeError.single("too_large", message, file=name + " (decompressed)")
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            out = stream.read(size)
     except (OSError, EOFError, zlib.error) as exc:
         raise UnsupportedFormatError.single("unsupported", f"the gzip data is damaged ({exc})", file=name) from exc
-    if len(out) > max_bytes:
-        message = f"the file decompresses to more than {_size(max_bytes)}, the limit (split the file before compressing it)"
-        raise FileTooLargeError.single("too_large", message, file=name + " (decompressed)")
     if out.startswith(_GZIP_MAGIC):
         raise UnsupportedFormatError.single("unsupported", "the file is compressed twice; decompress it once", file=name)
     return out

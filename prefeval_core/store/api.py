@@ -16,7 +16,7 @@ from typing import Final, overload
 import pandas as pd
 from sqlalchemy.engine import URL
 
-from prefeval_core.store import judgments, studies
+from prefeval_core.store import judgments, secrets, studies
 from prefeval_core.store.engine import Database, Dialect, connect, database_url, store_url
 from prefeval_core.store.export import ExportFormat, export_judgments
 from prefeval_core.store.frames import combined_outcomes, combined_scores
@@ -118,6 +118,11 @@ class Store:
             *self.ratings(dataset, study_id=study_id, include_undone=True),
         ]
         return export_judgments(found, fmt)
+
+    def secret(self, dataset: str, study_id: int | None) -> bytes:
+        """The random key of a study's blind files (of ``dataset``'s outside studies); see
+        :mod:`~prefeval_core.store.secrets`. Made on first use, the same ever after."""
+        return secrets.scope_secret(self.db, secrets.scope_of(dataset, study_id))
 
     # --- studies -----------------------------------------------------------------------
 

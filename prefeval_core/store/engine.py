@@ -8,6 +8,10 @@
 * **PostgreSQL** when ``$PREFEVAL_DATABASE_URL`` is set (``postgresql+psycopg://user@host:port/db``,
   psycopg 3), for a team: several annotators on their own machines, a lead watching.
 
+A store is created only where no file exists: a new SQLite file is made complete (its header
+written) under a temporary name and linked into place, so no process ever sees it half-made, and
+a file that exists but is empty (0 bytes) is refused, never taken for a new store.
+
 A write is one transaction: committed when :meth:`Database.writing` exits without error,
 rolled back otherwise (also when the process is killed mid-way).
 """
@@ -17,8 +21,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -135,12 +140,52 @@ def connect(url: URL) -> Database:
             return Database(create_engine(url, pool_pre_ping=True))
         except ModuleNotFoundError:  # psycopg is the optional `postgres` extra
             raise StoreError.single("store_failed", "PostgreSQL needs psycopg: pip install 'prefeval[postgres]'") from None
-    if url.database:
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    if url.database and url.database != ":memory:":
+        _sqlite_file(Path(url.database))
     engine = create_engine(url, connect_args={"timeout": LOCK_TIMEOUT_S})
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return Database(engine)
+
+
+def _sqlite_file(path: Path) -> None:
+    """Make a new store's file where none exists (complete, then linked into place: another
+    process opening the store at the same time sees no file or a whole one).
+
+    Raises:
+        StoreError: the path exists but is no SQLite database (0 bytes, or not a file).
+    """
+    if path.exists():
+        if not path.is_file() or path.stat().st_size == 0:
+            what = "an empty file (0 bytes)" if path.is_file() else "not a file"
+            message = f"the store {path} is {what}, not a prefeval store; remove it, or point the store at another folder"
+            raise StoreError.single("not_a_store", message)
+        return
+    draft = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(draft)) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")  # writes the header: the file is a database from the start
+        _place(draft, path)
+    except (OSError, sqlite3.Error) as error:
+        raise StoreError.single("store_failed", f"could not create the annotation store {path}: {error}") from None
+    finally:
+        with suppress(OSError):  # (no draft where the folder could not be made)
+            draft.unlink(missing_ok=True)
+
+
+def _place(draft: Path, path: Path) -> None:
+    """``draft`` linked as ``path`` unless that exists by now (another process made it: theirs is used)."""
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links: create it exclusively, with the draft's bytes
+        try:
+            with path.open("xb") as out:
+                out.write(draft.read_bytes())
+        except FileExistsError:
+            pass
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:

@@ -11,8 +11,13 @@ Version history (``schema_version`` holds one row per version applied, with its 
 * 2: ``criterion`` on every judgment (what it judged, e.g. ``relevance``); ``study_details`` (a
   study's criterion, guidelines, kind and archive mark) and ``invitations`` (annotator links: a
   hash of each token, never the token), ``session_data`` (a session's uploaded data, by digest, so a
-  reload finds it). Migrating from 1 adds the column and the tables; every
+  reload finds it), and ``secrets``: one random key per scope (a study, or a data key outside
+  studies) that makes the opaque tokens and row digests of blind files
+  (:mod:`prefeval_core.store.secrets`). Migrating from 1 adds the column and the tables; every
   stored judgment and study keeps its rows (criterion empty: not recorded then).
+
+A database that is not a store is refused, never written to: a file of 0 bytes, or one whose
+tables are another program's (:func:`check_is_store`).
 
 Schema work runs under a lock (SQLite's write lock, a PostgreSQL advisory lock), so processes
 opening a new store at the same time create it once.
@@ -179,6 +184,14 @@ session_data = Table(
     Column("created_at", Text, nullable=False),
 )
 
+secrets = Table(
+    "secrets",
+    metadata,
+    Column("scope", Text, primary_key=True),
+    Column("secret", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+)
+
 _LEGACY_TABLE: Final = "annotations"
 
 
@@ -189,19 +202,37 @@ def current_version(conn: Connection) -> int:
     return int(conn.execute(select(func.max(schema_version.c.version))).scalar_one() or 0)
 
 
+def check_is_store(conn: Connection, where: str) -> None:
+    """Refuse a database that holds tables but none of a store's (another program's database).
+
+    Raises:
+        StoreError: naming the database and a few of its tables.
+    """
+    if current_version(conn):
+        return
+    tables = sorted(inspect(conn).get_table_names())
+    if tables and _LEGACY_TABLE not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        message = f"{where} is not a prefeval store: it holds other tables ({shown}); point the store at its own file or database"
+        raise StoreError.single("not_a_store", message)
+
+
 def ensure_schema(db: Database) -> int:
     """Create or migrate the store's tables up to :data:`SCHEMA_VERSION`; returns the version.
 
     Raises:
-        StoreError: the store was written by a newer prefeval (a higher schema version).
+        StoreError: the store was written by a newer prefeval (a higher schema version), or
+            the database is another program's (:func:`check_is_store`).
     """
     with db.reading() as conn:
+        check_is_store(conn, db.where)
         version = current_version(conn)
     if version == SCHEMA_VERSION:
         return version
     with db.writing() as conn:
         if db.dialect == "postgresql":
             conn.execute(select(func.pg_advisory_xact_lock(_ADVISORY_LOCK)))
+        check_is_store(conn, db.where)
         version = current_version(conn)  # another process may have migrated meanwhile
         if version > SCHEMA_VERSION:
             message = f"the store {db.where} has schema version {version}; this prefeval reads versions up to {SCHEMA_VERSION}"
@@ -241,11 +272,12 @@ def _to_v1(conn: Connection) -> None:
 
 def _to_v2(conn: Connection) -> None:
     """Version 1 -> 2: ``criterion`` on both judgment tables (unless a store created at version 2
-    tables already has it), the tables ``study_details``, ``invitations`` and ``session_data``."""
+    tables already has it), the tables ``study_details``, ``invitations``, ``session_data`` and
+    ``secrets`` (filled on first use, one key per scope)."""
     for table in (comparisons, ratings):
         if "criterion" not in {c["name"] for c in inspect(conn).get_columns(table.name)}:
             conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN criterion TEXT"))
-    metadata.create_all(conn, tables=[study_details, invitations, session_data])
+    metadata.create_all(conn, tables=[study_details, invitations, session_data, secrets])
 
 
 _MIGRATIONS: Final[tuple[Callable[[Connection], None], ...]] = (_to_v1, _to_v2)

@@ -1,10 +1,11 @@
 """A study's open request as a file for annotators, and the file, filled in, back as judgments:
 one route for the Annotate page and ``prefeval requests``.
 
-The file is blind (:mod:`prefeval_core.blind`): a request id per row instead of system names,
-pairs in the app's left/right order for the seed, rows in blind order. CSV is formula-safe;
-JSONL keeps every text exactly. Reading back takes a blind file or one that names the systems
-(:mod:`prefeval_core.requests`).
+The file is blind (:mod:`prefeval_core.blind`): an opaque token per row instead of system names,
+keyed with the study's secret from the store (which also fixes the side shown as A, never a
+column), a digest of each row as shown, rows in blind order. CSV is formula-safe; JSONL keeps
+every text exactly. Reading back takes a blind file (checked with the same key), an older blind
+file, or one that names the systems (:mod:`prefeval_core.requests`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from prefeval_core.blind import BlindKey
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.requests import (
     blind_requests,
@@ -20,6 +22,7 @@ from prefeval_core.requests import (
     read_annotated_requests,
     read_rated_requests,
 )
+from prefeval_core.store import Store, open_store
 from prefeval_core.store.records import Judgment
 from prefeval_core.tasks import Task
 from prefeval_core.workflow.rating_scale import RatingScale
@@ -35,19 +38,32 @@ def request_files(
     study_id: int | None,
     seed: int,
     formats: Sequence[RequestFileFormat] = ("csv", "jsonl"),
+    secret: BlindKey | None = None,
 ) -> dict[RequestFileFormat, bytes]:
     """The blind request file of ``tasks`` on ``dataset`` (its data key ``key``), for ``study_id``,
-    in each of ``formats``; comparisons shown in the left/right order of ``seed``."""
-    frame = blind_requests(tasks, key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
+    in each of ``formats``; comparisons shown in the keyed left/right order of ``seed``; keyed
+    with ``secret``, the scope's key (default :func:`blind_key` in :func:`~prefeval_core.store.open_store`;
+    a cache of the files passes it, so that files of another store are never served)."""
+    secret = secret or blind_key(None, key, study_id)
+    frame = blind_requests(tasks, key, key=secret, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
     return {f: export_requests_csv(frame) if f == "csv" else export_requests_jsonl(frame) for f in formats}
 
 
-def fill_in_instructions(scale: RatingScale | None) -> str:
-    """What annotators do with the file: label comparisons (``scale`` None) or score ratings on ``scale``."""
-    keep = "The file names no system; leave `request_id`{} as exported."
+def blind_key(store: Store | None, key: str, study_id: int | None) -> BlindKey:
+    """The key of the blind files of ``study_id`` (of the data ``key`` outside studies) in ``store``
+    (default :func:`~prefeval_core.store.open_store`)."""
+    return BlindKey((store or open_store()).secret(key, study_id))
+
+
+def fill_in_instructions(scale: RatingScale | None, criterion: str | None = None) -> str:
+    """What annotators do with the file: label comparisons (``scale`` None) or score ratings on
+    ``scale``, judging ``criterion`` (e.g. "relevance") where given, else overall quality."""
+    keep = "The file names no system; leave `request_id`, the texts and `digest` as exported."
     if scale is None:
-        return "Fill the `label` column with > (A better), = or < (or A / tie / B). " + keep.format(" and `left`")
-    return f"Fill the `score` column ({scale.describe()}). " + keep.format("")
+        which = f"Which output is better in {criterion}? " if criterion else ""
+        return which + "Fill the `label` column with > (A better), = or < (or A / tie / B, or both bad). " + keep
+    what = f"Rate the {criterion} of each output" if criterion else "Rate each output"
+    return f"{what}: fill the `score` column ({scale.describe()}). " + keep
 
 
 def judged_requests(
@@ -59,15 +75,29 @@ def judged_requests(
     scale: RatingScale | None,
     annotator: str = "",
     study_id: int | None = None,
+    store: Store | None = None,
+    latest_wins: bool = False,
 ) -> list[Judgment]:
     """The judgments in a filled-in request file ``name`` (its bytes ``data``) of the data ``key``:
     comparisons when ``scale`` is None, else ratings on ``scale``; ``annotator`` where the file's
-    ``annotator`` column is empty.
+    ``annotator`` column is empty; checked with the scope's secret in ``store`` (default
+    :func:`~prefeval_core.store.open_store`). Two different answers by one annotator to one
+    request are refused, or with ``latest_wins`` the later row counts.
 
     Raises:
-        DataError: the file's problems, each naming its row and column.
+        DataError: the file's problems (rows not as exported, conflicting answers, ...), each
+            naming its row and column.
     """
+    secret = blind_key(store, key, study_id)
     if scale is None:
-        return list(read_annotated_requests(name, data, key, annotator=annotator, systems=systems, study_id=study_id))
+        return list(
+            read_annotated_requests(
+                name, data, key, annotator=annotator, systems=systems, study_id=study_id, key=secret, latest_wins=latest_wins
+            )
+        )
     bounds = (scale.low, scale.high)
-    return list(read_rated_requests(name, data, key, annotator=annotator, systems=systems, study_id=study_id, scale=bounds))
+    return list(
+        read_rated_requests(
+            name, data, key, annotator=annotator, systems=systems, study_id=study_id, scale=bounds, key=secret, latest_wins=latest_wins
+        )
+    )

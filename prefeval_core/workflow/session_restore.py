@@ -6,8 +6,12 @@ shell changes anything (the core decides, the shell acts).
 (with a :class:`~prefeval_core.session.SessionFileError` naming the JSON path) an unknown
 sample, raters or systems the data do not have, annotations of other data or of items and
 systems not in it, settings that contradict each other, and a protocol state its study table
-contradicts. A refused file changes nothing: the caller writes to the store and the session
-only after it returned.
+contradicts. What a hand-edited file could bend is refused too, never dropped in silence: two
+annotations with one identity, an identity or request id that is not the one the annotation's
+content makes (a copy under a new identity would be stored twice), a protocol state whose
+settings differ from the study setup in any field (or name raters the data do not have), and a
+round record that lists a pair twice. A refused file changes nothing: the caller writes to the
+store and the session only after it returned.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.protocol import ProtocolState, StudyTable, state_from_dict
 from prefeval_core.schema import at_path
 from prefeval_core.session import SessionFileError, SessionSnapshot, sample_names
-from prefeval_core.store import Comparison, Judgment
+from prefeval_core.store import Comparison, Judgment, request_id_for
 from prefeval_core.workflow.metric_check import MetricCheck
-from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.setup import StudySetup, protocol_settings
 from prefeval_core.workflow.study import study_table
 
 T = TypeVar("T")
@@ -89,6 +93,51 @@ def _judgment_names(annotations: Sequence[Judgment]) -> Iterator[tuple[str, str,
             yield f"annotations[{index}].system", "system", judgment.system
 
 
+def _refused(file: str, path: str, message: str, kind: str = "bad_value") -> SessionFileError:
+    return SessionFileError([Problem("error", kind, message, file, path=path)])
+
+
+def _check_identities(file: str, annotations: Sequence[Judgment]) -> None:
+    """Each annotation's request id and identity are the ones its content makes, and no two
+    share an identity (the store would keep one and drop the other)."""
+    first: dict[str, int] = {}
+    for index, judgment in enumerate(annotations):
+        expected_request = request_id_for(judgment.dataset, judgment.study_id, judgment.item_id, judgment.task.systems)
+        if judgment.request_id != expected_request:
+            message = "not the request id of the annotation's data, study, item and systems (changed after saving)"
+            raise _refused(file, f"annotations[{index}].request_id", message)
+        try:
+            expected = replace(judgment, identity="").identity
+        except PrefevalError as error:
+            raise at_path(error, SessionFileError, file=file, prefix=f"annotations[{index}]") from None
+        if judgment.identity != expected:
+            message = "not the identity the annotation's origin, request, annotator and answer make (changed after saving)"
+            raise _refused(file, f"annotations[{index}].identity", message)
+        earlier = first.setdefault(judgment.identity, index)
+        if earlier != index:
+            message = f"the same judgment as annotations[{earlier}] (one identity); a session holds each judgment once"
+            raise _refused(file, f"annotations[{index}].identity", message)
+
+
+def _check_protocol(file: str, protocol: ProtocolState, setup: StudySetup, dataset: Dataset) -> None:
+    """The protocol state belongs to ``setup``: every setting as the setup makes it (raters the
+    data have), and no round record listing a pair twice."""
+    settings = protocol.settings
+    raters = [("protocol.settings.human", settings.human)] if settings.human is not None else []
+    raters += [(f"protocol.settings.metrics[{i}]", m) for i, m in enumerate(settings.metrics)]
+    _check_names(file, ((path, "rater", name) for path, name in raters), dataset)
+    saved, expected = settings.as_dict(), protocol_settings(setup, protocol.table).as_dict()
+    for name in expected:
+        if saved.get(name) != expected[name]:
+            message = f"{saved.get(name)!r} does not match the study setup, which makes it {expected[name]!r}"
+            raise _refused(file, f"protocol.settings.{name}", message, "bad_state")
+    for index, record in enumerate(protocol.records):
+        pairs = record.pairs.tolist()
+        if len(set(pairs)) != len(pairs):
+            repeated = next(p for p in pairs if pairs.count(p) > 1)
+            raise _refused(file, f"protocol.records[{index}].pairs", f"the pair {repeated} is listed twice", "bad_state")
+
+
 def _built(build: Callable[[], T], file: str, prefix: str) -> T:
     """``build()``, its refusals at ``prefix`` of the file."""
     try:
@@ -122,6 +171,7 @@ def restore_session(
             message = f"an annotation of other data ({judgment.dataset!r}); this session's data are {snap.data.key!r}"
             raise SessionFileError([Problem("error", "unknown_name", message, file, path=f"annotations[{index}].dataset")])
     _check_names(file, _judgment_names(snap.annotations), dataset)
+    _check_identities(file, snap.annotations)
     protocol = None
     if snap.protocol is not None:
         if setup is None:
@@ -130,5 +180,6 @@ def restore_session(
         known = setup
         table = _built(lambda: (table_of or (lambda s: study_table(dataset, s)))(known), file, "setup")
         protocol = _built(lambda: state_from_dict(snap.protocol, table), file, "protocol")
+        _check_protocol(file, protocol, setup, dataset)
     annotations = tuple(j if j.study_id is None or j.study_id in known_studies else replace(j, study_id=None) for j in snap.annotations)
     return RestoredSession(setup, check, protocol, annotations)

@@ -150,6 +150,29 @@ def _set(path: str, value: Any) -> Callable[[Doc, random.Random], str | None]:
     return apply
 
 
+def _of_a_study_elsewhere(doc: Doc, rng: random.Random) -> None:
+    """The first annotation as a session saved on another machine holds it: of study 999, its
+    request id and identity made for that study."""
+    from prefeval_core.store import request_id_for
+
+    first = doc["annotations"][0]
+    systems = (first["system_a"], first["system_b"]) if "system_a" in first else (first["system"],)
+    first.update(study_id=999, request_id=request_id_for(first["dataset"], 999, first["item_id"], systems), identity="")
+
+
+def _copy_with_a_new_identity(doc: Doc, rng: random.Random) -> str:
+    doc["annotations"].append(dict(doc["annotations"][0], identity="e" * 32))
+    return f"annotations[{len(doc['annotations']) - 1}].identity"
+
+
+def _settings(doc: Doc) -> dict[str, Any]:
+    return doc["protocol"]["settings"]
+
+
+def _repeat_first(pairs: list[int]) -> list[int]:
+    return [pairs[0], pairs[0], *pairs[2:]]
+
+
 def _refuse(kind: str, path: str, value: Any, *, protocol: bool = False, unit: str | None = None, at: str | None = "") -> Mutation:
     """Set ``path`` to ``value``; the refusal must name ``at`` (default: the path itself)."""
     setter = _set(path, value)
@@ -299,6 +322,18 @@ MUTATIONS: tuple[Mutation, ...] = (
     _refuse("state_other_table", "protocol.table", "0" * 16, protocol=True),
     _refuse("protocol_without_setup", "setup", None, protocol=True, at="setup"),
     _refuse("mu_not_3x3", "protocol.settings.mu", [[1.0]], protocol=True),
+    # identities and settings bent by hand (never a silent drop)
+    _refuse("identity_of_another", "annotations[1].identity", lambda doc: doc["annotations"][0]["identity"]),
+    _refuse("identity_changed", "annotations[0].identity", "f" * 32),
+    _refuse("request_id_changed", "annotations[0].request_id", "0" * 32),
+    Mutation("copy_with_a_new_identity", "refuse", _copy_with_a_new_identity),
+    _refuse("unknown_rater_in_state", "protocol.settings.human", "human:nonexistent", protocol=True),
+    _refuse(
+        "state_settings_not_the_setups", "protocol.settings.batch", lambda doc: doc["protocol"]["settings"]["batch"] + 1, protocol=True
+    ),
+    _refuse(
+        "pair_listed_twice", "protocol.records[0].pairs", lambda doc: _repeat_first(doc["protocol"]["records"][0]["pairs"]), protocol=True
+    ),
     # settings that contradict each other
     _refuse("live_without_budget", "setup.mode", "live", protocol=True, at="setup.budget"),
     _refuse("metric_is_the_human", "setup.metrics", lambda doc: [doc["setup"]["human"]], at="setup"),
@@ -325,7 +360,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     _harmless("old_comparisons_without_kind", _old_comparisons),
     _harmless("other_saved_at", lambda doc, rng: doc.update(saved_at="yesterday")),
     _harmless("no_protocol", _drop("protocol"), protocol=True),
-    _harmless("annotation_of_a_study_elsewhere", lambda doc, rng: doc["annotations"][0].update(study_id=999)),
+    _harmless("annotation_of_a_study_elsewhere", _of_a_study_elsewhere),
     _text("escaped_unicode", "restore", lambda data, rng: data.replace(b'"human": "', b'"\\u0068uman": "', 1)),
 )
 KINDS: tuple[str, ...] = tuple(m.kind for m in MUTATIONS)

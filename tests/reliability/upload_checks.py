@@ -26,6 +26,7 @@ from typing import Literal
 
 import pandas as pd
 
+from prefeval_core.blind import BlindKey
 from prefeval_core.cli import main as cli_main
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.limits import MAX_BYTES
@@ -33,7 +34,14 @@ from prefeval_core.errors import DataError
 from prefeval_core.labelstudio import read_label_studio_export
 from prefeval_core.requests import read_annotated_requests
 from prefeval_core.safe_csv import restore_cell, starts_formula, to_safe_csv
-from tests.reliability.upload_corpus import LABEL_STUDIO_DATASET, LABEL_STUDIO_SYSTEMS, REQUEST_DATASET, REQUEST_SYSTEMS, HostileUpload
+from tests.reliability.upload_corpus import (
+    CAMPAIGN_SECRET,
+    LABEL_STUDIO_DATASET,
+    LABEL_STUDIO_SYSTEMS,
+    REQUEST_DATASET,
+    REQUEST_SYSTEMS,
+    HostileUpload,
+)
 
 Result = Literal["accepted", "refused", "traceback"]
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
@@ -158,9 +166,10 @@ def check_importer_upload(upload: HostileUpload) -> UploadOutcome:
     unnamed = False
     try:
         if upload.reader == "labelstudio":
-            read_label_studio_export(upload.name, upload.data, LABEL_STUDIO_DATASET, systems=LABEL_STUDIO_SYSTEMS)
+            key = BlindKey(CAMPAIGN_SECRET)
+            read_label_studio_export(upload.name, upload.data, LABEL_STUDIO_DATASET, systems=LABEL_STUDIO_SYSTEMS, key=key)
         else:
-            read_annotated_requests(upload.name, upload.data, REQUEST_DATASET, systems=REQUEST_SYSTEMS)
+            read_annotated_requests(upload.name, upload.data, REQUEST_DATASET, systems=REQUEST_SYSTEMS, key=BlindKey(CAMPAIGN_SECRET))
         result: Result = "accepted"
     except DataError as exc:
         result = "refused"

@@ -811,6 +811,8 @@ def arena_files(rng: np.random.Generator, scale: Scale) -> _Made:
 LABEL_STUDIO_DATASET = "upload:hostile"
 """The data key the campaign's Label Studio exports were made for (no study)."""
 LABEL_STUDIO_SYSTEMS = ("A", "B", "C")
+CAMPAIGN_SECRET = b"the hostile-upload campaign's key"
+"""The secret the campaign's blind files are keyed with (a study's, in use)."""
 
 
 def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
@@ -822,7 +824,10 @@ def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
 
     items = [f"i{k}" for k in range(int(rng.integers(2, 8)))]
     tasks_made = [ComparisonTask(i, a, b) for i in items for a, b in (("A", "B"), ("B", "C"))]
-    tasks = json.loads(comparison_project(tasks_made, LABEL_STUDIO_DATASET, seed=int(rng.integers(100))).tasks_json())
+    from prefeval_core.blind import BlindKey
+
+    project = comparison_project(tasks_made, LABEL_STUDIO_DATASET, key=BlindKey(CAMPAIGN_SECRET), seed=int(rng.integers(100)))
+    tasks = json.loads(project.tasks_json())
     labels = list(CHOICE_LABELS.values())
     variant = int(rng.integers(7))
     if variant == 1:
@@ -832,9 +837,9 @@ def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
     elif variant == 3:
         labels = ["Maybe"]
 
-    def answers(task: dict[str, object]) -> list[Answer]:
-        count = int(rng.integers(0, 3))
-        return [Answer(choice(labels[int(rng.integers(len(labels)))]), user=int(rng.integers(1, 4)), minute=m) for m in range(count)]
+    def answers(task: dict[str, object]) -> list[Answer]:  # up to two annotators, one answer each (two would conflict)
+        users = rng.permutation(3)[: int(rng.integers(0, 3))] + 1
+        return [Answer(choice(labels[int(rng.integers(len(labels)))]), user=int(u), minute=m) for m, u in enumerate(users)]
 
     data = label_studio_export(tasks, answers)
     if variant == 3 and b"Maybe" not in data:  # nobody answered: nothing off the config
@@ -842,7 +847,7 @@ def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
     if variant == 4:
         return _Made(".json", data[: int(len(data) * rng.uniform(0.1, 0.95))], "refuse", reader="labelstudio")
     if variant == 5:
-        minimal = [{"id": k, "item_id": t["data"]["item_id"], "preference": "Equal"} for k, t in enumerate(tasks)]
+        minimal = [{"id": k, "item_id": t["data"]["prefeval"]["item_id"], "preference": "Equal"} for k, t in enumerate(tasks)]
         return _Made(".json", json.dumps(minimal).encode(), "refuse", reader="labelstudio")
     if variant == 6:
         buffer = bytearray(data)
@@ -859,25 +864,28 @@ REQUEST_SYSTEMS = ("gpt-4", "llama", "mistral")
 
 def filled_request_files(rng: np.random.Generator, scale: Scale) -> _Made:
     """Blind request files filled in by annotators (CSV or JSONL): valid, or with one flaw (a
-    changed request id, a side that is not one, a label off the scale, a column dropped, cut
+    changed request id, outputs A and B swapped, a label off the scale, a column dropped, cut
     short, random bytes)."""
+    from prefeval_core.blind import BlindKey
     from prefeval_core.requests import blind_requests, export_requests_csv, export_requests_jsonl
     from prefeval_core.tasks import ComparisonTask
 
     items = [f"i{k}" for k in range(int(rng.integers(2, 6)))]
     pairs = [("gpt-4", "llama"), ("gpt-4", "mistral"), ("llama", "mistral")]
-    frame = blind_requests([ComparisonTask(i, a, b) for i in items for a, b in pairs], REQUEST_DATASET, seed=int(rng.integers(100)))
+    tasks = [ComparisonTask(i, a, b) for i in items for a, b in pairs]
+    texts = pd.DataFrame([{"item_id": i, "system": s, "output": f"{s} on {i}"} for i in items for s in REQUEST_SYSTEMS])
+    frame = blind_requests(tasks, REQUEST_DATASET, key=BlindKey(CAMPAIGN_SECRET), texts=texts, seed=int(rng.integers(100)))
     frame["label"] = rng.choice([">", "=", "<", "A", "tie", "B", ""], size=len(frame))
     row = int(rng.integers(len(frame)))
     variant = int(rng.integers(7))
     if variant == 1:
         frame.loc[row, ["request_id", "label"]] = [f"{int(rng.integers(2**62)):032x}", ">"]
     elif variant == 2:
-        frame.loc[row, ["left", "label"]] = [str(rng.choice(["A", "left", "", "1"])), ">"]
+        frame.loc[row, ["output_a", "output_b", "label"]] = [frame.loc[row, "output_b"], frame.loc[row, "output_a"], ">"]
     elif variant == 3:
         frame.loc[row, "label"] = str(rng.choice(["maybe", "2", ">>", "a better"]))
     elif variant == 4:
-        frame = frame.drop(columns=str(rng.choice(["request_id", "left", "label", "item_id"])))
+        frame = frame.drop(columns=str(rng.choice(["request_id", "digest", "label", "item_id"])))
     jsonl = bool(rng.integers(2))
     data = export_requests_jsonl(frame) if jsonl else export_requests_csv(frame)
     suffix = ".jsonl" if jsonl else ".csv"

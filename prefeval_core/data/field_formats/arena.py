@@ -29,6 +29,8 @@ import pandas as pd
 
 from prefeval_core.data.formats import ParsedTable, cell_problems, find_columns, missing_column_problems, parse_preferences
 from prefeval_core.data.headers import normal_name
+from prefeval_core.data.json_rows import line_too_deep
+from prefeval_core.data.limits import MAX_JSON_DEPTH
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import Problem
 
@@ -148,6 +150,8 @@ def _messages(cell: str) -> list[tuple[str, str]] | None:
     content that is not text (a list of parts) is kept as its JSON; an empty cell has none."""
     if not cell.strip():
         return []
+    if line_too_deep(cell, MAX_JSON_DEPTH) is not None:  # refused before the parser recurses
+        return None
     try:
         value: Any = json.loads(cell)
     except ValueError:
