@@ -55,7 +55,7 @@ with tab_app:
     if protocol is not None:
         aw.decide_button(choice, protocol)
 with tab_files:
-    aw.request_files(dataset, choice, study_id, tasks, annotator, scale)
+    aw.request_files(dataset, choice, study_id, tasks, annotator, scale, criterion)
 with tab_store:
     aw.store_view(dataset, choice, study, st.session_state[state.SETUP])
 with tab_team:

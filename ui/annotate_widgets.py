@@ -246,12 +246,18 @@ def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: 
 
 
 def request_files(
-    dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], annotator: str, scale: RatingScale | None
+    dataset: Dataset,
+    choice: DataChoice,
+    study_id: int | None,
+    tasks: list[Task],
+    annotator: str,
+    scale: RatingScale | None,
+    criterion: str | None = None,
 ) -> None:
-    """Download what is left to judge; upload it back once judged."""
+    """Download what is left to judge; upload it back once judged (the instructions name ``criterion``)."""
     secret = blind_key(None, choice.key, study_id)
     files = cache.request_files(choice, tuple(tasks), study_id, st.session_state[state.ANNOTATION_SEED], secret)
-    how = "Download, fill in, then upload the file here. " + fill_in_instructions(scale)
+    how = "Download, fill in, then upload the file here. " + fill_in_instructions(scale, criterion)
     left, right = st.columns(2)
     left.download_button("Requests as CSV", files["csv"], "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
     right.download_button("Requests as JSONL", files["jsonl"], "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl")
@@ -263,7 +269,7 @@ def request_files(
     problems = st.session_state.pop("pe.import_problems", None)
     if problems:
         show_problems(problems, "The judged file could not be imported")
-    label_studio_files(dataset, choice, study_id, tasks, scale)
+    label_studio_files(dataset, choice, study_id, tasks, scale, criterion)
 
 
 def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tuple[str, ...], scale: RatingScale | None) -> None:
@@ -285,17 +291,24 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
     )
 
 
-def label_studio_files(dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], scale: RatingScale | None) -> None:
-    """The same requests as a Label Studio project (tasks and labeling config); its JSON export uploaded back."""
+def label_studio_files(
+    dataset: Dataset, choice: DataChoice, study_id: int | None, tasks: list[Task], scale: RatingScale | None, criterion: str | None = None
+) -> None:
+    """The same requests as a Label Studio project (tasks and labeling config, its heading naming ``criterion``); its
+    JSON export uploaded back."""
     st.markdown("**Label Studio**")
     key = blind_key(None, choice.key, study_id)
     if scale is None:
         pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
         seed = st.session_state[state.ANNOTATION_SEED]
-        project = comparison_project(pairs, choice.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed)
+        project = comparison_project(
+            pairs, choice.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed, criterion=criterion
+        )
     else:
         outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(outputs, choice.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id)
+        project = rating_project(
+            outputs, choice.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, criterion=criterion
+        )
     left, right = st.columns(2)
     left.download_button(
         "Label Studio tasks (JSON)", project.tasks_json(), "prefeval-labelstudio-tasks.json", "application/json", key="pe.w.ls_tasks"

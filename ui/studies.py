@@ -40,6 +40,8 @@ def resume_from_url() -> None:
     if not wanted:
         return
     try:
+        if not (wanted.isascii() and wanted.isdigit()):  # int("٣") is 3: a study id is ASCII digits
+            raise ValueError(wanted)
         resume(int(wanted))
     except (ValueError, PrefevalError) as error:
         del st.query_params[state.STUDY_PARAM]

@@ -65,12 +65,16 @@ def _export(study: Study, dataset: Dataset, folder: Path, seed: int) -> dict[str
     if scale is None:
         pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
         project = comparison_project(
-            pairs, study.data.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed
-        )
+            pairs, study.data.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id, seed=seed,
+            criterion=study.criterion,
+        )  # fmt: skip
         control = "choices"
     else:
         outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(outputs, study.data.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id)
+        project = rating_project(
+            outputs, study.data.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study.id,
+            criterion=study.criterion,
+        )  # fmt: skip
         control = rating_control(scale)
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -77,7 +77,7 @@ def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, 
         "tasks": len(tasks),
         "unit": study.table.unit,
         "file": str(path),
-        "instructions": fill_in_instructions(scale),
+        "instructions": fill_in_instructions(scale, study.criterion),
     }
 
 
