@@ -260,6 +260,8 @@ def annotator_scores(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
     own = ratings.loc[ratings["rater"] == rater, ["item_id", "system", "score"]]
     prefix = rater + ":"
     members = ratings.loc[ratings["rater"].str.startswith(prefix) & (ratings["rater"].str.count(":") == rater.count(":") + 1)]
+    if members.empty:
+        return pd.DataFrame({"item_id": [], "system": [], "annotator": [], "score": []})
     members = members.merge(own.rename(columns={"score": "own"}), on=["item_id", "system"], how="inner")
     scale = max(float(np.ptp(own["score"].to_numpy(dtype=np.float64))), 1.0) if len(own) else 1.0
     names = sorted(members["rater"].unique().tolist())

@@ -45,7 +45,7 @@ from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.sequential.betting import Hypothesis, PairSequences, direction_nulls, log_wealth, mean_evidence
+from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, log_wealth, mean_evidence
 from prefeval_core.sequential.human import human_log_e
 
 FloatArray = npt.NDArray[np.float64]
@@ -72,23 +72,24 @@ def decide_question_round(state: ProtocolState) -> QuestionRound:
     status = state.status
     chosen = np.flatnonzero(asked & (status.decision == TIE) & ~status.equivalent)
     sequences = pair_sequences(state) if settings.statistic == "mean" else None
-    if sequences is not None:
-        evidence = mean_evidence(sequences, settings.delta)
+    evidence = None if sequences is None else mean_evidence(sequences, settings.delta)
+    if evidence is not None:
         direction, current, equivalence = evidence.direction, evidence.current, evidence.equivalence
     else:
         direction = current = human_log_e(state.revealed_counts().n)
         equivalence = np.full_like(direction, np.nan)
+    leader = leader_log_e(state, evidence.nulls) if _leads(state) and evidence is not None else None
     decisions = state.decisions.copy()
     members = state.members.copy()
     if settings.question.kind == "top-k":
-        member_log_e = _member_log_e(state, sequences, current)
+        member_log_e = leader.log_e if leader is not None else _kth_member_log_e(state, current)
         members &= ~closed_exclusions(member_log_e, settings.gamma)
     else:
         decisions = holm_directions(direction, asked, decisions, settings.gamma)
     equivalent = status.equivalent.copy()
     if settings.delta is not None:
         equivalent = holm_equivalence(equivalence, asked, equivalent, settings.gamma)
-    futile = _futile(state, sequences, direction, decisions, equivalent, members, asked)
+    futile = _futile(state, sequences, evidence, leader, decisions, equivalent, members, asked)
     rows = chosen
     record = RoundDecisions(
         theta=_theta(sequences, state, rows),
@@ -228,12 +229,16 @@ def _closure_size(log_e: FloatArray, x: int) -> int:
     return int(np.argmin(means)) + 1
 
 
-def _member_log_e(state: ProtocolState, sequences: PairSequences | None, current: FloatArray) -> FloatArray:
-    """(S,) log e-values against "X is a top-k member" (module docstring)."""
+def _leads(state: ProtocolState) -> bool:
+    """Whether the members are tested against the leader: top-1 in a ratings study (the shared item order)."""
+    question = state.settings.question
+    return question.kind == "top-k" and question.k == 1 and state.table.grid is not None
+
+
+def _kth_member_log_e(state: ProtocolState, current: FloatArray) -> FloatArray:
+    """(S,) log e-values against "X is a top-k member" from the pairs' current ones (module docstring)."""
     table = state.table
     k = state.settings.question.k
-    if k == 1 and sequences is not None and table.grid is not None:
-        return leader_log_e(state, direction_nulls(sequences)).log_e
     S = len(table.systems)
     against = np.full((S, S), -np.inf)  # [x, y]: log E_{y > x}
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
@@ -314,7 +319,8 @@ def _predictive(z: FloatArray, observed: BoolArray, log_now: FloatArray, left: n
 def _futile(
     state: ProtocolState,
     sequences: PairSequences | None,
-    direction: FloatArray,
+    evidence: MeanEvidence | None,
+    leader: LeaderProcess | None,
     decisions: npt.NDArray[np.int8],
     equivalent: BoolArray,
     members: BoolArray,
@@ -326,31 +332,31 @@ def _futile(
     settings = state.settings
     futile = state.status.futile | (state.rows_left() == 0)
     beta = settings.futility
-    if beta is None or sequences is None:
+    if beta is None or sequences is None or evidence is None:
         return futile
-    nulls = direction_nulls(sequences)
     left = sequences.pool - sequences.n
     if settings.question.kind == "top-k":
-        return futile | (_answer_settled(state, nulls, members, left, beta) & asked)
+        return futile | (_answer_settled(state, leader, members, left, beta) & asked)
     m = 2 * int(asked.sum())
     r = int((decisions[asked] != TIE).sum())
     target = np.full(len(left), np.log(max(m - r, 1) / settings.gamma))
-    chances = [_predictive(null.z, null.observed, direction[:, column], left, target) for column, null in enumerate(nulls)]
+    chances = [
+        _predictive(null.z, null.observed, evidence.direction[:, column], left, target) for column, null in enumerate(evidence.nulls)
+    ]
     open_pair = asked & (decisions == TIE) & ~equivalent
     return futile | (open_pair & (np.maximum(*chances) < beta))
 
 
 def _answer_settled(
-    state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis], members: BoolArray, left: npt.NDArray[np.int64], beta: float
+    state: ProtocolState, process: LeaderProcess | None, members: BoolArray, left: npt.NDArray[np.int64], beta: float
 ) -> bool:
     """Whether a top-k answer can no longer change with predictive probability >= β: summed over
     the members, the chance that one more is excluded before the pool runs out."""
     table = state.table
     if members.sum() <= state.settings.question.k:
         return True
-    if state.settings.question.k != 1 or table.grid is None:
+    if process is None:
         return False
-    process = leader_log_e(state, nulls)
     system_left = np.full(len(table.systems), int(left.max(initial=0)))
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     np.minimum.at(system_left, a, left)

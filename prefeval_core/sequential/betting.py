@@ -168,12 +168,14 @@ class MeanEvidence:
         equivalence: (P, 2) of the bounded mean test against ``Δ >= δ`` and ``Δ <= -δ`` (both
             rejected: ``|Δ| < δ``); NaN without a margin.
         mean: (P,) mean revealed difference (NaN with none).
+        nulls: the two direction nulls' increments (:func:`direction_nulls`).
     """
 
     direction: FloatArray
     current: FloatArray
     equivalence: FloatArray
     mean: FloatArray
+    nulls: tuple[Hypothesis, Hypothesis]
 
 
 def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanEvidence:
@@ -188,4 +190,4 @@ def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanE
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
-    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean)
+    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean, nulls=nulls)
