@@ -25,6 +25,7 @@ from prefeval_core.cli._common import (
     non_negative_float,
     non_negative_int,
     open_probability,
+    positive_float,
     positive_int,
     seed_int,
 )
@@ -45,6 +46,7 @@ BAD_VALUES: dict[Callable[[str], object], list[str]] = {
     futility_level: ["0", "1", "-0.5", "1.5", *NOT_NUMBERS],
     fraction: ["0", "-0.5", "1.5", HUGE, *NOT_NUMBERS],
     non_negative_float: ["-1", "-0.001", *NOT_NUMBERS],
+    positive_float: ["0", "-1", "-0.001", *NOT_NUMBERS],
     megabytes: ["0", "-1", HUGE, *NOT_NUMBERS],
 }
 FREE_TEXT: set[Callable[[str], object]] = {name_list}
