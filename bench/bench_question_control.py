@@ -38,13 +38,13 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RULES = (("question", "mean"), ("spending", "sign"))
 
 
-def simulation(runs: int) -> None:
+def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...]) -> None:
     print("| question | systems | tied | N | rule | runs | error share | 2 s.e. | cost |")
     print("|---|---|---|---|---|---|---|---|---|")
     cells = [("top-k", 1, 6, tied) for tied in (2, 3, 4)] + [("top-k", 3, 8, tied) for tied in (3, 4)] + [("all-pairs", 1, 5, 5)]
     for kind, k, systems, tied in cells:
-        for batch in (1, 10):
-            for control, statistic in RULES:
+        for batch in batches:
+            for control, statistic in rules:
                 question = Question(kind, k) if kind == "top-k" else Question()  # type: ignore[arg-type]
                 result = simulate_question(
                     n_systems=systems, n_tied=tied, n_items=60, question=question, error_control=control,
@@ -118,14 +118,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--part", default="sim,real")
+    parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
+    parser.add_argument("--rules", default="question,spending", help="simulation: question (mean) and/or spending (sign)")
     args = parser.parse_args()
-    print(
-        f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py --runs {args.runs} --seeds {args.seeds} --part {args.part}"
-    )
+    options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
+    print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     if "real" in args.part:
         real(args.seeds)
     if "sim" in args.part:
-        simulation(args.runs)
+        rules = tuple(rule for rule in RULES if rule[0] in args.rules.split(","))
+        simulation(args.runs, tuple(int(n) for n in args.batches.split(",")), rules)
 
 
 if __name__ == "__main__":
