@@ -9,7 +9,7 @@ No icon comes from elsewhere: the favicon and the logo are a bundled SVG (sent i
 URL; a ``:material/...:`` page icon would make the browser fetch it from fonts.gstatic.com), and
 the navigation's Material icons are drawn with the font Streamlit serves itself.
 
-Roles (issue 19, :mod:`ui.roles`): an annotator's link (``?token=...``) opens only the annotator's
+Roles (:mod:`ui.roles`): an annotator's link (``?token=...``) opens only the annotator's
 queue (``pages/judge.py``, no navigation); a refused link opens only the page saying why; the
 lead's pages ask for ``$PREFEVAL_LEAD_PASSWORD`` when it is set.
 """

@@ -24,7 +24,7 @@ from prefeval_core.store.records import ComparisonLabel, Origin
 from prefeval_core.workflow.setup_schema import SetupDocument
 
 SESSION_VERSION: Final = 2
-"""Version 2: a study setup and the protocol state of round 2 (version 1 files are refused with a message)."""
+"""Version 2: a study setup and a protocol state of format 2 (version 1 files are refused with a message)."""
 MAX_FILES: Final = 50
 """Files a session may carry (uploads plus computed ratings)."""
 MAX_BASE64_CHARS: Final = (MAX_BYTES + 2) // 3 * 4

@@ -1,4 +1,4 @@
-"""The annotator's screen (issue 19): the study's criterion and guidelines, their own queue, one
+"""The annotator's screen: the study's criterion and guidelines, their own queue, one
 task at a time; no results, no system names, no other page."""
 
 from __future__ import annotations

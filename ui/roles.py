@@ -1,4 +1,4 @@
-"""The role gate: which pages a session may open (issue 19).
+"""The role gate: which pages a session may open.
 
 An address with ``?token=...`` (an annotator's link) opens only that annotator's queue in that
 study; a token the store refuses opens a page that says why, and nothing else. Without a token

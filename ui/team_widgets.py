@@ -1,4 +1,4 @@
-"""The lead's team panel on the Annotate page (issue 19): the study's criterion and guidelines,
+"""The lead's team panel on the Annotate page: the study's criterion and guidelines,
 its name and archive mark, annotator links (invite, revoke), and who judged what."""
 
 from __future__ import annotations

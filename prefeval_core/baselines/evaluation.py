@@ -1,4 +1,4 @@
-"""prefeval's decision engine and the baselines side by side, at equal cost (issue 11, part 4).
+"""prefeval's decision engine and the baselines side by side, at equal cost.
 
 :func:`compare_methods` takes one revealed set of human judgments and runs every method on it:
 

@@ -1,4 +1,4 @@
-"""What each rater of the data is, on arrival (issue 19): its role, its direction, its scale, and
+"""What each rater of the data is, on arrival: its role, its direction, its scale, and
 what looks wrong, so the Data page can say it before anyone picks a rater.
 
 * **Role** from the name (editable on the Data page): ``human`` or ``human:<criterion>`` is a

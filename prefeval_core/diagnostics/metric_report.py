@@ -154,7 +154,7 @@ def _number(value: float) -> float | None:
 
 
 def report_json(report: MetricReport) -> dict[str, Any]:
-    """The stable JSON form of the ``diagnose`` command (issue 5).
+    """The stable JSON form of the ``diagnose`` command.
 
     ``{"pairs": [{"system_a", "system_b", "confusion", "favi", "favi_interval", "errors",
     "items"}, ...], "systems": {name: [oriented favi, ...]}, "metric": {"sample_sign_accuracy",

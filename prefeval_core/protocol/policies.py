@@ -35,7 +35,7 @@ def closest_first(state: ProtocolState, matter: npt.NDArray[np.bool_]) -> npt.ND
     """A first batch of ``N`` to each pair never decided on; then ``2N`` to the half of the
     pairs that matter whose latest ``theta`` is farthest from 1/2 (closest to a decision) and
     nothing to the other half: about the paper's ``N`` per pair and round, spent on the pairs
-    most likely to be settled soon. An option measured against the paper's policy (round 1:
+    most likely to be settled soon. An option measured against the paper's policy (docs/results.md:
     no gain), not the default."""
     batch = state.settings.batch
     theta = state.status.theta

@@ -165,7 +165,7 @@ class ProtocolSettings:
         values: dict[str, Any] = {name: getattr(self, name) for name in self.__dataclass_fields__}
         values["question"] = {"kind": self.question.kind, "k": self.question.k, "baselines": list(self.question.baselines)}
         values["metrics"] = list(self.metrics)
-        values["metric"] = self.metric  # the round-1 key, kept for the JSON's readers
+        values["metric"] = self.metric  # the single-metric key of state format 1, kept for the JSON's readers
         values["mu"] = None if self.mu is None else [list(row) for row in self.mu]
         return values
 

@@ -23,7 +23,7 @@ from prefeval_core.schema import StrictModel
 from prefeval_core.sequential.evidence import ErrorControl
 
 FORMAT_VERSION: Final = 2
-"""Version of the JSON layout (1: round 1's per-pair layout)."""
+"""Version of the JSON layout (1: the earlier per-pair layout)."""
 
 SEED_LIMIT: Final = 2**63
 Count = Annotated[StrictInt, Field(ge=0, lt=SEED_LIMIT)]
@@ -48,7 +48,7 @@ class QuestionDocument(StrictModel):
 
 
 class SettingsDocument(StrictModel):
-    """:class:`~prefeval_core.protocol.settings.ProtocolSettings` as saved (``metric``: the round-1 key)."""
+    """:class:`~prefeval_core.protocol.settings.ProtocolSettings` as saved (``metric``: the single-metric key of format 1)."""
 
     budget: Count
     batch: Positive = 10

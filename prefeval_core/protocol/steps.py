@@ -189,7 +189,7 @@ def _item_order(n_items: int, seed: int) -> npt.NDArray[np.int64]:
 def row_order(state: ProtocolState) -> npt.NDArray[np.int64]:
     """(R,) each requestable row's position in its pair's seeded order (comparisons studies;
     -1 elsewhere): pairs in table order, each pair's requestable rows (sorted by item) shuffled
-    by one ``np.random.default_rng(seed)`` — the replay order of Deriu et al. and of round 1."""
+    by one ``np.random.default_rng(seed)`` — the replay order of Deriu et al. (unchanged since state format 1)."""
     return _row_order(state.table, state.settings.seed)
 
 

@@ -210,7 +210,7 @@ def build_study_table(
         pool: ``"human"`` (replay: only judgments the data holds can be revealed) or ``"all"``
             (live: every output of the data can be asked for).
         human_fraction: share F of the human judgments that may be revealed (replay studies
-            of the paper's regime, issue 11): the others are withheld and their items stay
+            of the paper's regime of many metric-only items): the others are withheld and their items stay
             metric-only — whole items in a ratings study (one rating serves every pair),
             rows of each pair in a comparisons study — chosen with ``seed``. The full-data
             human outcomes stay in the table as the reference.

@@ -1,4 +1,4 @@
-"""Error control over repeated looks, and futility (method.md §12; issue 10 part 4).
+"""Error control over repeated looks, and futility (method.md §12).
 
 The protocol decides after every round. With the paper's rule (``ErrorControl`` ``"none"``) each
 look at a pair whose true rates are equal is another chance to declare a winner. With

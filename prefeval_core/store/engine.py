@@ -39,7 +39,7 @@ DATA_DIR_ENV: Final = "PREFEVAL_DATA_DIR"
 DATABASE_URL_ENV: Final = "PREFEVAL_DATABASE_URL"
 """Environment variable with a database URL (``postgresql+psycopg://...``); unset: SQLite in the data folder."""
 STORE_FILE: Final = "annotations.sqlite"
-"""The SQLite file's name in the data folder (the round-1 name: its file migrates in place)."""
+"""The SQLite file's name in the data folder (also a version-0 store's name: its file migrates in place)."""
 LOCK_TIMEOUT_S: Final = 60.0
 """How long a SQLite writer waits for another writer's lock before giving up."""
 

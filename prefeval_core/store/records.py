@@ -17,7 +17,7 @@ idempotent (a unique index over the judgments that are not undone):
   answers a request once (again only after undoing it);
 * read from a file (``origin="import"``): a hash of the content (request, annotator, answer),
   so importing a file twice, or twice at once, stores each judgment once;
-* migrated from the round-1 store (``origin="legacy"``): the old row id, so that no row is lost.
+* migrated from a version-0 store (``origin="legacy"``): the old row id, so that no row is lost.
 
 Times are UTC ISO 8601 strings with milliseconds; undo marks a judgment (``undone_at``) and
 never deletes it.
@@ -39,7 +39,7 @@ from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 JudgmentKind = Literal["comparison", "rating"]
 """What a judgment is: a comparison of two outputs, or a rating of one output."""
 Origin = Literal["app", "import", "legacy"]
-"""Where a judgment came from: judged in the app, read from a file, or migrated from round 1."""
+"""Where a judgment came from: judged in the app, read from a file, or migrated from a version-0 store."""
 ComparisonLabel = Literal["both_bad"]
 """Extra meaning of a comparison's outcome: ``both_bad`` is a tie (``=``) where both outputs were bad."""
 StateKind = Literal["start", "round", "feed", "undo"]
@@ -122,7 +122,7 @@ class Attribution:
             return
         if self.origin == "legacy":
             if self.id is None:
-                raise _bad("id", "a judgment migrated from the round-1 store needs its old row id")
+                raise _bad("id", "a judgment migrated from a version-0 store needs its old row id")
             object.__setattr__(self, "identity", f"legacy:{self.id}")
             return
         parts: list[object] = [kind, self.origin, self.request_id, annotator]

@@ -2,7 +2,7 @@
 
 Version history (``schema_version`` holds one row per version applied, with its time):
 
-* 0: the round-1 store, one table ``annotations`` (comparisons only; or nothing at all).
+* 0: the first layout, one table ``annotations`` (comparisons only; or nothing at all).
 * 1: ``comparisons`` and ``ratings`` (judgments with study, request, origin, identity; a unique
   index over the identities of the judgments not undone), ``studies`` and ``study_states``.
   Migrating from 0 copies every ``annotations`` row into ``comparisons`` (same id, identity
@@ -196,7 +196,7 @@ _LEGACY_TABLE: Final = "annotations"
 
 
 def current_version(conn: Connection) -> int:
-    """The schema version of the store on ``conn`` (0 for an empty or a round-1 store)."""
+    """The schema version of the store on ``conn`` (0 for an empty store or one in the first layout)."""
     if not inspect(conn).has_table(schema_version.name):
         return 0
     return int(conn.execute(select(func.max(schema_version.c.version))).scalar_one() or 0)
@@ -245,7 +245,7 @@ def ensure_schema(db: Database) -> int:
 
 
 def _to_v1(conn: Connection) -> None:
-    """Version 0 -> 1: the new tables; the round-1 ``annotations`` rows become comparisons."""
+    """Version 0 -> 1: the new tables; the version-0 ``annotations`` rows become comparisons."""
     metadata.create_all(conn, tables=[schema_version, studies, study_states, comparisons, ratings])
     if not inspect(conn).has_table(_LEGACY_TABLE):
         return
@@ -266,7 +266,7 @@ def _to_v1(conn: Connection) -> None:
         conn.execute(comparisons.insert(), rows)
     copied = conn.execute(select(func.count()).select_from(comparisons).where(comparisons.c.origin == "legacy")).scalar_one()
     if copied != len(legacy):  # never drop the old table unless every row arrived
-        raise StoreError.single("migration_failed", f"migrating the round-1 annotations copied {copied} of {len(legacy)} rows")
+        raise StoreError.single("migration_failed", f"migrating the version-0 annotations table copied {copied} of {len(legacy)} rows")
     conn.execute(text(f"DROP TABLE {_LEGACY_TABLE}"))
 
 

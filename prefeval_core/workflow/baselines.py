@@ -1,4 +1,4 @@
-"""A protocol run next to the strongest baselines at equal cost (issue 11): on exactly the human
+"""A protocol run next to the strongest baselines at equal cost: on exactly the human
 judgments the run revealed, prefeval's engine (human only, full model), PPI++, the classical CLT
 interval and Bradley–Terry (:mod:`prefeval_core.baselines`), and the run's own decisions, each
 against the full human evaluation (method.md §6). Replay studies only: it needs the full evaluation."""

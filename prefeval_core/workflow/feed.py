@@ -7,7 +7,7 @@ tasks of its current request first, then the others (in the store's order), as m
 budget left allows **(choice)**, so feeding never fails for going over budget. Each combined
 answer costs the judgments behind it.
 
-Deciding part-way through a round (issue 19) loses nothing: the request is drawn from what is
+Deciding part-way through a round loses nothing: the request is drawn from what is
 not yet revealed, in the study's fixed item order, so the tasks of the open request nobody
 judged yet come first in the next request (:func:`decide_now` counts them); every stored
 judgment stays in the store and is fed once complete.

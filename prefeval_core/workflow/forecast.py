@@ -1,4 +1,4 @@
-"""How much of a study's budget is used, and how many judgments it will likely still need (issue 19).
+"""How much of a study's budget is used, and how many judgments it will likely still need.
 
 The rule, simple and stated with the number: the judgments spent so far per decided pair, times
 the pairs that still matter, at most the budget left. Before any pair is decided there is no rate

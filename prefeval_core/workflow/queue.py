@@ -1,4 +1,4 @@
-"""The order in which one annotator sees a request's tasks (issue 19).
+"""The order in which one annotator sees a request's tasks.
 
 A protocol's request lists its tasks grouped (all of one pair, or one system, then the next);
 judged in that order an annotator would see ten outputs of one system in a row and learn its

@@ -1,4 +1,4 @@
-"""Who may do what in a study (issue 19): a **lead** sets up and steers studies and sees results;
+"""Who may do what in a study: a **lead** sets up and steers studies and sees results;
 an **annotator** sees only the queue of the one study they were invited to.
 
 * The lead invites an annotator by name (:func:`invite_annotator`): a link carrying a random

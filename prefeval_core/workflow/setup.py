@@ -56,7 +56,7 @@ class StudySetup:
         sampler: ``fast`` or ``nuts`` (the reference).
         policy: allocation policy (comparisons studies).
         seed: seeds the reveal order, the sampler and the human-fraction draw.
-        human_fraction: share of the human judgments that may be revealed (issue 11: the
+        human_fraction: share of the human judgments that may be revealed (the
             paper's regime of many metric-only items on real data); the rest stay metric-only.
         max_rounds: stop after this many rounds (``None``: no limit).
         ideal_items: simulated metric-only items per pair for the ideal metric.

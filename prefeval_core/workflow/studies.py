@@ -1,4 +1,4 @@
-"""Studies as records (issue 13): a protocol run written to the store as it happens, listed and
+"""Studies as records: a protocol run written to the store as it happens, listed and
 resumed by the dashboard (after a reload, in another browser, after a server restart) and the CLI.
 
 A study record holds the data choice (uploaded files included, so a team member on another
