@@ -10,8 +10,8 @@ The notebook API is at the top level (:mod:`prefeval_core.api`, DataFrames in an
 ``studies``, ``resume`` and ``annotators`` are imported on first use, so that ``import prefeval_core`` (and the
 CLI's commands that never compute) stays free of JAX.
 
-The folder layout follows the method (``../shared/docs/method.md`` in the project's
-workplace, restated in the README): ``outcomes`` (§1), ``data`` (reading and checking
+The folder layout follows the method (``docs/method.md`` in the project; the papers it cites
+are listed there): ``outcomes`` (§1), ``data`` (reading and checking
 input), ``preferences`` (§2), ``counts`` (§3). Importing the core has no side effects: JAX
 flags are set by entry points (``app.py``, ``tests/conftest.py``, the CLI).
 """
