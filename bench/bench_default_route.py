@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -63,17 +62,30 @@ def replay_argv(data: Path, fraction: float, extra: list[str]) -> list[str]:
     ]  # fmt: skip
 
 
-def run(root: Path, argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident MB of ``python argv`` in a fresh process with ``root`` first on the path."""
+@dataclass(frozen=True)
+class Run:
+    """One process: wall and CPU (user + system) seconds, peak resident MB, and the engine's own
+    wall time (``summary.wall_s`` of ``replay --json``: the protocol loop, without imports and loading)."""
+
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+    engine_s: float
+
+
+def run(root: Path, argv: list[str]) -> Run:
+    """``python argv`` in a fresh process with ``root`` first on the path."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     code = (
-        "import resource, subprocess, sys, time; t = time.perf_counter(); "
-        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        "import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+        "out = subprocess.run(sys.argv[1:], check=True, capture_output=True, text=True).stdout; "
+        "wall = time.perf_counter() - t; use = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(wall, use.ru_utime + use.ru_stime, use.ru_maxrss / 1024, json.loads(out)['summary']['wall_s'])"
     )
-    done = subprocess.run([sys.executable, "-c", code, sys.executable, *argv], cwd=root, env=env, check=True, capture_output=True, text=True)
-    wall, rss_kb = done.stdout.split()
-    return float(wall), int(rss_kb) / 1024
+    done = subprocess.run(
+        [sys.executable, "-c", code, sys.executable, *argv], cwd=root, env=env, check=True, capture_output=True, text=True
+    )
+    return Run(*(float(v) for v in done.stdout.split()))
 
 
 def main() -> None:
@@ -85,8 +97,9 @@ def main() -> None:
     args = parser.parse_args()
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
     print(f"load average at start: {os.getloadavg()[0]:.1f}")
-    print("| workload | " + " | ".join(f"{root}: wall s (median), peak MB" for root in args.roots) + " | ratio |")
-    print("|---|" + "---:|" * (len(args.roots) + 1))
+    print("Per checkout: process wall s (median; each run) / CPU s / engine s (median) / peak MB (max); ratio: median wall, first / last")
+    print("| workload | " + " | ".join(str(root) for root in args.roots) + " | ratio |")
+    print("|---|" + "---|" * len(args.roots) + "---:|")
     for name in args.only:
         systems, items, fraction, extra = WORKLOADS[name]
         data = args.workdir / f"s{systems}_i{items}" / "ratings.csv"
@@ -96,9 +109,12 @@ def main() -> None:
         cells, medians = [], []
         for root in args.roots:
             runs = [run(root.resolve(), replay_argv(data.parent, fraction, extra)) for _ in range(args.repeats)]
-            wall = statistics.median(r[0] for r in runs)
+            wall = statistics.median(r.wall_s for r in runs)
             medians.append(wall)
-            cells.append(f"{wall:.2f} ({', '.join(f'{r[0]:.1f}' for r in runs)}), {max(r[1] for r in runs):.0f}")
+            cells.append(
+                f"{wall:.2f} ({', '.join(f'{r.wall_s:.1f}' for r in runs)}) / {statistics.median(r.cpu_s for r in runs):.1f} / "
+                f"{statistics.median(r.engine_s for r in runs):.2f} / {max(r.peak_mb for r in runs):.0f} MB"
+            )
         ratio = f"{medians[0] / medians[-1]:.1f}x" if len(medians) > 1 else ""
         print(f"| {name} | " + " | ".join(cells) + f" | {ratio} |", flush=True)
 

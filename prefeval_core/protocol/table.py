@@ -227,10 +227,16 @@ def build_study_table(
     grid = _rating_grid(dataset, human, systems, items, pool) if unit == "ratings" else None
     row_a, row_b, row_item, human_codes = rows.a, rows.b, rows.item, rows.human
     if grid is not None:  # a row's human outcome is that of its two scores (replay) or of the scores people give (live)
-        width = len(items)
-        flat = grid.scores.ravel()
-        human_codes = codes_from_differences(flat[row_a * width + row_item] - flat[row_b * width + row_item], eps_human)
-        capable = grid.requestable.ravel()[row_a * width + row_item] & grid.requestable.ravel()[row_b * width + row_item]
+        # millions of rows in a large study: one index array at a time, results built in place
+        scores, cells_requestable = grid.scores.ravel(), grid.requestable.ravel()
+        cell = row_a * len(items) + row_item
+        difference, capable = scores[cell], cells_requestable[cell]
+        cell = row_b * len(items) + row_item
+        difference -= scores[cell]
+        capable &= cells_requestable[cell]
+        del cell
+        human_codes = codes_from_differences(difference, eps_human)
+        del difference
     else:
         capable = human_codes >= 0 if pool == "human" else np.ones(len(row_a), dtype=bool)
     # the pairs: those the human can judge (a pair no human judgment can reach is not part of the study);
@@ -238,12 +244,16 @@ def build_study_table(
     row_key = row_a * len(systems) + row_b
     keys = np.unique(row_key[capable])
     pair_keys = np.stack(np.divmod(keys, len(systems)), axis=1).reshape(-1, 2)
-    found = np.searchsorted(keys, row_key)
-    matched = found < len(keys)
-    matched[matched] = keys[found[matched]] == row_key[matched]
-    row_pair = np.where(matched, found, -1).astype(np.int64)
-    keep = row_pair >= 0
-    order = np.flatnonzero(keep)[np.lexsort((row_item[keep], row_pair[keep]))]
+    row_pair = np.searchsorted(keys, row_key).astype(np.int64, copy=False)
+    keep = row_pair < len(keys)
+    keep[keep] = keys[row_pair[keep]] == row_key[keep]
+    del row_key
+    order: npt.NDArray[np.int64] | slice = slice(None)  # every row, in order: the columns as they are, no copies
+    if not (rows.ordered and keep.all()):
+        kept = np.flatnonzero(keep)
+        order = kept if rows.ordered else kept[np.lexsort((row_item[kept], row_pair[kept]))]
+    sorted_pair = row_pair[order]
+    del row_pair
     real_column = np.cumsum([not sim for sim in simulated]) - 1  # column of each real metric in rows.metrics
     columns = [
         np.full(len(row_a), MISSING, dtype=np.int8) if sim else rows.metrics[:, column]
@@ -251,7 +261,7 @@ def build_study_table(
     ]
     metric_codes = np.stack(columns, axis=1) if columns else np.zeros((len(row_a), 0), dtype=np.int8)
     requestable = capable if grid is None else np.zeros(len(row_a), dtype=bool)
-    withheld = _withheld(unit, human_fraction, seed, row_pair[order], len(items))
+    withheld = _withheld(unit, human_fraction, seed, sorted_pair, len(items))
     if grid is not None:
         grid = RatingGrid(grid.scores, grid.cost, grid.requestable & ~withheld[None, :])
         requestable_rows = requestable[order]
@@ -268,11 +278,11 @@ def build_study_table(
         items=items,
         pairs=tuple((systems[a], systems[b]) for a, b in pair_keys),
         pair_systems=pair_keys.astype(np.int64),
-        row_pair=row_pair[order],
+        row_pair=sorted_pair,
         row_item=row_item[order],
         human=human_codes[order],
         metrics=metric_codes[order],
-        row_cost=np.ones(len(order), dtype=np.int64),
+        row_cost=np.ones(len(sorted_pair), dtype=np.int64),
         requestable=requestable_rows,
         grid=grid,
     )
@@ -291,6 +301,7 @@ class _Rows:
         item: (R,) int64 index of its item in the study's items.
         human: (R,) int8 the human's outcome (-1: none).
         metrics: (R, k) int8 the real metrics' outcomes (-1: none), in the order asked for.
+        ordered: the rows are already sorted by pair (``(a, b)``), then item.
     """
 
     a: npt.NDArray[np.int64]
@@ -298,6 +309,7 @@ class _Rows:
     item: npt.NDArray[np.int64]
     human: npt.NDArray[np.int8]
     metrics: npt.NDArray[np.int8]
+    ordered: bool = False
 
 
 def _rows_from_outcomes(
@@ -377,6 +389,7 @@ def _rows_from_scores(
         item=item_pos.astype(np.int64),
         human=kept[0],
         metrics=np.stack(kept[1:], axis=1) if metrics else np.zeros((len(pair_pos), 0), dtype=np.int8),
+        ordered=True,
     )
 
 
