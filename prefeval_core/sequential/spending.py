@@ -320,16 +320,17 @@ def _convolved_pmf(alpha: FloatArray, left: npt.NDArray[np.int64]) -> FloatArray
     size = int(left.sum(axis=1).max(initial=0)) + 1
     fast = sp_fft.next_fast_len(size, real=True)
     spectrum = np.ones((B, fast, fast // 2 + 1), dtype=np.complex128)
-    for group in range(J):
-        padded = np.zeros((B, fast, fast))
+    padded = np.empty((B, fast, fast))
+    for group in np.flatnonzero(left.any(axis=0)):  # a pattern no pair has items of is the identity
+        padded.fill(0.0)
         for R in np.unique(left[:, group]):
             if R == 0:
                 padded[left[:, group] == 0, 0, 0] = 1.0
                 continue
             rows = np.flatnonzero(left[:, group] == R)
             padded[rows, : R + 1, : R + 1] = _future_pmf(alpha[rows, group], int(R))
-        spectrum *= sp_fft.rfft2(padded)
-    pmf = np.clip(sp_fft.irfft2(spectrum, s=(fast, fast))[:, :size, :size], 0.0, None)
+        spectrum *= sp_fft.rfft2(padded, workers=-1)
+    pmf = np.clip(sp_fft.irfft2(spectrum, s=(fast, fast), workers=-1)[:, :size, :size], 0.0, None)
     steps = np.arange(size)
     beyond = steps[None, :, None] + steps[None, None, :] > left.sum(axis=1)[:, None, None]
     return np.where(beyond, 0.0, pmf)
