@@ -316,7 +316,7 @@ def _convolved_pmf(alpha: FloatArray, left: npt.NDArray[np.int64]) -> FloatArray
     """(B, L, L) pmf of the future (x ``>``, y ``<``) of B pairs: the convolution over metric patterns of
     each pattern's Dirichlet-multinomial (``alpha`` (B, J, 3), ``left`` (B, J) items), as one product of
     2-D FFTs per pattern. ``L`` is the largest total + 1, so the circular convolution does not wrap."""
-    B, J = left.shape
+    B = len(left)
     size = int(left.sum(axis=1).max(initial=0)) + 1
     fast = sp_fft.next_fast_len(size, real=True)
     spectrum = np.ones((B, fast, fast // 2 + 1), dtype=np.complex128)
