@@ -367,7 +367,9 @@ def _rows_from_scores(
         scores = np.full((len(names), len(items)), np.nan)
         inside = s >= 0
         scores[s[inside], i[inside]] = rated["score"].to_numpy(dtype=np.float64)[inside]
-        rater_codes = codes_from_differences(scores[a_all] - scores[b_all], eps)  # (pairs, items)
+        rater_codes = np.empty((len(a_all), len(items)), dtype=np.int8)  # (pairs, items)
+        for a, start in enumerate(np.searchsorted(a_all, np.arange(len(names) - 1))):  # a's pairs are contiguous
+            rater_codes[start : start + len(names) - a - 1] = codes_from_differences(scores[a] - scores[a + 1 :], eps)
         if rater == human:
             covered = (rater_codes >= 0).any(axis=1)
             if not covered.any():
