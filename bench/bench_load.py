@@ -157,8 +157,9 @@ class StoreWatcher(threading.Thread):
             time.sleep(self.every)
 
 
-async def annotate(context: Any, app_url: str, study_id: int, name: str, until: float, presses: dict[str, list[float]]) -> bool:
-    """One annotator rating with the key ``4`` until ``until``; True if the request ran out for them."""
+async def annotate(context: Any, app_url: str, study_id: int, name: str, seconds: float, presses: dict[str, list[float]]) -> bool:
+    """One annotator rating with the key ``4`` for ``seconds`` once their page is ready; True if the
+    request ran out for them."""
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     await page.goto(annotator_page_url(app_url, study_id, name))
@@ -169,6 +170,7 @@ async def annotate(context: Any, app_url: str, study_id: int, name: str, until: 
     await main.locator("h1").click()  # the page, not a text field, gets the keys
     await page.wait_for_timeout(1000)  # the buttons' key bindings attach after they are drawn
     times = presses.setdefault(name, [])
+    until = time.perf_counter() + seconds
     while time.perf_counter() < until:
         if await main.get_by_text("Nothing left for you").count():
             return True
@@ -180,13 +182,13 @@ async def annotate(context: Any, app_url: str, study_id: int, name: str, until: 
     return False
 
 
-async def refresh_protocol(context: Any, app_url: str, study_id: int, until: float, every: float) -> int:
-    """The lead's Protocol page, reloaded every ``every`` seconds; the number of reloads that drew it."""
+async def refresh_protocol(context: Any, app_url: str, study_id: int, done: asyncio.Event, every: float) -> int:
+    """The lead's Protocol page, reloaded every ``every`` seconds until ``done``; the number of reloads that drew it."""
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     await page.goto(f"{app_url}/protocol?study={study_id}")
     reloads = 0
-    while time.perf_counter() < until:
+    while not done.is_set():
         await page.wait_for_timeout(every * 1000)
         await page.reload()
         await page.locator(MAIN).get_by_text("Ratings used").wait_for()
@@ -203,13 +205,14 @@ async def drive(
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=list(CHROMIUM_ARGS))
         contexts = [await browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(annotators + 1)]
-        until = time.perf_counter() + seconds
         names = [f"load{i:02d}" for i in range(annotators)]
-        jobs = [annotate(c, app_url, study_id, n, until, presses) for c, n in zip(contexts, names, strict=False)]
-        done = await asyncio.gather(*jobs, refresh_protocol(contexts[-1], app_url, study_id, until, refresh))
+        finished = asyncio.Event()
+        lead = asyncio.create_task(refresh_protocol(contexts[-1], app_url, study_id, finished, refresh))
+        early = await asyncio.gather(*(annotate(c, app_url, study_id, n, seconds, presses) for c, n in zip(contexts, names, strict=False)))
+        finished.set()
+        reloads = await lead
         await browser.close()
-    *early, reloads = done
-    return presses, [n for n, out in zip(names, early, strict=True) if out], int(reloads)
+    return presses, [n for n, out in zip(names, early, strict=True) if out], reloads
 
 
 def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, settle: float = 5.0) -> LoadResult:
