@@ -28,7 +28,7 @@ def _simulated_success(n: np.ndarray, remaining: int, draws: int, seed: int) -> 
     b = (n[2] + np.cumsum(outcome == 2, axis=1)).astype(np.int64)
     # the e-process on the grid of every (n>, n<) reached (tens of thousands, not draws x remaining)
     grid_a, grid_b = np.meshgrid(np.arange(a.max() + 1), np.arange(b.max() + 1), indexing="ij")
-    crossed = np.asarray(decisive_log_e(grid_a, grid_b) >= THRESHOLD).any(axis=-1)
+    crossed = np.asarray((decisive_log_e(grid_a, grid_b) >= THRESHOLD).any(axis=-1))
     return float(crossed[a, b].any(axis=1).mean())
 
 
