@@ -114,10 +114,14 @@ class StudyTable:
     @cached_property
     def row_cells(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """For each row, the flat grid cells ``system * I + item`` of its two outputs (A's, B's)."""
-        a = self.pair_systems[self.row_pair, 0]
-        b = self.pair_systems[self.row_pair, 1]
         width = len(self.items)
-        return a * width + self.row_item, b * width + self.row_item
+        cells = []
+        for side in (0, 1):  # in place: millions of rows in a large study
+            cell = self.pair_systems[self.row_pair, side]
+            cell *= width
+            cell += self.row_item
+            cells.append(cell)
+        return cells[0], cells[1]
 
     @cached_property
     def fingerprint(self) -> str:

@@ -75,8 +75,8 @@ mass of the uniform Dirichlet(1, 1, 1) prior), fixed a priori."""
 EXACT_REMAINING: Final = 120
 """Up to this many remaining items the predictive probability is an exact sum; beyond, normal."""
 _CACHE_SIZE: Final = 200_000
-_FFT_BATCH_CELLS: Final = 2**19
-"""Grid cells (pairs x L x L) transformed at once by the exact metric futility: bounds its memory (~30 MB)."""
+_FFT_BATCH_CELLS: Final = 2**18
+"""Grid cells (pairs x L x L) transformed at once by the exact metric futility: bounds its memory (~15 MB)."""
 
 
 def spent(t: float, gamma: float) -> float:
