@@ -8,7 +8,8 @@ The notebook API is at the top level (:mod:`prefeval_core.api`, DataFrames in an
 
 ``load``, ``load_sample``, ``samples``, ``pair_counts``, ``decide``, ``replay``, ``check_metric``,
 ``studies``, ``resume`` and ``annotators`` are imported on first use, so that ``import prefeval_core`` (and the
-CLI's commands that never compute) stays free of JAX.
+CLI's commands that never compute) stays free of JAX; so are the data types (``Dataset``, ``PairTable``, ...),
+so that it stays free of pandas too (``prefeval --version`` imports only this module and the CLI's parser).
 
 The folder layout follows the method (``docs/method.md`` in the project; the papers it cites
 are listed there): ``outcomes`` (§1), ``data`` (reading and checking
@@ -16,16 +17,14 @@ input), ``preferences`` (§2), ``counts`` (§3). Importing the core has no side 
 flags are set by entry points (``app.py``, ``tests/conftest.py``, the CLI).
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from prefeval_core.counts import CountTriple, CountTriples, PairTable, align_outcomes, count_triple, count_triples
-from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.errors import DataError, EngineError, PrefevalError, Problem, SettingsError, ValidationReport
-from prefeval_core.preferences import PairOutcomes, pair_outcomes
 
-if TYPE_CHECKING:  # the lazily imported API, for type checkers (`X as X`: re-exported)
+if TYPE_CHECKING:  # the lazily imported names, for type checkers (`X as X`: re-exported)
     from prefeval_core.api import AnnotatorReport as AnnotatorReport
     from prefeval_core.api import Decisions as Decisions
     from prefeval_core.api import MetricCheckResult as MetricCheckResult
@@ -42,6 +41,16 @@ if TYPE_CHECKING:  # the lazily imported API, for type checkers (`X as X`: re-ex
     from prefeval_core.api import resume as resume
     from prefeval_core.api import samples as samples
     from prefeval_core.api import studies as studies
+    from prefeval_core.counts import CountTriple as CountTriple
+    from prefeval_core.counts import CountTriples as CountTriples
+    from prefeval_core.counts import PairTable as PairTable
+    from prefeval_core.counts import align_outcomes as align_outcomes
+    from prefeval_core.counts import count_triple as count_triple
+    from prefeval_core.counts import count_triples as count_triples
+    from prefeval_core.data.dataset import Dataset as Dataset
+    from prefeval_core.data.dataset import load_dataset as load_dataset
+    from prefeval_core.preferences import PairOutcomes as PairOutcomes
+    from prefeval_core.preferences import pair_outcomes as pair_outcomes
 
 _API = (
     "AnnotatorReport",
@@ -62,17 +71,32 @@ _API = (
     "studies",
 )
 
+_DATA_TYPES = {
+    "CountTriple": "prefeval_core.counts",
+    "CountTriples": "prefeval_core.counts",
+    "PairTable": "prefeval_core.counts",
+    "align_outcomes": "prefeval_core.counts",
+    "count_triple": "prefeval_core.counts",
+    "count_triples": "prefeval_core.counts",
+    "Dataset": "prefeval_core.data.dataset",
+    "load_dataset": "prefeval_core.data.dataset",
+    "PairOutcomes": "prefeval_core.preferences",
+    "pair_outcomes": "prefeval_core.preferences",
+}
+"""The data types and functions imported on first use (they bring numpy and pandas), by module."""
+
 
 def __getattr__(name: str) -> Any:
-    if name in _API:
-        from prefeval_core import api
-
-        return getattr(api, name)
+    if name in _API or name in _DATA_TYPES:
+        module = importlib.import_module(_DATA_TYPES.get(name, "prefeval_core.api"))
+        value = getattr(module, name)
+        globals()[name] = value  # the next access is a plain attribute
+        return value
     raise AttributeError(f"module 'prefeval_core' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+    return sorted({*globals(), *_API, *_DATA_TYPES})
 
 
 __all__ = [

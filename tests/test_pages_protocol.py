@@ -140,7 +140,8 @@ def _theta_and_title(at: AppTest) -> tuple[float, str]:
 
 
 def test_the_detailed_win_rates_are_the_full_model_posterior_that_decides() -> None:
-    at = start_protocol(2000, unit="comparisons")
+    # the paper's rule: the full model's θ decides (under spending the table shows the human-only θ)
+    at = start_protocol(2000, unit="comparisons", **{"Error control": "none"})
     at.button(key="pe_next").click()
     run_ok(at)
     protocol: ProtocolState = at.session_state["pe.protocol"]

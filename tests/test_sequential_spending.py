@@ -66,14 +66,16 @@ def test_false_decisions_at_true_ties_stay_below_gamma(pool: int, batch: int, ti
     p = (1 - tie) / 2
     outcomes = rng.choice(3, size=(runs, pool), p=[p, tie, p])
     significant = 0
-    for run in outcomes:
-        looks: list[tuple[int, int, int]] = []
-        for stop in range(batch, pool + batch, batch):
-            seen = run[: min(stop, pool)]
-            looks.append((int(np.sum(seen != 1)), len(seen), pool))
-            if spending_decisions([tuple(looks)], [int(np.sum(seen == 0))], GAMMA).decision[0] != 1:
-                significant += 1
-                break
+    looks: list[list[tuple[int, int, int]]] = [[] for _ in range(runs)]
+    running = np.arange(runs)  # the runs not yet decided, all looked at together (one call per look)
+    for stop in range(batch, pool + batch, batch):
+        seen = outcomes[running, : min(stop, pool)]
+        decisive, better = np.sum(seen != 1, axis=1), np.sum(seen == 0, axis=1)
+        for row, run in enumerate(running):
+            looks[run].append((int(decisive[row]), seen.shape[1], pool))
+        decided = spending_decisions([tuple(looks[run]) for run in running], better, GAMMA).decision != 1
+        significant += int(decided.sum())
+        running = running[~decided]
     share = significant / runs
     assert share <= GAMMA + 2 * np.sqrt(GAMMA * (1 - GAMMA) / runs)
 

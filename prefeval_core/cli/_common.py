@@ -8,10 +8,9 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, Final
 
 from prefeval_core.bundled import data_path
-from prefeval_core.cli._terminal import terminal_safe
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.field_formats import field_format_help, input_kinds
 from prefeval_core.data.formats import InputKind
@@ -24,14 +23,6 @@ INT_LIMIT: Final = 2**63
 """Integer options are below 2^63 (seeds, budgets and counts become int64 in numpy)."""
 MAX_MB: Final = 1024**2
 """The largest ``--max-mb`` (1 TiB): a limit, not an allocation, but past this it means nothing."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """A usage error is one line on stderr and exit code 2 (not the whole usage text): the
-    parser class of every command (``add_subparsers`` passes it on)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {terminal_safe(message)} (see {self.prog} --help)\n")
 
 
 def add_loading_options(parser: argparse.ArgumentParser) -> None:

@@ -11,8 +11,8 @@ Three rules (method.md §4, §12), chosen by ``settings.error_control``:
   with probability at most γ, whatever the batch, the pool and the number of looks. Futility:
   stopped when even a pool's worth of one-sided outcomes could not make it significant at the
   end, and (``settings.futility = β``) when the predictive probability that it ends significant
-  is below β. With a metric, ``theta`` and the posterior means come from the metric model; the
-  decisions from the human judgments (as for ``anytime`` with the full model, below).
+  is below β. ``theta`` and the posterior means shown are the exact human-only ones (the decision
+  never reads them; see :func:`_posterior`).
 * ``anytime``: decisions by e-processes (:mod:`prefeval_core.sequential`): a pair whose true
   rates are equal ends the run significant with probability at most γ, whatever the batch, the
   pool and the number of looks (Ville's inequality). The human judgments' e-process decides; with
@@ -21,7 +21,7 @@ Three rules (method.md §4, §12), chosen by ``settings.error_control``:
   metric's e-process pays for learning ``mu`` (about ``log M`` nats for the metric's rates and
   ``3 log n`` for the six parameters of P(human | metric)) and measured no better than the human
   one (``docs/results.md``, error control), so the full model decides from the human e-process
-  **(choice)**; ``theta`` and the posterior means still come from the full model. A pair that can
+  **(choice)**; ``theta`` and the posterior means shown are then the human-only ones. A pair that can
   no longer be decided before its items run out is stopped: exactly (no remaining outcome could
   reach the threshold) always, and with ``settings.futility = β`` also when the predictive
   probability of a decision is below β. Futility never adds a false decision.
@@ -94,19 +94,30 @@ def decide_pairs_of_round(
 def _posterior(
     state: ProtocolState, counts: JointCounts, chosen: npt.NDArray[np.int64], number: int, sampler_settings: SamplerSettings | None
 ) -> DecisionResult:
-    """The decision engine's ``theta`` and posterior means (its decisions are the paper's rule):
-    one metric's count triples, or all metrics in one posterior (Dawid–Skene, docs/model.md).
+    """The ``theta = P(p> > p< | data)`` and posterior means ``(p>, p=, p<)`` of the round's pairs.
+
+    * ``none``: they decide (the paper's rule), so they come from the decision model: one
+      metric's count triples, or all metrics in one posterior (Dawid–Skene, docs/model.md).
+    * ``spending``, and ``anytime`` without a known mixture matrix: the decisions come from the
+      human judgments alone and the posterior is only shown, so it is the exact human-only one
+      (``theta = I_{1/2}(n< + 1, n> + 1)`` and the Dirichlet(1, 1, 1) posterior means of the
+      human outcomes; closed form, no sampling; it also feeds the result's KLD) -- a round of
+      thousands of pairs does not run the sampler for numbers the decision never reads.
+    * ``anytime`` with a known mixture matrix (``known_mu``), or the ``closest_first`` policy
+      (which allocates by ``theta``): the decision model, as under ``none``.
+
     Each pair's draws depend on its index in the study, never on the other pairs decided with it."""
     settings = state.settings
+    shown_only = settings.error_control != "none" and settings.model != "known_mu" and settings.policy != "closest_first"
     options = {
-        "model": settings.model,
+        "model": "human_only" if shown_only else settings.model,
         "sampler": settings.sampler,
         "gamma": settings.gamma,
         "seed": round_seed(settings.seed, number),
         "settings": sampler_settings,
         "pair_ids": chosen,
     }
-    if counts.k > 1 and settings.model == "full":
+    if counts.k > 1 and options["model"] == "full":
         return decide_joint(counts, **options)  # type: ignore[arg-type]
     mu = None if settings.mu is None else np.asarray(settings.mu, dtype=np.float64)
     return decide_counts(counts.triples(0), mu=mu, **options)

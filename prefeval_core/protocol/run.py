@@ -36,7 +36,16 @@ def replay_source(table: StudyTable) -> Source:
     cannot answer are skipped."""
     systems = {name: i for i, name in enumerate(table.systems)}
     items = {name: i for i, name in enumerate(table.items)}
-    rows = {(table.pairs[p], table.items[i]): r for r, (p, i) in enumerate(zip(table.row_pair, table.row_item, strict=True))}
+    pairs = {pair: p for p, pair in enumerate(table.pairs)}
+
+    def row_of(pair: tuple[str, str], item_id: str) -> int | None:
+        """The table row of ``pair`` on ``item_id`` (a pair's rows are sorted by item), if any."""
+        p, i = pairs.get(pair), items.get(item_id)
+        if p is None or i is None:
+            return None
+        start, stop = table.pair_starts[p], table.pair_starts[p + 1]
+        row = start + int(np.searchsorted(table.row_item[start:stop], i))
+        return row if row < stop and table.row_item[row] == i else None
 
     def answer(request: AnnotationRequest) -> list[Judgment]:
         judgments: list[Judgment] = []
@@ -48,7 +57,7 @@ def replay_source(table: StudyTable) -> Source:
                 if not np.isnan(score):
                     judgments.append(RatingJudgment(task.item_id, task.system, float(score), int(table.grid.cost[s, i])))
             else:
-                row = rows.get(((task.system_a, task.system_b), task.item_id))
+                row = row_of((task.system_a, task.system_b), task.item_id)
                 if row is not None and table.human[row] >= 0:
                     judgments.append(
                         ComparisonJudgment(task.item_id, task.system_a, task.system_b, int(table.human[row]), int(table.row_cost[row]))

@@ -124,10 +124,14 @@ class StudyTable:
     @cached_property
     def row_cells(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """For each row, the flat grid cells ``system * I + item`` of its two outputs (A's, B's)."""
-        a = self.pair_systems[self.row_pair, 0]
-        b = self.pair_systems[self.row_pair, 1]
         width = len(self.items)
-        return a * width + self.row_item, b * width + self.row_item
+        cells = []
+        for side in (0, 1):  # in place: millions of rows in a large study
+            cell = self.pair_systems[self.row_pair, side]
+            cell *= width
+            cell += self.row_item
+            cells.append(cell)
+        return cells[0], cells[1]
 
     @cached_property
     def fingerprint(self) -> str:
@@ -232,39 +236,52 @@ def build_study_table(
     unit = unit or ("ratings" if kind == "scalar" else "comparisons")
     if unit == "ratings" and kind == "pairwise":
         raise settings_error(f"'{human}' is a pairwise rater: its judgments are comparisons, not ratings", field="unit")
-    human_rows = pair_outcomes(dataset, human, eps=eps_human).frame
-    systems = _study_systems(dataset, human_rows, pool)
     items = tuple(sorted({str(i) for i in _study_items(dataset, human, metrics, pool)}))
     simulated = [m == IDEAL_METRIC_NAME and m not in dataset.raters for m in metrics]
     real_metrics = [m for m, sim in zip(metrics, simulated, strict=True) if not sim]
-    rows = _aligned_rows(human_rows, {m: pair_outcomes(dataset, m, eps=eps_metric).frame for m in real_metrics})
-    if pool == "all" and dataset.has_texts:
-        rows = _with_output_rows(rows, dataset)
-    rows = rows[rows["system_a"].isin(systems) & rows["system_b"].isin(systems)]
+    # scalar raters: straight from the score grids (fast); anything else from the pair-outcome frames
+    scored = _rows_from_scores(dataset, human, real_metrics, items, eps_human, eps_metric) if _scores_only(
+        dataset, human, real_metrics, pool, eps_human, eps_metric
+    ) else None  # fmt: skip
+    systems, rows = scored or _rows_from_outcomes(dataset, human, real_metrics, items, pool, eps_human, eps_metric)
     grid = _rating_grid(dataset, human, systems, items, pool) if unit == "ratings" else None
-    system_index = pd.Index(systems)
-    row_a = system_index.get_indexer(rows["system_a"]).astype(np.int64)
-    row_b = system_index.get_indexer(rows["system_b"]).astype(np.int64)
-    row_item = pd.Index(items).get_indexer(rows["item_id"]).astype(np.int64)
-    human_codes = rows["human"].fillna(MISSING).to_numpy().astype(np.int8)
+    row_a, row_b, row_item, human_codes = rows.a, rows.b, rows.item, rows.human
     if grid is not None:  # a row's human outcome is that of its two scores (replay) or of the scores people give (live)
-        width = len(items)
-        flat = grid.scores.ravel()
-        human_codes = codes_from_differences(flat[row_a * width + row_item] - flat[row_b * width + row_item], eps_human)
-        capable = grid.requestable.ravel()[row_a * width + row_item] & grid.requestable.ravel()[row_b * width + row_item]
+        # millions of rows in a large study: one index array at a time, results built in place
+        scores, cells_requestable = grid.scores.ravel(), grid.requestable.ravel()
+        cell = row_a * len(items) + row_item
+        difference, capable = scores[cell], cells_requestable[cell]
+        cell = row_b * len(items) + row_item
+        difference -= scores[cell]
+        capable &= cells_requestable[cell]
+        del cell
+        human_codes = codes_from_differences(difference, eps_human)
+        del difference
     else:
-        capable = human_codes >= 0 if pool == "human" else np.ones(len(rows), dtype=bool)
-    # the pairs: those the human can judge (a pair no human judgment can reach is not part of the study)
-    pair_keys = np.unique(np.stack([row_a[capable], row_b[capable]], axis=1), axis=0).reshape(-1, 2)
-    pair_of = {(int(a), int(b)): index for index, (a, b) in enumerate(pair_keys)}
-    row_pair = np.array([pair_of.get((int(a), int(b)), -1) for a, b in zip(row_a, row_b, strict=True)], dtype=np.int64)
-    keep = row_pair >= 0
-    order = np.flatnonzero(keep)[np.lexsort((row_item[keep], row_pair[keep]))]
-    columns = [rows[m].fillna(MISSING).to_numpy().astype(np.int8) if not sim else np.full(len(rows), MISSING, dtype=np.int8)
-               for m, sim in zip(metrics, simulated, strict=True)]  # fmt: skip
-    metric_codes = np.stack(columns, axis=1) if columns else np.zeros((len(rows), 0), dtype=np.int8)
-    requestable = capable if grid is None else np.zeros(len(rows), dtype=bool)
-    withheld = _withheld(unit, human_fraction, seed, row_pair[order], len(items))
+        capable = human_codes >= 0 if pool == "human" else np.ones(len(row_a), dtype=bool)
+    # the pairs: those the human can judge (a pair no human judgment can reach is not part of the study);
+    # a pair's key a * S + b sorts as (a, b) does
+    row_key = row_a * len(systems) + row_b
+    keys = np.unique(row_key[capable])
+    pair_keys = np.stack(np.divmod(keys, len(systems)), axis=1).reshape(-1, 2)
+    row_pair = np.searchsorted(keys, row_key).astype(np.int64, copy=False)
+    keep = row_pair < len(keys)
+    keep[keep] = keys[row_pair[keep]] == row_key[keep]
+    del row_key
+    order: npt.NDArray[np.int64] | slice = slice(None)  # every row, in order: the columns as they are, no copies
+    if not (rows.ordered and keep.all()):
+        kept = np.flatnonzero(keep)
+        order = kept if rows.ordered else kept[np.lexsort((row_item[kept], row_pair[kept]))]
+    sorted_pair = row_pair[order]
+    del row_pair
+    real_column = np.cumsum([not sim for sim in simulated]) - 1  # column of each real metric in rows.metrics
+    columns = [
+        np.full(len(row_a), MISSING, dtype=np.int8) if sim else rows.metrics[:, column]
+        for sim, column in zip(simulated, real_column, strict=True)
+    ]
+    metric_codes = np.stack(columns, axis=1) if columns else np.zeros((len(row_a), 0), dtype=np.int8)
+    requestable = capable if grid is None else np.zeros(len(row_a), dtype=bool)
+    withheld = _withheld(unit, human_fraction, seed, sorted_pair, len(items))
     if grid is not None:
         grid = RatingGrid(grid.scores, grid.cost, grid.requestable & ~withheld[None, :])
         if ratings_per_request == "one":
@@ -283,11 +300,11 @@ def build_study_table(
         items=items,
         pairs=tuple((systems[a], systems[b]) for a, b in pair_keys),
         pair_systems=pair_keys.astype(np.int64),
-        row_pair=row_pair[order],
+        row_pair=sorted_pair,
         row_item=row_item[order],
         human=human_codes[order],
         metrics=metric_codes[order],
-        row_cost=np.ones(len(order), dtype=np.int64),
+        row_cost=np.ones(len(sorted_pair), dtype=np.int64),
         requestable=requestable_rows,
         grid=grid,
     )
@@ -297,20 +314,123 @@ def build_study_table(
     return table
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """The (pair, item) rows any rater covers, before the table sorts them, as indices.
+
+    Attributes:
+        a, b: (R,) int64 indices of the row's two systems in the study's systems.
+        item: (R,) int64 index of its item in the study's items.
+        human: (R,) int8 the human's outcome (-1: none).
+        metrics: (R, k) int8 the real metrics' outcomes (-1: none), in the order asked for.
+        ordered: the rows are already sorted by pair (``(a, b)``), then item.
+    """
+
+    a: npt.NDArray[np.int64]
+    b: npt.NDArray[np.int64]
+    item: npt.NDArray[np.int64]
+    human: npt.NDArray[np.int8]
+    metrics: npt.NDArray[np.int8]
+    ordered: bool = False
+
+
+def _rows_from_outcomes(
+    dataset: Dataset, human: str, metrics: Sequence[str], items: tuple[str, ...], pool: Pool, eps_human: float, eps_metric: float
+) -> tuple[tuple[str, ...], _Rows]:
+    """The study's systems and rows from each rater's pair outcomes (any rater kind, any pool)."""
+    human_rows = pair_outcomes(dataset, human, eps=eps_human).frame
+    systems = _study_systems(dataset, human_rows, pool)
+    rows = _aligned_rows(human_rows, {m: pair_outcomes(dataset, m, eps=eps_metric).frame for m in metrics})
+    if pool == "all" and dataset.has_texts:
+        rows = _with_output_rows(rows, dataset)
+    rows = rows[rows["system_a"].isin(systems) & rows["system_b"].isin(systems)]
+    system_index = pd.Index(systems)
+    codes = [rows[m].fillna(MISSING).to_numpy().astype(np.int8) for m in metrics]
+    return systems, _Rows(
+        a=system_index.get_indexer(rows["system_a"]).astype(np.int64),
+        b=system_index.get_indexer(rows["system_b"]).astype(np.int64),
+        item=pd.Index(items).get_indexer(rows["item_id"]).astype(np.int64),
+        human=rows["human"].fillna(MISSING).to_numpy().astype(np.int8),
+        metrics=np.stack(codes, axis=1) if codes else np.zeros((len(rows), 0), dtype=np.int8),
+    )
+
+
+def _scores_only(dataset: Dataset, human: str, metrics: Sequence[str], pool: Pool, eps_human: float, eps_metric: float) -> bool:
+    """Whether :func:`_rows_from_scores` applies: scalar raters the data holds, string ids, one
+    score per (rater, system, item), no outputs to add; anything else (and every error) takes
+    :func:`_rows_from_outcomes`."""
+    raters = [human, *metrics]
+    if (pool == "all" and dataset.has_texts) or min(eps_human, eps_metric) < 0:
+        return False
+    if any(r not in dataset.raters or dataset.rater_kind(r) != "scalar" for r in raters):
+        return False
+    ratings = dataset.ratings
+    if not (pd.api.types.is_string_dtype(ratings["system"]) and pd.api.types.is_string_dtype(ratings["item_id"])):
+        return False
+    chosen = ratings[ratings["rater"].isin(raters)]
+    return not bool(chosen.duplicated(["rater", "system", "item_id"]).any())
+
+
+def _rows_from_scores(
+    dataset: Dataset, human: str, metrics: Sequence[str], items: tuple[str, ...], eps_human: float, eps_metric: float
+) -> tuple[tuple[str, ...], _Rows] | None:
+    """:func:`_rows_from_outcomes` for scalar raters, computed on (system, item) score grids
+    instead of frames of pair outcomes: the same systems and rows (outcomes by
+    :func:`~prefeval_core.outcomes.codes_from_differences` of the same differences, pairs oriented
+    by sorted names). ``None`` where a rater gives no pair (the frame route raises the error)."""
+    ratings = dataset.ratings
+    names = tuple(sorted(str(s) for s in ratings.loc[ratings["rater"] == human, "system"].unique()))
+    a_all, b_all = np.triu_indices(len(names), k=1)
+    item_index, name_index = pd.Index(items), pd.Index(names)
+    codes = []
+    for rater, eps in ((human, eps_human), *((m, eps_metric) for m in metrics)):
+        rated = ratings[ratings["rater"] == rater]
+        s, i = name_index.get_indexer(rated["system"]), item_index.get_indexer(rated["item_id"])
+        scores = np.full((len(names), len(items)), np.nan)
+        inside = s >= 0
+        scores[s[inside], i[inside]] = rated["score"].to_numpy(dtype=np.float64)[inside]
+        rater_codes = np.empty((len(a_all), len(items)), dtype=np.int8)  # (pairs, items)
+        for a, start in enumerate(np.searchsorted(a_all, np.arange(len(names) - 1))):  # a's pairs are contiguous
+            rater_codes[start : start + len(names) - a - 1] = codes_from_differences(scores[a] - scores[a + 1 :], eps)
+        if rater == human:
+            covered = (rater_codes >= 0).any(axis=1)
+            if not covered.any():
+                return None
+            names_used = np.unique(np.concatenate([a_all[covered], b_all[covered]]))
+        elif not (rater_codes >= 0).any():  # no pair among the human's systems: the frame route knows whether that is an error
+            return None
+        codes.append(rater_codes)
+    # the study's systems: those in a pair the human judged; renumber the pairs among them
+    keep_pair = np.isin(a_all, names_used) & np.isin(b_all, names_used)
+    renumber = np.full(len(names), -1, dtype=np.int64)
+    renumber[names_used] = np.arange(len(names_used))
+    any_rater = np.logical_or.reduce([c[keep_pair] >= 0 for c in codes])
+    pair_pos, item_pos = np.nonzero(any_rater)
+    kept = [c[keep_pair][pair_pos, item_pos] for c in codes]
+    return tuple(names[i] for i in names_used), _Rows(
+        a=renumber[a_all[keep_pair][pair_pos]],
+        b=renumber[b_all[keep_pair][pair_pos]],
+        item=item_pos.astype(np.int64),
+        human=kept[0],
+        metrics=np.stack(kept[1:], axis=1) if metrics else np.zeros((len(pair_pos), 0), dtype=np.int8),
+        ordered=True,
+    )
+
+
 def _study_systems(dataset: Dataset, human_rows: pd.DataFrame, pool: Pool) -> tuple[str, ...]:
     """Systems the human rater covers (replay), plus systems with outputs (live)."""
-    names = set(human_rows["system_a"]) | set(human_rows["system_b"])
+    names = set(human_rows["system_a"].unique()) | set(human_rows["system_b"].unique())
     if pool == "all" and dataset.has_texts:
-        names |= set(dataset.texts["system"].astype(str))
+        names |= set(dataset.texts["system"].astype(str).unique())
     return tuple(sorted(str(n) for n in names))
 
 
 def _study_items(dataset: Dataset, human: str, metrics: Sequence[str], pool: Pool) -> set[object]:
     raters = [human, *[m for m in metrics if m in dataset.raters]]
-    items = set(dataset.ratings.loc[dataset.ratings["rater"].isin(raters), "item_id"])
-    items |= set(dataset.preferences.loc[dataset.preferences["rater"].isin(raters), "item_id"])
+    items = set(dataset.ratings.loc[dataset.ratings["rater"].isin(raters), "item_id"].unique())
+    items |= set(dataset.preferences.loc[dataset.preferences["rater"].isin(raters), "item_id"].unique())
     if pool == "all" and dataset.has_texts:
-        items |= set(dataset.texts["item_id"])
+        items |= set(dataset.texts["item_id"].unique())
     return items
 
 

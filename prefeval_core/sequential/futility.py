@@ -336,9 +336,21 @@ def _posterior_cells(data: MetricData, mu: FloatArray | None, rng: np.random.Gen
     complete = data.K + share_m[:, :, None] * pi + share_n0[:, None, :] * pi
     if mu is None:
         alpha = complete.reshape(len(pi), 9) + 1.0
-        return np.stack([rng.dirichlet(row, size=draws) for row in alpha]).reshape(len(pi), draws, 3, 3)
-    p = np.stack([rng.dirichlet(row, size=draws) for row in complete.sum(axis=1) + 1.0])  # (P, S, 3)
+        return _dirichlet_rows(rng, alpha, draws).reshape(len(pi), draws, 3, 3)
+    p = _dirichlet_rows(rng, complete.sum(axis=1) + 1.0, draws)  # (P, S, 3)
     return mu[:, None, :, :] * p[:, :, None, :]
+
+
+def _dirichlet_rows(rng: np.random.Generator, alpha: FloatArray, draws: int) -> FloatArray:
+    """(P, S, K) ``draws`` Dirichlet(``alpha[p]``) draws per row: the numbers of
+    ``np.stack([rng.dirichlet(row, size=draws) for row in alpha])`` in one call (NumPy's dirichlet,
+    for every concentration above 0.1, draws ``standard_gamma(alpha[j])`` in the same order and scales
+    them by the reciprocal of their running sum). ``alpha >= 1`` here (counts + 1)."""
+    gammas = rng.standard_gamma(np.broadcast_to(alpha[:, None, :], (len(alpha), draws, alpha.shape[1])))
+    total = gammas[..., 0].copy()
+    for j in range(1, alpha.shape[1]):
+        total += gammas[..., j]
+    return np.asarray(gammas * (1.0 / total)[..., None], dtype=np.float64)
 
 
 def _draw_rows(rng: np.random.Generator, items: FloatArray, cells: FloatArray) -> FloatArray:

@@ -57,7 +57,7 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from scipy.signal import fftconvolve
+from scipy import fft as sp_fft
 from scipy.special import gammaln, ndtr, ndtri
 from scipy.stats import binom
 
@@ -75,6 +75,8 @@ mass of the uniform Dirichlet(1, 1, 1) prior), fixed a priori."""
 EXACT_REMAINING: Final = 120
 """Up to this many remaining items the predictive probability is an exact sum; beyond, normal."""
 _CACHE_SIZE: Final = 200_000
+_FFT_BATCH_CELLS: Final = 2**18
+"""Grid cells (pairs x L x L) transformed at once by the exact metric futility: bounds its memory (~15 MB)."""
 
 
 def spent(t: float, gamma: float) -> float:
@@ -222,15 +224,20 @@ def _exact_success(n: FloatArray, R: int, z: float) -> FloatArray:
 def _future_pmf(alpha: FloatArray, R: int) -> FloatArray:
     """(P, R + 1, R + 1) Dirichlet-multinomial probabilities of (x ``>``, y ``<``) among R future
     outcomes whose rates have a Dirichlet(``alpha``) (P, 3) posterior (0 where x + y > R)."""
-    a, t, b = alpha[:, BETTER, None, None], alpha[:, TIE, None, None], alpha[:, WORSE, None, None]
-    x, y = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
+    a, t, b = alpha[:, BETTER, None], alpha[:, TIE, None], alpha[:, WORSE, None]
+    steps = np.arange(R + 1)
+    x, y = np.meshgrid(steps, steps, indexing="ij")
     r = R - x - y
     valid = r >= 0
     r = np.maximum(r, 0)
+    # the log-gamma terms on the (R + 1) values each takes, then laid out on the grid: O(R) special
+    # functions instead of O(R^2), the same sum term by term
+    by_count = gammaln(steps + 1.0)
     log_pmf = (
-        gammaln(R + 1.0) - gammaln(x + 1.0) - gammaln(y + 1.0) - gammaln(r + 1.0)
-        + gammaln(a + x) + gammaln(b + y) + gammaln(t + r) - gammaln(a + b + t + R)
-        - gammaln(a) - gammaln(b) - gammaln(t) + gammaln(a + b + t)
+        gammaln(R + 1.0) - by_count[x] - by_count[y] - by_count[r]
+        + gammaln(a + steps)[:, :, None] + gammaln(b + steps)[:, None, :] + gammaln(t + steps)[:, r]
+        - gammaln(a + b + t + R)[:, :, None] - gammaln(a)[:, :, None] - gammaln(b)[:, :, None] - gammaln(t)[:, :, None]
+        + gammaln(a + b + t)[:, :, None]
     )  # fmt: skip
     return np.where(valid, np.exp(log_pmf), 0.0)
 
@@ -294,9 +301,36 @@ def metric_success_probability(revealed: npt.ArrayLike, remaining: npt.ArrayLike
     z = float(ndtri(1.0 - gamma / 2.0))
     totals = left.sum(axis=1)
     probability = _normal_success_groups(n, alpha, left.astype(np.float64), z)
-    for pair in np.flatnonzero(totals <= EXACT_REMAINING):
-        pmf = np.ones((1, 1))
-        for group in np.flatnonzero(left[pair]):
-            pmf = np.clip(fftconvolve(pmf, _future_pmf(alpha[pair, group][None], int(left[pair, group]))[0]), 0.0, None)
-        probability[pair] = _significant_mass(n[pair][None], pmf[None], z)[0]
+    exact = np.flatnonzero(totals <= EXACT_REMAINING)
+    exact = exact[np.argsort(totals[exact], kind="stable")]  # batches of similar totals pad little
+    start = 0
+    while start < exact.size:
+        size = int(totals[exact[start:]].max(initial=0)) + 1
+        batch = exact[start : start + max(1, _FFT_BATCH_CELLS // size**2)]
+        probability[batch] = _significant_mass(n[batch], _convolved_pmf(alpha[batch], left[batch]), z)
+        start += batch.size
     return probability
+
+
+def _convolved_pmf(alpha: FloatArray, left: npt.NDArray[np.int64]) -> FloatArray:
+    """(B, L, L) pmf of the future (x ``>``, y ``<``) of B pairs: the convolution over metric patterns of
+    each pattern's Dirichlet-multinomial (``alpha`` (B, J, 3), ``left`` (B, J) items), as one product of
+    2-D FFTs per pattern. ``L`` is the largest total + 1, so the circular convolution does not wrap."""
+    B = len(left)
+    size = int(left.sum(axis=1).max(initial=0)) + 1
+    fast = sp_fft.next_fast_len(size, real=True)
+    spectrum = np.ones((B, fast, fast // 2 + 1), dtype=np.complex128)
+    padded = np.empty((B, fast, fast))
+    for group in np.flatnonzero(left.any(axis=0)):  # a pattern no pair has items of is the identity
+        padded.fill(0.0)
+        for R in np.unique(left[:, group]):
+            if R == 0:
+                padded[left[:, group] == 0, 0, 0] = 1.0
+                continue
+            rows = np.flatnonzero(left[:, group] == R)
+            padded[rows, : R + 1, : R + 1] = _future_pmf(alpha[rows, group], int(R))
+        spectrum *= sp_fft.rfft2(padded, workers=-1)
+    pmf = np.clip(sp_fft.irfft2(spectrum, s=(fast, fast), workers=-1)[:, :size, :size], 0.0, None)
+    steps = np.arange(size)
+    beyond = steps[None, :, None] + steps[None, None, :] > left.sum(axis=1)[:, None, None]
+    return np.where(beyond, 0.0, pmf)
