@@ -67,7 +67,8 @@ def test_hand_example_drops_the_implied_edge_and_colours_by_error_type() -> None
     hover = next(t for t in figure.data if t.name == EDGE_HOVER_TRACE)
     assert {tuple(row) for row in hover.customdata} == {("A", "B", "correct_significant"), ("B", "C", "insertion")}
     legend = {t.name for t in figure.data if t.mode == "lines"}
-    assert legend == {"Correct (significant) (1)", "Insertion (1)"}
+    # the legend counts pairs, as the bullets beside the graph do; the implied A > C is not drawn
+    assert legend == {"Correct (significant): 2 pairs (1 drawn)", "Insertion: 1 pair"}
 
 
 def test_cycles_are_drawn_and_named_in_the_title() -> None:
@@ -85,7 +86,7 @@ def test_omissions_are_drawn_only_where_the_human_hasse_has_them() -> None:
     metric = partial_order(pairs, [1, 1, 1], reference=[0, 0, 0])  # nothing decided
     figure = dag_figure(metric, reference=human)
     dotted = next(t for t in figure.data if t.line.dash == "dot")
-    assert dotted.name == "decided by humans, not here (2)"  # A > C is implied, not drawn
+    assert dotted.name == "Omission: decided by humans, not here: 3 pairs (2 drawn)"  # A > C is implied, not drawn
 
 
 @pytest.mark.golden
