@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from prefeval_core.store import DATA_DIR_ENV, DATABASE_URL_ENV, open_store  # noqa: E402
+from prefeval_core.workflow.roles import annotator_link, invite_annotator  # noqa: E402
 from ui.browser import CHROMIUM, CHROMIUM_ARGS, served_app  # noqa: E402
 
 DATASET_KEY = "sample:summeval"
@@ -46,10 +47,19 @@ TIMEOUT_MS = 120_000
 MAIN = '[data-testid="stMain"]'
 
 
-def annotator_page_url(app_url: str, study_id: int, annotator: str) -> str:
-    """How an annotator's page is opened: the one place to change when annotators get their own
-    links (a per-annotator token instead of ``?annotator=NAME``)."""
-    return f"{app_url}/annotate?study={study_id}&annotator={annotator}"
+def annotator_page_url(app_url: str, token: str) -> str:
+    """How an annotator's page is opened: their personal link (the token names annotator and study)."""
+    return annotator_link(app_url, token)
+
+
+def invite_all(open_it: Any, study_id: int, names: list[str]) -> dict[str, str]:
+    """The lead invites every annotator; their links' tokens by name."""
+    store = open_it()
+    return {name: invite_annotator(store, study_id, name) for name in names}
+
+
+RATE_FOUR = re.compile(r"^(Shortcut )?4$")
+"""The rating button of level 4 (labelled by its keyboard shortcut alone)."""
 
 
 @dataclass
@@ -157,16 +167,16 @@ class StoreWatcher(threading.Thread):
             time.sleep(self.every)
 
 
-async def annotate(context: Any, app_url: str, study_id: int, name: str, seconds: float, presses: dict[str, list[float]]) -> bool:
+async def annotate(context: Any, app_url: str, token: str, name: str, seconds: float, presses: dict[str, list[float]]) -> bool:
     """One annotator rating with the key ``4`` for ``seconds`` once their page is ready; True if the
     request ran out for them."""
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    await page.goto(annotator_page_url(app_url, study_id, name))
+    await page.goto(annotator_page_url(app_url, token))
     main = page.locator(MAIN)
     progress = main.locator('[data-testid="stProgress"]')
     await progress.wait_for()
-    await main.get_by_role("button", name=re.compile(r"^4")).wait_for()
+    await main.get_by_role("button", name=RATE_FOUR).wait_for()
     await main.locator("h1").click()  # the page, not a text field, gets the keys
     await page.wait_for_timeout(1000)  # the buttons' key bindings attach after they are drawn
     times = presses.setdefault(name, [])
@@ -177,7 +187,7 @@ async def annotate(context: Any, app_url: str, study_id: int, name: str, seconds
         times.append(time.perf_counter())
         await page.keyboard.press("4")
         await progress.filter(has_text=re.compile(rf"\b{len(times)} of \d+ judged by {name}\b")).wait_for()
-        await main.get_by_role("button", name=re.compile(r"^4")).wait_for()
+        await main.get_by_role("button", name=RATE_FOUR).wait_for()
         await page.wait_for_timeout(300)  # let the key bindings of the new buttons attach
     return False
 
@@ -197,18 +207,18 @@ async def refresh_protocol(context: Any, app_url: str, study_id: int, done: asyn
 
 
 async def drive(
-    app_url: str, study_id: int, annotators: int, seconds: float, refresh: float
+    app_url: str, study_id: int, tokens: dict[str, str], seconds: float, refresh: float
 ) -> tuple[dict[str, list[float]], list[str], int]:
     from playwright.async_api import async_playwright
 
     presses: dict[str, list[float]] = {}
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=list(CHROMIUM_ARGS))
-        contexts = [await browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(annotators + 1)]
-        names = [f"load{i:02d}" for i in range(annotators)]
+        names = list(tokens)
+        contexts = [await browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(len(names) + 1)]
         finished = asyncio.Event()
         lead = asyncio.create_task(refresh_protocol(contexts[-1], app_url, study_id, finished, refresh))
-        early = await asyncio.gather(*(annotate(c, app_url, study_id, n, seconds, presses) for c, n in zip(contexts, names, strict=False)))
+        early = await asyncio.gather(*(annotate(c, app_url, tokens[n], n, seconds, presses) for c, n in zip(contexts, names, strict=False)))
         finished.set()
         reloads = await lead
         await browser.close()
@@ -227,9 +237,10 @@ def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, s
                 lead.set_default_timeout(TIMEOUT_MS)
                 study_id = start_live_study(lead, app_url)
                 browser.close()
+            tokens = invite_all(open_it, study_id, [f"load{i:02d}" for i in range(annotators)])
             watcher = StoreWatcher(open_it, study_id)
             watcher.start()
-            presses, early, reloads = asyncio.run(drive(app_url, study_id, annotators, seconds, refresh))
+            presses, early, reloads = asyncio.run(drive(app_url, study_id, tokens, seconds, refresh))
             time.sleep(settle)
             watcher.stop.set()
             watcher.join()
