@@ -134,4 +134,7 @@ def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
     assert int(judgments_behind(summeval.ratings, "human:relevance")["judgments"].sum()) == 16 * 100 * 3
     wmt20 = load_dataset(shared_data / "wmt20_ende_mqm")
     behind = judgments_behind(wmt20.ratings, "human")  # the DA scores are not annotators of the MQM score
-    assert int(behind["judgments"].sum()) == len(behind)
+    assert int(behind["judgments"].sum()) == len(behind) == 14_180
+    ted = load_dataset(shared_data / "wmt21_ted_ende_mqm")
+    behind = judgments_behind(ted.ratings, "human")  # one MQM rater per output, kept apart: one rating each
+    assert int(behind["judgments"].sum()) == len(behind) == 7_406
