@@ -167,7 +167,9 @@ class StoreWatcher(threading.Thread):
             time.sleep(self.every)
 
 
-async def annotate(context: Any, app_url: str, token: str, name: str, seconds: float, presses: dict[str, list[float]]) -> bool:
+async def annotate(
+    context: Any, app_url: str, token: str, name: str, seconds: float, presses: dict[str, list[float]], pause: float
+) -> bool:
     """One annotator rating with the key ``4`` for ``seconds`` once their page is ready; True if the
     request ran out for them."""
     page = await context.new_page()
@@ -188,7 +190,7 @@ async def annotate(context: Any, app_url: str, token: str, name: str, seconds: f
         await page.keyboard.press("4")
         await progress.filter(has_text=re.compile(rf"\b{len(times)} of \d+ judged by {name}\b")).wait_for()
         await main.get_by_role("button", name=RATE_FOUR).wait_for()
-        await page.wait_for_timeout(300)  # let the key bindings of the new buttons attach
+        await page.wait_for_timeout(pause * 1000)  # let the key bindings of the new buttons attach
     return False
 
 
@@ -207,7 +209,7 @@ async def refresh_protocol(context: Any, app_url: str, study_id: int, done: asyn
 
 
 async def drive(
-    app_url: str, study_id: int, tokens: dict[str, str], seconds: float, refresh: float
+    app_url: str, study_id: int, tokens: dict[str, str], seconds: float, refresh: float, pause: float
 ) -> tuple[dict[str, list[float]], list[str], int]:
     from playwright.async_api import async_playwright
 
@@ -218,15 +220,18 @@ async def drive(
         contexts = [await browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(len(names) + 1)]
         finished = asyncio.Event()
         lead = asyncio.create_task(refresh_protocol(contexts[-1], app_url, study_id, finished, refresh))
-        early = await asyncio.gather(*(annotate(c, app_url, tokens[n], n, seconds, presses) for c, n in zip(contexts, names, strict=False)))
+        early = await asyncio.gather(
+            *(annotate(c, app_url, tokens[n], n, seconds, presses, pause) for c, n in zip(contexts, names, strict=False))
+        )
         finished.set()
         reloads = await lead
         await browser.close()
     return presses, [n for n, out in zip(names, early, strict=True) if out], reloads
 
 
-def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, settle: float = 5.0) -> LoadResult:
-    """One load run on a fresh store of ``kind`` (``sqlite`` or ``postgres``)."""
+def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, settle: float = 5.0, pause: float = 0.3) -> LoadResult:
+    """One load run on a fresh store of ``kind`` (``sqlite`` or ``postgres``); each annotator waits
+    ``pause`` seconds after a screen is drawn before the next key (its key bindings attach late)."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="prefeval-load-") as tmp, store_env(kind, Path(tmp)) as (env, open_it):
@@ -240,7 +245,7 @@ def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, s
             tokens = invite_all(open_it, study_id, [f"load{i:02d}" for i in range(annotators)])
             watcher = StoreWatcher(open_it, study_id)
             watcher.start()
-            presses, early, reloads = asyncio.run(drive(app_url, study_id, tokens, seconds, refresh))
+            presses, early, reloads = asyncio.run(drive(app_url, study_id, tokens, seconds, refresh, pause))
             time.sleep(settle)
             watcher.stop.set()
             watcher.join()
