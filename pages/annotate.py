@@ -9,7 +9,7 @@ from prefeval_core.workflow.forecast import budget_forecast
 from prefeval_core.workflow.rating_scale import rating_scale
 from prefeval_core.workflow.studies import study_details
 from ui import annotate_widgets as aw
-from ui import state
+from ui import live_round, state
 from ui.page import begin
 from ui.team_widgets import team_view
 
@@ -53,7 +53,7 @@ with tab_app:
     elif protocol is not None:
         st.info("The study asks for nothing more: it has finished, or its budget is spent.")
     if protocol is not None:
-        aw.decide_button(choice, protocol)
+        live_round.decide_button(choice, protocol)
 with tab_files:
     aw.request_files(dataset, choice, study_id, tasks, annotator, scale, criterion)
 with tab_store:

@@ -100,3 +100,19 @@ def test_the_rating_scale_comes_from_the_data() -> None:
     mqm = load_dataset([("r.csv", ratings_csv({"a": [-25.0, -0.1, 0.0], "b": [-5.0, -1.0, 0.0]}))])
     scale = rating_scale(mqm, "human")
     assert (scale.low, scale.high, scale.levels) == (-25.0, 0.0, None)
+
+
+def test_the_protocol_page_asks_before_deciding_a_round_part_way(data_dir: Path) -> None:  # noqa: F811
+    at = start_protocol(300, batch=2, mode="live")
+    annotate = annotate_as(at, "ann1")
+    annotate.button(key="pe_rate_3").click()
+    run_ok(annotate)
+    lead = page_with_protocol("protocol.py", at)
+    lead.session_state["pe.study"] = at.session_state["pe.study"]
+    run_ok(lead).button(key="pe_feed").click()
+    run_ok(lead)
+    assert lead.session_state["pe.protocol"].round == 0  # 1 of 32 judged: nothing decided without asking
+    assert any("31 of the 32 requested judgments are not made yet" in w.value for w in lead.warning)
+    lead.button(key="pe_decide_keep").click()
+    run_ok(lead)
+    assert (lead.session_state["pe.protocol"].round, lead.session_state["pe.protocol"].cost_used) == (1, 1)

@@ -22,14 +22,12 @@ from prefeval_core.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.annotators import agreement_rows, annotator_report, default_metric, why_no_agreement
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
-from prefeval_core.workflow.feed import decide_now, round_progress
 from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import blind_key, fill_in_instructions, judged_requests
-from ui import cache, state, studies
-from ui.errors import escape_markdown, show_problems, user_errors
+from ui import cache, state
+from ui.errors import escape_markdown, show_problems
 from ui.page import flash, set_annotator
-from ui.protocol_widgets import fresh_judgments
 
 BUTTONS: dict[Choice, tuple[str, str, str]] = {
     "left": ("pe_ann_left", "A better", "A"),
@@ -390,44 +388,3 @@ def position_view(sides: tuple[PositionBias, ...]) -> None:
         "Cochran–Mantel–Haenszel test over the pairs (prefeval_core/position_bias.py); a small p says the annotator "
         "tends to pick one side whatever it shows."
     )
-
-
-CONFIRM = "pe.confirm_decide"
-
-
-def _decide(choice: DataChoice, protocol: ProtocolState) -> None:
-    with user_errors("Deciding the round", stop=False):
-        early = decide_now(protocol, fresh_judgments(choice, protocol))
-        studies.commit(early.state, "feed")
-        p = early.progress
-        flash(
-            f"Round {protocol.round + 1} decided with {p.judged} of {p.requested} requested judgments"
-            + (f" (and {p.extra} more)" if p.extra else "")
-            + (f"; the {early.kept} still open stay in the queue." if early.kept else ".")
-        )
-    st.session_state.pop(CONFIRM, None)
-
-
-def decide_button(choice: DataChoice, protocol: ProtocolState) -> None:
-    """Feed the complete stored judgments and decide. Part-way through a request it asks first,
-    and says that the requests nobody judged yet stay queued (nothing is dropped, nothing lost)."""
-    fed = fresh_judgments(choice, protocol)
-    progress = round_progress(protocol, fed)
-    label = f"Decide now with {len(fed)} new judgments ({progress.judged} of {progress.requested} requested)"
-    if not st.session_state.get(CONFIRM):
-        if st.button(label, key="pe_feed", disabled=not fed):
-            if progress.open:
-                st.session_state[CONFIRM] = True
-                st.rerun()
-            _decide(choice, protocol)
-            st.rerun()
-        return
-    st.warning(
-        f"{progress.open} of the {progress.requested} requested judgments are not made yet. Deciding now keeps them "
-        "queued: annotators go on with them in the next round (with any new requests); every stored judgment counts."
-    )
-    left, right = st.columns(2)
-    left.button(
-        f"Decide now, keep the {progress.open} open requests queued", key="pe_decide_keep", on_click=_decide, args=(choice, protocol)
-    )
-    right.button("Wait for more judgments", key="pe_decide_wait", on_click=st.session_state.pop, args=(CONFIRM, None))

@@ -19,12 +19,9 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.protocol import (
     POLICIES,
-    Judgment,
     ProtocolResult,
     ProtocolState,
     Question,
-    apply_judgments,
-    decide_round,
     is_finished,
     protocol_result,
     replay_source,
@@ -35,10 +32,10 @@ from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.answers import STATUS_WORDS, leaderboard_frame, study_leaderboard
-from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.studies import begin_study, undo_study
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
+from ui.live_round import decide_button, fresh_judgments
 
 MODES = {"replay": "Replay: reveal the human judgments already in the data", "live": "Live: people judge what the protocol asks for"}
 QUESTIONS = {"all-pairs": "Order of every pair (the paper)", "top-k": "The best k systems", "baseline": "Each system against a baseline"}
@@ -161,18 +158,18 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
     setup = state.setup()
     replay = setup is None or setup.mode == "replay"
     finished = is_finished(protocol)
-    fed = [] if replay else fresh_judgments(choice, protocol)
     c = st.columns(3)
-    next_label = "Next batch" if replay else f"Decide with {len(fed)} new stored annotations"
-    if c[0].button(next_label, key="pe_next", type="primary", disabled=finished if replay else not fed, width="stretch"):
+    if replay and c[0].button("Next batch", key="pe_next", type="primary", disabled=finished, width="stretch"):
         with user_errors("The protocol round"), st.spinner("Deciding ..."):
-            if replay:
-                studies.commit(run_protocol(protocol, replay_source(protocol.table), max_rounds=1))
-            else:
-                studies.commit(decide_round(apply_judgments(protocol, fed)), "feed")
+            studies.commit(run_protocol(protocol, replay_source(protocol.table), max_rounds=1))
         st.rerun()
-    if not replay and not fed:
-        st.caption("Live mode: annotate the requested items on the Annotate page (or upload annotated request files there), then decide.")
+    if not replay:
+        with c[0]:
+            decide_button(choice, protocol)  # part-way it asks first and keeps the open requests queued
+        if not fresh_judgments(choice, protocol):
+            st.caption(
+                "Live mode: annotate the requested items on the Annotate page (or upload annotated request files there), then decide."
+            )
     if c[1].button("Run to the end", key="pe_run", disabled=finished or not replay, width="stretch"):
         bar = st.progress(0.0, text="Starting ...")
 
@@ -192,13 +189,6 @@ def undo(protocol: ProtocolState) -> None:
     record = st.session_state[state.STUDY]
     back = None if record is None else undo_study(open_store(), record.id, protocol.table)
     st.session_state[state.PROTOCOL] = undo_round(protocol) if back is None else back
-
-
-def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgment]:
-    """The study's complete, combined stored judgments the protocol has not seen."""
-    record = st.session_state[state.STUDY]
-    per_item = 1 if record is None else record.judgments_per_item
-    return stored_judgments(open_store(), choice.key, protocol, study_id=None if record is None else record.id, per_item=per_item)
 
 
 def status(protocol: ProtocolState) -> None:

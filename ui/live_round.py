@@ -1,0 +1,62 @@
+"""Deciding a live round from the stored judgments, on the Protocol and the Annotate pages alike:
+part-way through a request it asks first and keeps the unjudged requests queued (nothing dropped)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from prefeval_core.protocol import Judgment, ProtocolState
+from prefeval_core.session import DataChoice
+from prefeval_core.store import open_store
+from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
+from ui import state, studies
+from ui.errors import user_errors
+from ui.page import flash
+
+
+def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgment]:
+    """The study's complete, combined stored judgments the protocol has not seen."""
+    record = st.session_state[state.STUDY]
+    per_item = 1 if record is None else record.judgments_per_item
+    return stored_judgments(open_store(), choice.key, protocol, study_id=None if record is None else record.id, per_item=per_item)
+
+
+CONFIRM = "pe.confirm_decide"
+
+
+def _decide(choice: DataChoice, protocol: ProtocolState) -> None:
+    with user_errors("Deciding the round", stop=False):
+        early = decide_now(protocol, fresh_judgments(choice, protocol))
+        studies.commit(early.state, "feed")
+        p = early.progress
+        flash(
+            f"Round {protocol.round + 1} decided with {p.judged} of {p.requested} requested judgments"
+            + (f" (and {p.extra} more)" if p.extra else "")
+            + (f"; the {early.kept} still open stay in the queue." if early.kept else ".")
+        )
+    st.session_state.pop(CONFIRM, None)
+
+
+def decide_button(choice: DataChoice, protocol: ProtocolState) -> None:
+    """Feed the complete stored judgments and decide. Part-way through a request it asks first,
+    and says that the requests nobody judged yet stay queued (nothing is dropped, nothing lost)."""
+    fed = fresh_judgments(choice, protocol)
+    progress = round_progress(protocol, fed)
+    label = f"Decide now with {len(fed)} new judgments ({progress.judged} of {progress.requested} requested)"
+    if not st.session_state.get(CONFIRM):
+        if st.button(label, key="pe_feed", disabled=not fed):
+            if progress.open:
+                st.session_state[CONFIRM] = True
+                st.rerun()
+            _decide(choice, protocol)
+            st.rerun()
+        return
+    st.warning(
+        f"{progress.open} of the {progress.requested} requested judgments are not made yet. Deciding now keeps them "
+        "queued: annotators go on with them in the next round (with any new requests); every stored judgment counts."
+    )
+    left, right = st.columns(2)
+    left.button(
+        f"Decide now, keep the {progress.open} open requests queued", key="pe_decide_keep", on_click=_decide, args=(choice, protocol)
+    )
+    right.button("Wait for more judgments", key="pe_decide_wait", on_click=st.session_state.pop, args=(CONFIRM, None))
