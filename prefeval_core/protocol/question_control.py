@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import ndtr
 
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.outcomes import BETTER, TIE, VALUES, WORSE
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
@@ -51,13 +51,10 @@ from prefeval_core.sequential.human import human_log_e
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-_CODE_SIGN = np.array([1.0, 0.0, -1.0, 0.0])
-"""Outcome code 0 ``>``, 1 ``=``, 2 ``<``, -1 missing (index -1) as a difference +1, 0, -1, 0."""
-
 
 @dataclass(frozen=True)
-class QuestionRound:
-    """What a round under ``question`` control decided: the pairs it is about, their decisions,
+class DecidedRound:
+    """What a round decided (under any error control): the pairs it is about, their decisions,
     and the top-k members after it."""
 
     pairs: npt.NDArray[np.int64]
@@ -65,7 +62,7 @@ class QuestionRound:
     members: BoolArray
 
 
-def decide_question_round(state: ProtocolState) -> QuestionRound:
+def decide_question_round(state: ProtocolState) -> DecidedRound:
     """Decide the open round of ``state`` under error control ``question`` (module docstring)."""
     table, settings = state.table, state.settings
     asked = question_pairs(settings.question, table.systems, table.pair_systems)
@@ -100,7 +97,7 @@ def decide_question_round(state: ProtocolState) -> QuestionRound:
         futile=futile[rows],
         equivalent=equivalent[rows],
     )
-    return QuestionRound(pairs=rows, decisions=record, members=members)
+    return DecidedRound(pairs=rows, decisions=record, members=members)
 
 
 def pair_sequences(state: ProtocolState) -> PairSequences:
@@ -144,7 +141,7 @@ def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64]) -> 
     d = np.full((P, int(rank.max(initial=-1)) + 1), np.nan)
     placed = table.row_requestable_for_pairs & (rank >= 0)
     seen = placed & (rounds > 0)
-    d[table.row_pair[seen], rank[seen]] = _CODE_SIGN[outcome[seen]]
+    d[table.row_pair[seen], rank[seen]] = VALUES[outcome[seen]]
     return PairSequences(d=d, pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64), bound=np.full(P, 1.0))
 
 
@@ -160,7 +157,7 @@ def full_differences(table: StudyTable) -> FloatArray:
     d = np.full((table.n_pairs, int(counts.max(initial=0))), np.nan)
     column = np.arange(len(table.row_pair)) - table.pair_starts[table.row_pair]
     known = table.human >= 0
-    d[table.row_pair[known], column[known]] = _CODE_SIGN[table.human[known]]
+    d[table.row_pair[known], column[known]] = VALUES[table.human[known]]
     return d
 
 
@@ -209,24 +206,18 @@ def _holm(log_e: FloatArray, family: BoolArray, rejected: BoolArray, gamma: floa
 
 def closed_exclusions(log_e: FloatArray, gamma: float) -> BoolArray:
     """(S,) systems excluded by closed testing of the member nulls with averaged e-values: X is
-    excluded when, for every set T containing X, ``mean_T E >= 1/γ`` (the smallest mean over sets
-    containing X takes X and the others in increasing order of E while they lower the mean)."""
-    e = np.exp(np.minimum(log_e, 700.0))
-    S = len(e)
-    excluded = np.zeros(S, dtype=bool)
-    for x in range(S):
-        others = np.sort(np.delete(e, x))
-        means = (e[x] + np.concatenate([[0.0], np.cumsum(others)])) / np.arange(1, S + 1)
-        excluded[x] = bool(means.min() >= 1.0 / gamma)
-    return excluded
+    excluded when, for every set T containing X, ``mean_T E >= 1/γ``."""
+    return np.array([_smallest_mean(log_e, x)[0] >= 1.0 / gamma for x in range(len(log_e))], dtype=bool)
 
 
-def _closure_size(log_e: FloatArray, x: int) -> int:
-    """Size of the set whose mean e-value is the smallest among sets containing ``x``."""
+def _smallest_mean(log_e: FloatArray, x: int) -> tuple[float, int]:
+    """The smallest mean e-value over the sets containing ``x``, and that set's size: ``x`` with
+    the others in increasing order of E, as long as they lower the mean."""
     e = np.exp(np.minimum(log_e, 700.0))
     others = np.sort(np.delete(e, x))
     means = (e[x] + np.concatenate([[0.0], np.cumsum(others)])) / np.arange(1, len(e) + 1)
-    return int(np.argmin(means)) + 1
+    smallest = int(np.argmin(means))
+    return float(means[smallest]), smallest + 1
 
 
 def _leads(state: ProtocolState) -> bool:
@@ -364,7 +355,7 @@ def _answer_settled(
     alive = np.flatnonzero(members)
     log_e = process.log_e.copy()
     log_e[~members] = 700.0  # excluded systems are out of every set that still matters
-    target = np.array([np.log(_closure_size(log_e, int(x)) / state.settings.gamma) for x in alive])
+    target = np.array([np.log(_smallest_mean(log_e, int(x))[1] / state.settings.gamma) for x in alive])
     chance = _predictive(process.z[alive], process.observed[alive], process.log_e[alive], system_left[alive], target)
     return bool(chance.sum() < beta)
 

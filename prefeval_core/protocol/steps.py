@@ -33,7 +33,7 @@ from prefeval_core.errors import PrefevalError
 from prefeval_core.outcomes import canonical_pair, oriented_code
 from prefeval_core.protocol.decide import decide_pairs_of_round
 from prefeval_core.protocol.policies import POLICIES
-from prefeval_core.protocol.question_control import QuestionRound, decide_question_round
+from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
 from prefeval_core.protocol.table import StudyTable
@@ -321,10 +321,10 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
     members = state.members
     if state.settings.question.kind == "top-k":
         members = top_k_members(members, decisions, table.pair_systems, state.settings.question.k)
-    return _close_round(state, number, QuestionRound(chosen, decided, members))
+    return _close_round(state, number, DecidedRound(chosen, decided, members))
 
 
-def _close_round(state: ProtocolState, number: int, decided: QuestionRound) -> ProtocolState:
+def _close_round(state: ProtocolState, number: int, decided: DecidedRound) -> ProtocolState:
     cost = int(state.reveals.cost[state.reveals.round == number].sum())
     record = RoundRecord(round=number, pairs=decided.pairs, members=decided.members, cost=cost, **decided.decisions.fields())
     return replace(state, records=(*state.records, record))
