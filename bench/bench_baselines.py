@@ -61,8 +61,8 @@ def study_table(dataset: Any, human: str, metrics: Sequence[str]) -> tuple[Any, 
     dropped (SummEval has none: every metric rated the human-rated items)."""
     from dataclasses import replace
 
-    from prefeval_core.counts import align_outcomes
-    from prefeval_core.preferences import pair_outcomes
+    from prefeval_core.pairs.counts import align_outcomes
+    from prefeval_core.pairs.preferences import pair_outcomes
 
     table = align_outcomes(pair_outcomes(dataset, human))
     rows = pd.DataFrame(
@@ -142,8 +142,8 @@ def tie_table(runs: int, systems: int, pool: int, p_tie: float, rng: np.random.G
     """``runs`` independent groups of ``systems`` equally good systems; every pair of a group has
     ``pool`` items with i.i.d. human outcomes ``(p>, p=, p<) = ((1 - p_tie)/2, p_tie, (1 - p_tie)/2)``
     and metric outcomes from the ideal metric's mixture matrix."""
-    from prefeval_core.counts import PairTable
-    from prefeval_core.ideal_metric import IDEAL_MU
+    from prefeval_core.pairs.counts import PairTable
+    from prefeval_core.protocol.ideal_metric import IDEAL_MU
 
     names = [[f"r{r:05d}s{s}" for s in range(systems)] for r in range(runs)]
     pairs = [(group[a], group[b]) for group in names for a in range(systems) for b in range(a + 1, systems)]
@@ -165,8 +165,8 @@ def tie_table(runs: int, systems: int, pool: int, p_tie: float, rng: np.random.G
 def null_rates(runs: int, bt_runs: int, resamples: int) -> list[dict[str, Any]]:
     """Share of true-tie pairs decided by each rule, per (pool, revealed, p=)."""
     from prefeval_core.baselines import bradley_terry_decisions, ppi_decisions
-    from prefeval_core.counts import count_triples
     from prefeval_core.decision import decide_counts
+    from prefeval_core.pairs.counts import count_triples
 
     rows = []
     for pool, revealed_items in NULL_SETTINGS:

@@ -35,9 +35,9 @@ import json  # noqa: E402
 import numpy as np  # noqa: E402
 from decision_workloads import hard_counts, many_systems_study, replay_decisions, summeval_counts, wmt20_study  # noqa: E402
 
-from prefeval_core.counts import CountTriples, JointCounts  # noqa: E402
 from prefeval_core.decision import SamplerSettings, decide_counts, decide_joint, decide_pairs, decision_from_theta  # noqa: E402
 from prefeval_core.decision.reference import nuts_posterior  # noqa: E402
+from prefeval_core.pairs.counts import CountTriples, JointCounts  # noqa: E402
 from tests.decision_fixtures import PRECISE, golden_cases, stacked  # noqa: E402
 
 COMMAND = ".venv/bin/python bench/bench_decision.py"

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.decision import MuRows
-from prefeval_core.ideal_metric import IDEAL_MU_ROWS
+from prefeval_core.pairs.counts import JointCounts
+from prefeval_core.protocol.ideal_metric import IDEAL_MU_ROWS
 from prefeval_core.sequential import (
     Scenario,
     anytime_decisions,

@@ -36,10 +36,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prefeval_core.blind import BlindKey  # noqa: E402
+from prefeval_core.annotation.blind import BlindKey  # noqa: E402
+from prefeval_core.annotation.labelstudio import comparison_project, read_label_studio_export  # noqa: E402
 from prefeval_core.data.dataset import load_dataset  # noqa: E402
-from prefeval_core.labelstudio import comparison_project, read_label_studio_export  # noqa: E402
-from prefeval_core.tasks import ComparisonTask  # noqa: E402
+from prefeval_core.vocabulary.tasks import ComparisonTask  # noqa: E402
 from tests.labelstudio_fixtures import Answer, choice, label_studio_export  # noqa: E402
 
 SEVERITIES = [

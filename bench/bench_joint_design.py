@@ -32,9 +32,9 @@ configure_jax(x64=True)
 import numpy as np  # noqa: E402
 from decision_workloads import summeval_joint_counts  # noqa: E402
 
-from prefeval_core.comparison import error_frequencies, error_types, human_reference_outcomes  # noqa: E402
-from prefeval_core.counts import JointCounts, pattern_codes  # noqa: E402
 from prefeval_core.decision import decide_counts, decide_joint, decision_from_theta, human_only_theta  # noqa: E402
+from prefeval_core.diagnostics.comparison import error_frequencies, error_types, human_reference_outcomes  # noqa: E402
+from prefeval_core.pairs.counts import JointCounts, pattern_codes  # noqa: E402
 
 JUDGES = ("gpt-4-0314-rts:relevance", "llama-2-70b-chat-hf-rts:relevance", "gpt-3.5-turbo-0301-mcq:relevance")
 SHORT = {JUDGES[0]: "gpt-4", JUDGES[1]: "llama-70b", JUDGES[2]: "gpt-3.5-mcq"}

@@ -1,4 +1,4 @@
-"""Position bias (prefeval_core/position_bias.py): the Cochran–Mantel–Haenszel test's error rate
+"""Position bias (prefeval_core/annotation/position_bias.py): the Cochran–Mantel–Haenszel test's error rate
 at no bias and its power, by simulation of annotators with randomised sides.
 
 Each simulated annotator judges ``pairs`` pairs of unequal quality (P(A wins) uniform on

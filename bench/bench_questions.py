@@ -51,8 +51,8 @@ STUDIES = {
 
 def best_metric(dataset: Any, human: str) -> str | None:
     """The candidate metric with the highest sample-level sign accuracy against ``human`` (all items)."""
-    from prefeval_core.counts import align_outcomes, count_triples
-    from prefeval_core.preferences import pair_outcomes
+    from prefeval_core.pairs.counts import align_outcomes, count_triples
+    from prefeval_core.pairs.preferences import pair_outcomes
     from prefeval_core.workflow.papers import default_metrics
 
     scores = {}

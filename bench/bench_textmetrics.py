@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from prefeval_core.data.dataset import load_dataset  # noqa: E402
-from prefeval_core.kendall import kendall_tau  # noqa: E402
+from prefeval_core.diagnostics.kendall import kendall_tau  # noqa: E402
 from prefeval_core.textmetrics.embedding import load_encoder  # noqa: E402
 from prefeval_core.textmetrics.rate import align_segments, metric_scores  # noqa: E402
 from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, corpus_sentences, read_corpus  # noqa: E402

@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.counts import CountTriples, JointCounts, align_outcomes, count_triples, joint_counts
 from prefeval_core.decision import DecisionResult
-from prefeval_core.outcomes import codes_from_differences
+from prefeval_core.pairs.counts import CountTriples, JointCounts, align_outcomes, count_triples, joint_counts
+from prefeval_core.vocabulary.outcomes import codes_from_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -51,7 +51,7 @@ def hard_counts(pairs: int, humans: int, metric_only: int, seed: int) -> CountTr
 def summeval_counts(revealed_per_pair: int, seed: int) -> CountTriples:
     """SummEval, human:relevance vs rougeL, with ``revealed_per_pair`` human items per pair revealed in a seeded random order."""
     from prefeval_core.data.dataset import load_dataset
-    from prefeval_core.preferences import pair_outcomes
+    from prefeval_core.pairs.preferences import pair_outcomes
 
     ds = load_dataset(SHARED / "summeval")
     table = align_outcomes(pair_outcomes(ds, "human:relevance"), pair_outcomes(ds, "rougeL"))
@@ -134,7 +134,7 @@ def wmt20_study(metric: str, withheld: float, seed: int) -> Study:
     """WMT20 en-de, human MQM (``human``) vs ``metric``; a seeded share ``withheld`` of each pair's
     human outcomes is withheld (those items stay metric-only)."""
     from prefeval_core.data.dataset import load_dataset
-    from prefeval_core.preferences import pair_outcomes
+    from prefeval_core.pairs.preferences import pair_outcomes
 
     ds = load_dataset(SHARED / "wmt20_ende_mqm")
     table = align_outcomes(pair_outcomes(ds, "human"), pair_outcomes(ds, metric))
@@ -191,7 +191,7 @@ def summeval_joint_counts(metrics: tuple[str, ...], revealed_per_pair: int, seed
     human outcomes per pair revealed in a seeded random order (every other item with a metric
     outcome is unrevealed)."""
     from prefeval_core.data.dataset import load_dataset
-    from prefeval_core.preferences import pair_outcomes
+    from prefeval_core.pairs.preferences import pair_outcomes
 
     ds = load_dataset(SHARED / "summeval")
     keys = ["system_a", "system_b", "item_id"]

@@ -12,7 +12,7 @@ metric, columns = human), the share of items each metric rated, and the numbers 
 and unrevealed items, as rounded expected counts: an item with true outcome ``h`` shows the
 pattern ``c = (c_1..c_k)`` with probability ``prod_j (s_j mu_j[c_j, h] if c_j < 3 else 1 - s_j)``;
 ``revealed[c, h] = round(R p_h P(c | h))`` and ``unrevealed[c] = round(U sum_h p_h P(c | h))``.
-The file stores the counts (:class:`~prefeval_core.counts.JointCounts` layout), so the tests
+The file stores the counts (:class:`~prefeval_core.pairs.counts.JointCounts` layout), so the tests
 never rebuild them. Settings already in the file with the same counts are kept.
 """
 
@@ -34,10 +34,10 @@ configure_jax(x64=True, host_devices=5)
 import numpy as np  # noqa: E402
 from make_decision_golden import CLOSE, FAVOURS_A, GOOD, MODERATE, NEVER_TIE, OK, STRONG, TIES_TO_A, USELESS  # noqa: E402
 
-from prefeval_core.counts import JointCounts, pattern_codes  # noqa: E402
 from prefeval_core.decision.joint_data import joint_inputs  # noqa: E402
 from prefeval_core.decision.reference import joint_nuts_draws, summarise_draws  # noqa: E402
 from prefeval_core.decision.settings import SamplerSettings  # noqa: E402
+from prefeval_core.pairs.counts import JointCounts, pattern_codes  # noqa: E402
 
 OUT = ROOT / "tests" / "golden" / "joint_reference.json"
 SEED = 20261123

@@ -3,10 +3,10 @@ judged in the app (stored at once) or in request files; the store's judgments an
 
 import streamlit as st
 
+from prefeval_core.annotation.rating_scale import rating_scale
 from prefeval_core.store import open_store
-from prefeval_core.tasks import ComparisonTask
+from prefeval_core.vocabulary.tasks import ComparisonTask
 from prefeval_core.workflow.forecast import budget_forecast
-from prefeval_core.workflow.rating_scale import rating_scale
 from prefeval_core.workflow.studies import study_details
 from ui import annotate_widgets as aw
 from ui import live_round, state

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from prefeval_core.safe_csv import to_safe_csv
-from prefeval_core.session import session_to_json
+from prefeval_core.data.safe_csv import to_safe_csv
 from prefeval_core.workflow import views
+from prefeval_core.workflow.session import session_to_json
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems, user_errors
 from ui.metric_widgets import metric_pairs_frame

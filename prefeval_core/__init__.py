@@ -41,16 +41,16 @@ if TYPE_CHECKING:  # the lazily imported names, for type checkers (`X as X`: re-
     from prefeval_core.api import resume as resume
     from prefeval_core.api import samples as samples
     from prefeval_core.api import studies as studies
-    from prefeval_core.counts import CountTriple as CountTriple
-    from prefeval_core.counts import CountTriples as CountTriples
-    from prefeval_core.counts import PairTable as PairTable
-    from prefeval_core.counts import align_outcomes as align_outcomes
-    from prefeval_core.counts import count_triple as count_triple
-    from prefeval_core.counts import count_triples as count_triples
     from prefeval_core.data.dataset import Dataset as Dataset
     from prefeval_core.data.dataset import load_dataset as load_dataset
-    from prefeval_core.preferences import PairOutcomes as PairOutcomes
-    from prefeval_core.preferences import pair_outcomes as pair_outcomes
+    from prefeval_core.pairs.counts import CountTriple as CountTriple
+    from prefeval_core.pairs.counts import CountTriples as CountTriples
+    from prefeval_core.pairs.counts import PairTable as PairTable
+    from prefeval_core.pairs.counts import align_outcomes as align_outcomes
+    from prefeval_core.pairs.counts import count_triple as count_triple
+    from prefeval_core.pairs.counts import count_triples as count_triples
+    from prefeval_core.pairs.preferences import PairOutcomes as PairOutcomes
+    from prefeval_core.pairs.preferences import pair_outcomes as pair_outcomes
 
 _API = (
     "AnnotatorReport",
@@ -72,16 +72,16 @@ _API = (
 )
 
 _DATA_TYPES = {
-    "CountTriple": "prefeval_core.counts",
-    "CountTriples": "prefeval_core.counts",
-    "PairTable": "prefeval_core.counts",
-    "align_outcomes": "prefeval_core.counts",
-    "count_triple": "prefeval_core.counts",
-    "count_triples": "prefeval_core.counts",
+    "CountTriple": "prefeval_core.pairs.counts",
+    "CountTriples": "prefeval_core.pairs.counts",
+    "PairTable": "prefeval_core.pairs.counts",
+    "align_outcomes": "prefeval_core.pairs.counts",
+    "count_triple": "prefeval_core.pairs.counts",
+    "count_triples": "prefeval_core.pairs.counts",
     "Dataset": "prefeval_core.data.dataset",
     "load_dataset": "prefeval_core.data.dataset",
-    "PairOutcomes": "prefeval_core.preferences",
-    "pair_outcomes": "prefeval_core.preferences",
+    "PairOutcomes": "prefeval_core.pairs.preferences",
+    "pair_outcomes": "prefeval_core.pairs.preferences",
 }
 """The data types and functions imported on first use (they bring numpy and pandas), by module."""
 

@@ -41,22 +41,22 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prefeval_core.counts import align_outcomes, count_triples
 from prefeval_core.data.dataset import Dataset, Source, load_dataset
 from prefeval_core.data.formats import TableKind
 from prefeval_core.decision import DecisionResult, Model, Sampler, SamplerSettings, decide_pairs
 from prefeval_core.diagnostics.metric_report import MetricReport, report_json
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, PrefevalError, Problem, settings_error
-from prefeval_core.outcomes import SYMBOLS
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import align_outcomes, count_triples
+from prefeval_core.pairs.preferences import pair_outcomes
 from prefeval_core.protocol import Question, QuestionKind
-from prefeval_core.session import DEFAULT_SAMPLE, DataChoice, sample_names
 from prefeval_core.store import Store, StudySummary, open_store
+from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
 from prefeval_core.workflow.answers import leaderboard_frame, study_leaderboard
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
+from prefeval_core.workflow.session import DEFAULT_SAMPLE, DataChoice, sample_names
 from prefeval_core.workflow.studies import Study, list_studies, resume_study, study_parts
 from prefeval_core.workflow.views import STOP_WORDS, StudyStatus, pairs_frame, study_status, theta_history_figure
 

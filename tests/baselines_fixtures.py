@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from prefeval_core.counts import PairTable
+from prefeval_core.pairs.counts import PairTable
 
 GT, EQ, LT = 0, 1, 2
 

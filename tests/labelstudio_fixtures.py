@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from prefeval_core.labelstudio import PREFERENCE, SCORE
+from prefeval_core.annotation.labelstudio import PREFERENCE, SCORE
 
 
 @dataclass(frozen=True)

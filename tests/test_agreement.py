@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval_core.agreement import cohen_kappa, comparison_agreement, krippendorff_alpha, rating_agreement
+from prefeval_core.annotation.agreement import cohen_kappa, comparison_agreement, krippendorff_alpha, rating_agreement
 from prefeval_core.data.dataset import load_dataset
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.preferences import pair_outcomes
 from prefeval_core.store import Comparison, Rating, Store, utc_now
 
 ANNOTATORS = ("human:annotator1", "human:annotator2", "human:annotator3")

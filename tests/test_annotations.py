@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.errors import BadValueError, DataError, MissingColumnError
-from prefeval_core.left_right import left_right, make_comparison, outcome_from_choice
-from prefeval_core.requests import (
+from prefeval_core.annotation.left_right import left_right, make_comparison, outcome_from_choice
+from prefeval_core.annotation.requests import (
     export_requests_csv,
     export_requests_jsonl,
     rating_request_frame,
@@ -21,7 +20,8 @@ from prefeval_core.requests import (
     read_rated_requests,
     request_frame,
 )
-from prefeval_core.safe_csv import neutralise_cell, restore_cell
+from prefeval_core.data.safe_csv import neutralise_cell, restore_cell
+from prefeval_core.errors import BadValueError, DataError, MissingColumnError
 
 
 def test_outcome_from_choice_undoes_the_shuffle() -> None:

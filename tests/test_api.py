@@ -23,9 +23,9 @@ from prefeval_core import api
 from prefeval_core.cli import main
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import BadValueError, DataError, MalformedFileError, MissingColumnError, SettingsError, UnknownNameError
-from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import begin_study
 from tests.diagnostics_fixtures import TOY_CONFUSIONS, TOY_HUMAN_ALL, TOY_RATINGS
 
@@ -291,7 +291,7 @@ def test_studies_and_resume_read_what_the_dashboard_records(tmp_path: Path, caps
 
 
 def test_annotators_of_a_recorded_study(tmp_path: Path) -> None:
-    from prefeval_core.left_right import left_right, make_comparison
+    from prefeval_core.annotation.left_right import left_right, make_comparison
 
     choice = DataChoice.sample("wmt21_ted")
     store = open_store(tmp_path)
@@ -315,9 +315,9 @@ def test_annotators_of_a_recorded_study(tmp_path: Path) -> None:
 
 
 def test_annotators_agree_with_the_studys_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from prefeval_core.agreement import comparison_agreement
-    from prefeval_core.left_right import make_comparison
-    from prefeval_core.preferences import pair_outcomes
+    from prefeval_core.annotation.agreement import comparison_agreement
+    from prefeval_core.annotation.left_right import make_comparison
+    from prefeval_core.pairs.preferences import pair_outcomes
 
     choice = DataChoice.sample("summeval")
     dataset = choice.load()

@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval_core.blind import BlindKey, BlindTasks, blind_order, shown_side
-from prefeval_core.errors import DataError, MissingColumnError, SettingsError
-from prefeval_core.requests import (
+from prefeval_core.annotation.blind import BlindKey, BlindTasks, blind_order, shown_side
+from prefeval_core.annotation.requests import (
     BLIND_RATING_REQUEST_COLUMNS,
     BLIND_REQUEST_COLUMNS,
     blind_requests,
@@ -27,8 +26,9 @@ from prefeval_core.requests import (
     read_rated_requests,
     request_frame,
 )
+from prefeval_core.errors import DataError, MissingColumnError, SettingsError
 from prefeval_core.store.records import request_id_for
-from prefeval_core.tasks import ComparisonTask, RatingTask
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
 
 SYSTEMS = ("gpt-4", "llama", "mistral", "zephyr")
 QUALITY = {"gpt-4": 4, "llama": 2, "mistral": 3, "zephyr": 1}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from prefeval_core.cli import main
-from prefeval_core.safe_csv import restore_cell, starts_formula
+from prefeval_core.data.safe_csv import restore_cell, starts_formula
 from tests.data_helpers import RATINGS_CSV, gz
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from prefeval_core.comparison import (
+from prefeval_core.diagnostics.comparison import (
     annotation_fraction,
     compare_with_reference,
     error_types,

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval_core.counts import align_outcomes, count_triple, count_triples
 from prefeval_core.data.dataset import load_dataset
-from prefeval_core.data.summary import summarise_dataset
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import align_outcomes, count_triple, count_triples
+from prefeval_core.pairs.preferences import pair_outcomes
+from prefeval_core.pairs.summary import summarise_dataset
 
 GOLDEN = Path(__file__).parent / "golden" / "summeval_relevance_rougeL_pairs.json"
 

@@ -1,4 +1,4 @@
-"""The one CSV writer for exports (prefeval_core.safe_csv): no cell a spreadsheet would run as
+"""The one CSV writer for exports (prefeval_core.data.safe_csv): no cell a spreadsheet would run as
 a formula, no row split by a line break inside a cell, and an exact way back."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.safe_csv import neutralise_cell, restore_cell, starts_formula, to_safe_csv, write_safe_csv
+from prefeval_core.data.safe_csv import neutralise_cell, restore_cell, starts_formula, to_safe_csv, write_safe_csv
 
 # Text that is likely to hit the edges: formula characters, quotes, white space, control and format characters.
 EDGES = list("=+-@'\"a1 ,;\t\r\n\x00\x1b\x85\xa0\u200b\u202e\u3000\uff1d\uff0b")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval_core.counts import align_outcomes, count_triples
 from prefeval_core.decision import SamplerSettings, decide_counts, decide_pairs, dirichlet_mean, human_only_theta
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import align_outcomes, count_triples
+from prefeval_core.pairs.preferences import pair_outcomes
 from tests.decision_fixtures import PRECISE, flipped, golden_cases, stacked
 
 SMALL = SamplerSettings.small()

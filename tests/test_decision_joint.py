@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import betainc, gammaln
 
-from prefeval_core.counts import JointCounts, joint_counts, pattern_codes
 from prefeval_core.decision import (
     SamplerSettings,
     decide_counts,
@@ -25,6 +24,7 @@ from prefeval_core.decision import (
 )
 from prefeval_core.decision.joint_data import joint_inputs
 from prefeval_core.errors import SettingsError
+from prefeval_core.pairs.counts import JointCounts, joint_counts, pattern_codes
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "joint_reference.json"
 # the golden test's sizes: Gibbs until s.e. <= 0.004 (no early stop on certain decisions), small NUTS fallback

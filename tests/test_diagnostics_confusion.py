@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prefeval_core.counts import align_outcomes
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.diagnostics.confusion import confusion_matrices, flip_confusion, mixture_matrix
-from prefeval_core.outcomes import flip_codes
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import align_outcomes
+from prefeval_core.pairs.preferences import pair_outcomes
+from prefeval_core.vocabulary.outcomes import flip_codes
 from tests.diagnostics_fixtures import TOY_CONFUSIONS, TOY_HUMAN_ALL, TOY_METRIC_ALL, toy_dataset
 
 

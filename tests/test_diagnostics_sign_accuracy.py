@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prefeval_core.counts import align_outcomes
 from prefeval_core.diagnostics.favi import favi_scores
 from prefeval_core.diagnostics.metric_report import metric_report
 from prefeval_core.diagnostics.sign_accuracy import margins, pair_sign_agreement, sign_accuracy
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import align_outcomes
+from prefeval_core.pairs.preferences import pair_outcomes
 from tests.diagnostics_fixtures import TOY_CONFUSIONS, toy_dataset
 
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.comparison import human_reference_outcomes, naive_metric_outcomes
+from prefeval_core.diagnostics.comparison import human_reference_outcomes, naive_metric_outcomes
 from prefeval_core.diagnostics.metric_report import metric_report
+from prefeval_core.diagnostics.partial_order import partial_order
 from prefeval_core.figures.dag import EDGE_HOVER_TRACE, dag_figure, layer_positions
-from prefeval_core.partial_order import partial_order
 
 
 def decided_relation(pairs, outcomes) -> nx.DiGraph:

@@ -19,7 +19,7 @@ from prefeval_core.data.dataset import load_dataset, parse_tables
 from prefeval_core.data.field_formats import FIELD_FORMATS, FieldFormat, detect_kind, input_kinds
 from prefeval_core.data.formats import InputKind, ParsedTable
 from prefeval_core.data.reading import RawTable
-from prefeval_core.session import DataChoice, SessionFileError, SessionSnapshot, session_from_json, session_to_json
+from prefeval_core.workflow.session import DataChoice, SessionFileError, SessionSnapshot, session_from_json, session_to_json
 
 TOY_CSV = b"toy_item,toy_system,toy_score\ni1,s1,1\ni1,s2,2\ni2,s1,3\ni2,s2,1\n"
 

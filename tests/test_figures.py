@@ -17,7 +17,7 @@ from prefeval_core.figures.dag import EDGE_HOVER_TRACE, dag_figure
 from prefeval_core.figures.favi import favi_box_plot
 from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
 from prefeval_core.figures.posterior import win_rate_figure, win_rate_ridge
-from prefeval_core.report import diagnostics_html, write_diagnostics_html
+from prefeval_core.figures.report import diagnostics_html, write_diagnostics_html
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +203,7 @@ def test_html_report_renders_in_a_browser_without_network(pandalm: MetricReport,
 
 def test_degenerate_inputs_still_draw(shared_data: Path) -> None:
     """A metric identical to the human (no error anywhere) and a DAG without edges."""
-    from prefeval_core.partial_order import partial_order
+    from prefeval_core.diagnostics.partial_order import partial_order
 
     same = metric_report(load_dataset(shared_data / "pandalm"), "human", "human", samples=100)
     text = diagnostics_html(same, confusions_shown=1)

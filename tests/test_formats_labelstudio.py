@@ -12,21 +12,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval_core.blind import BlindKey, shown_side
-from prefeval_core.errors import DataError, MalformedFileError, MissingColumnError
-from prefeval_core.labelstudio import (
+from prefeval_core.annotation.blind import BlindKey, shown_side
+from prefeval_core.annotation.labelstudio import (
     CHOICE_LABELS,
     comparison_project,
     rating_control,
     rating_project,
     read_label_studio_export,
 )
+from prefeval_core.annotation.rating_scale import RatingScale, rating_scale
+from prefeval_core.errors import DataError, MalformedFileError, MissingColumnError
 from prefeval_core.protocol import apply_judgments, decide_round, next_request
-from prefeval_core.session import DataChoice
 from prefeval_core.store import Comparison, Rating, Store, request_id_for
-from prefeval_core.tasks import ComparisonTask, RatingTask
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
 from prefeval_core.workflow.feed import stored_judgments
-from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.studies import begin_study
 from tests.labelstudio_fixtures import Answer, choice, label_studio_export

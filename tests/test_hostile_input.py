@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from prefeval_core.annotation.left_right import left_right, make_comparison
 from prefeval_core.cli import main
 from prefeval_core.data.json_rows import line_too_deep
-from prefeval_core.left_right import left_right, make_comparison
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.studies import begin_study
@@ -122,7 +122,7 @@ def test_a_deep_conversation_cell_in_a_csv_is_refused_with_its_place() -> None:
 
 
 def test_a_deep_session_file_is_refused_with_its_line() -> None:
-    from prefeval_core.session import SessionFileError, session_from_json
+    from prefeval_core.workflow.session import SessionFileError, session_from_json
 
     with pytest.raises(SessionFileError) as error:
         session_from_json('{"prefeval_session": 2,\n "metrics": ' + "[" * 100_000 + "]" * 100_000 + "}", "s.json")

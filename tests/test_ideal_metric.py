@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval_core.counts import count_triples
-from prefeval_core.ideal_metric import IDEAL_MU, IDEAL_MU_ROWS, ideal_metric_table
+from prefeval_core.pairs.counts import count_triples
 from prefeval_core.protocol import ProtocolSettings
+from prefeval_core.protocol.ideal_metric import IDEAL_MU, IDEAL_MU_ROWS, ideal_metric_table
 from tests.protocol_fixtures import comparison_table
 
 GT, EQ, LT = 0, 1, 2

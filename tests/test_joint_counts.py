@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.counts import JointCounts, PairTable, count_triples, joint_counts, pattern_codes, pattern_index
+from prefeval_core.pairs.counts import JointCounts, PairTable, count_triples, joint_counts, pattern_codes, pattern_index
 
 
 def test_pattern_index_and_codes_are_inverse() -> None:

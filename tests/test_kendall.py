@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prefeval_core.diagnostics.kendall import KendallResult, kendall_tau, kendall_tau_segments, tau_b
 from prefeval_core.errors import CoverageError, UnknownNameError
-from prefeval_core.kendall import KendallResult, kendall_tau, kendall_tau_segments, tau_b
 
 
 def brute_tau_b(x: list[float], y: list[float]) -> float:

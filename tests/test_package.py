@@ -25,10 +25,10 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import prefeval_core
-from prefeval_core.bundled import APP_DIR, APP_SCRIPT, SAMPLES_DIR
 from prefeval_core.cli import main
 from prefeval_core.cli.app import MISSING_STREAMLIT, streamlit_command
-from prefeval_core.session import sample_names
+from prefeval_core.data.bundled import APP_DIR, APP_SCRIPT, SAMPLES_DIR
+from prefeval_core.workflow.session import sample_names
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +261,7 @@ def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 def test_installed_package_is_the_wheel_not_the_clone(fresh_venv: FreshVenv) -> None:
-    probe = "import prefeval_core, prefeval_core.bundled as b; print(prefeval_core.__file__); print(b.APP_DIR); print(b.SAMPLES_DIR)"
+    probe = "import prefeval_core, prefeval_core.data.bundled as b; print(prefeval_core.__file__); print(b.APP_DIR); print(b.SAMPLES_DIR)"
     done = fresh_venv.run(str(fresh_venv.bin / "python"), "-c", probe)
     assert done.returncode == 0, done.stderr
     package, app_dir, samples = map(Path, done.stdout.split())

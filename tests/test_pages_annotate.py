@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from prefeval_core.blind import BlindKey, BlindTasks
-from prefeval_core.left_right import left_right, outcome_from_choice
+from prefeval_core.annotation.blind import BlindKey, BlindTasks
+from prefeval_core.annotation.left_right import left_right, outcome_from_choice
 from prefeval_core.store import open_store
 from tests.page_fixtures import (
     data_dir,  # noqa: F401 (a fixture)

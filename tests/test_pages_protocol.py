@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from prefeval_core.annotation.left_right import make_comparison
 from prefeval_core.decision import human_only_theta
-from prefeval_core.left_right import make_comparison
 from prefeval_core.protocol import ProtocolState
 from prefeval_core.store import Rating, open_store, utc_now
 from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, shown, start_protocol  # noqa: F401

@@ -91,8 +91,8 @@ def test_a_study_resumes_in_a_new_session_from_the_address(data_dir: Path) -> No
 
 
 def test_the_rating_scale_comes_from_the_data() -> None:
+    from prefeval_core.annotation.rating_scale import rating_scale
     from prefeval_core.data.dataset import load_dataset
-    from prefeval_core.workflow.rating_scale import rating_scale
     from tests.protocol_fixtures import ratings_csv
 
     means = load_dataset([("r.csv", ratings_csv({"a": [1.0, 4.666667, 5.0], "b": [2.333333, 3.0, 1.0]}))])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.partial_order import partial_order
+from prefeval_core.diagnostics.partial_order import partial_order
 
 GT, UNDECIDED, LT = 0, 1, 2
 

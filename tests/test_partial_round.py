@@ -8,11 +8,11 @@ import math
 from pathlib import Path
 
 from prefeval_core.protocol import next_request
-from prefeval_core.session import DataChoice
 from prefeval_core.store import Rating, Store, open_store, utc_now
-from prefeval_core.tasks import RatingTask
+from prefeval_core.vocabulary.tasks import RatingTask
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import Study, begin_study, resume_study
 from tests.page_fixtures import data_dir, page, run_ok
 

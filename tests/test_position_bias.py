@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from prefeval_core.left_right import left_right, make_comparison
-from prefeval_core.position_bias import mantel_haenszel_p_value, position_bias
+from prefeval_core.annotation.left_right import left_right, make_comparison
+from prefeval_core.annotation.position_bias import mantel_haenszel_p_value, position_bias
 
 GAMMA = 0.05
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.counts import align_outcomes, count_triple, count_triples
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import CoverageError, UnknownNameError
-from prefeval_core.outcomes import flip_codes
-from prefeval_core.preferences import pair_outcomes, unknown_system_problems
+from prefeval_core.pairs.counts import align_outcomes, count_triple, count_triples
+from prefeval_core.pairs.preferences import pair_outcomes, unknown_system_problems
+from prefeval_core.vocabulary.outcomes import flip_codes
 from tests.data_helpers import RATINGS_CSV
 
 

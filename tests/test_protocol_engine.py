@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from prefeval_core.ideal_metric import IDEAL_MU_ROWS
 from prefeval_core.protocol import ProtocolSettings, is_finished, new_state, replay_source, run_protocol, state_from_json, state_to_json
+from prefeval_core.protocol.ideal_metric import IDEAL_MU_ROWS
 from tests.protocol_fixtures import comparison_table, same_state
 
 GT, EQ, LT = 0, 1, 2

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval_core.comparison import paired_t_outcomes
 from prefeval_core.data.dataset import judgments_behind, load_dataset
+from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence
 from prefeval_core.protocol.settings import ProtocolSettings, Question

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.cli import main
-from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.studies import begin_study
 

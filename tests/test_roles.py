@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from prefeval_core.cli import main
 from prefeval_core.store import Rating, Store, open_store, utc_now
-from prefeval_core.tasks import ComparisonTask, RatingTask
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.queue import annotator_queue
 from prefeval_core.workflow.roles import AccessError, Annotator, annotator_for_token, invitations, invite_annotator, revoke_annotator
@@ -144,7 +144,7 @@ def test_studies_invite_and_revoke_from_the_command_line(
 
 
 def test_missing_agreement_says_why() -> None:
-    from prefeval_core.agreement import rating_agreement
+    from prefeval_core.annotation.agreement import rating_agreement
     from prefeval_core.workflow.annotators import agreement_rows, why_no_agreement
 
     one_each = [Rating("d", f"i{k}", "A", 3.0, f"ann{k % 2}", utc_now()) for k in range(4)]

@@ -9,8 +9,8 @@ import pytest
 
 from prefeval_core.cli import main
 from prefeval_core.protocol import protocol_result
-from prefeval_core.session import DataChoice
 from prefeval_core.workflow import Replay, replay_json
+from prefeval_core.workflow.session import DataChoice
 from tests.page_fixtures import ROOT, data_dir, page, run_ok  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.page, pytest.mark.usefixtures("data_dir")]

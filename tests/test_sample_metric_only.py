@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from prefeval_core.session import DataChoice
 from prefeval_core.workflow import StudySetup, run_replay, study_table
+from prefeval_core.workflow.session import DataChoice
 
 
 def test_metric_only_items_load_count_and_drive_the_protocol() -> None:

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.errors import SettingsError
-from prefeval_core.ideal_metric import IDEAL_MU_ROWS
+from prefeval_core.pairs.counts import JointCounts
+from prefeval_core.protocol.ideal_metric import IDEAL_MU_ROWS
 from prefeval_core.sequential import Scenario, anytime_decisions, human_log_e, initial_log_numerator, simulate_runs
 
 GAMMA = 0.05

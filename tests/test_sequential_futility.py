@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.errors import SettingsError
+from prefeval_core.pairs.counts import JointCounts
 from prefeval_core.sequential import METRIC_SHARE, futility, initial_log_numerator
 from prefeval_core.sequential.futility import approximate_human_success, human_success_probability
 from prefeval_core.sequential.human import decisive_log_e

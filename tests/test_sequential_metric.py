@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from prefeval_core.counts import JointCounts, joint_counts, pattern_index
+from prefeval_core.pairs.counts import JointCounts, joint_counts, pattern_index
 from prefeval_core.sequential.metric import (
     initial_log_numerator,
     log_x0_factor,

@@ -156,7 +156,7 @@ def test_metric_predictive_normal_route_agrees_and_an_informative_metric_sharpen
 
 @pytest.mark.slow
 def test_metric_informed_futility_keeps_the_error_bound_and_saves_judgments_at_ties() -> None:
-    from prefeval_core.ideal_metric import IDEAL_MU_ROWS
+    from prefeval_core.protocol.ideal_metric import IDEAL_MU_ROWS
     from prefeval_core.sequential.simulation import Scenario, simulate_runs
 
     runs = 1000

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.left_right import make_comparison
+from prefeval_core.annotation.left_right import make_comparison
 from prefeval_core.protocol import ProtocolSettings, state_from_json, state_to_dict, state_to_json
 from prefeval_core.protocol.state_schema import SettingsDocument
-from prefeval_core.session import DataChoice, SessionFileError, SessionSnapshot, sample_names, session_from_json, session_to_json
-from prefeval_core.session_schema import CheckDocument, ComparisonDocument, DataDocument, RatingDocument
 from prefeval_core.store import Rating
 from prefeval_core.store.records import judgment_fields
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.session import DataChoice, SessionFileError, SessionSnapshot, sample_names, session_from_json, session_to_json
+from prefeval_core.workflow.session_schema import CheckDocument, ComparisonDocument, DataDocument, RatingDocument
 from prefeval_core.workflow.setup_schema import SetupDocument
 from tests.protocol_fixtures import same_state
 from tests.reliability.session_checks import restore_in_core

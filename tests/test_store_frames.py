@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval_core.combine import majority_outcomes, mean_scores
 from prefeval_core.store import Comparison, ComparisonTask, Rating, RatingTask, combined_outcomes, combined_scores, next_task, utc_now
+from prefeval_core.vocabulary.combine import majority_outcomes, mean_scores
 
 
 def comparison(item: str, who: str, outcome: int, *, undone: bool = False) -> Comparison:

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 
+from prefeval_core.annotation.left_right import make_comparison
 from prefeval_core.errors import BadValueError
-from prefeval_core.left_right import make_comparison
 from prefeval_core.store import Comparison, Rating, Store, StoreError, export_judgments, utc_now
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
+from prefeval_core.annotation.left_right import make_comparison
 from prefeval_core.errors import SettingsError
-from prefeval_core.left_right import make_comparison
 from prefeval_core.store import DATABASE_URL_ENV, SCHEMA_VERSION, Rating, Store, StoreError, open_store, utc_now
 from prefeval_core.store.engine import store_url
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.cli import main
-from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import begin_study
 
 
@@ -32,9 +32,9 @@ def test_list_show_and_step_a_replay_study(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_agreement_of_a_live_studys_annotators(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from prefeval_core.agreement import comparison_agreement
-    from prefeval_core.left_right import left_right, make_comparison
-    from prefeval_core.position_bias import position_bias
+    from prefeval_core.annotation.agreement import comparison_agreement
+    from prefeval_core.annotation.left_right import left_right, make_comparison
+    from prefeval_core.annotation.position_bias import position_bias
     from tests.test_requests_cli import study_data
 
     monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path))

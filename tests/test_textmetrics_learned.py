@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from prefeval_core.cli import main
-from prefeval_core.kendall import kendall_tau
+from prefeval_core.diagnostics.kendall import kendall_tau
 from prefeval_core.textmetrics import embedding
 from prefeval_core.textmetrics.rate import align_segments, metric_ratings
 from prefeval_core.textmetrics.sescore2.score import (

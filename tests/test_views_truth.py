@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import prefeval_core.api as pe
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, theta_history_figure
 
 
@@ -31,7 +31,7 @@ def test_a_pair_beyond_its_line_is_decided_under_each_error_control(control: str
 def test_dag_legend_counts_are_the_pairs_the_bullets_count() -> None:
     import numpy as np
 
-    from prefeval_core.comparison import ERROR_LABELS
+    from prefeval_core.diagnostics.comparison import ERROR_LABELS
     from prefeval_core.diagnostics.metric_report import metric_report
     from prefeval_core.figures.dag import MATRIX_FROM, dag_figure, type_counts
 
@@ -48,8 +48,8 @@ def test_dag_legend_counts_are_the_pairs_the_bullets_count() -> None:
 
 
 def test_undecided_systems_are_drawn_apart_from_the_best() -> None:
+    from prefeval_core.diagnostics.partial_order import partial_order
     from prefeval_core.figures.dag import dag_figure, drawn_layers, layer_positions
-    from prefeval_core.partial_order import partial_order
 
     order = partial_order([("a", "b"), ("a", "c"), ("b", "c")], [BETTER, TIE, TIE], systems=["a", "b", "c", "d"])
     assert drawn_layers(order) == (("a",), ("b",), ("c", "d"))

@@ -10,21 +10,21 @@ from itertools import combinations
 import pandas as pd
 import streamlit as st
 
+from prefeval_core.annotation.labelstudio import comparison_project, rating_project, read_label_studio_export
+from prefeval_core.annotation.left_right import Choice, left_right, make_comparison
+from prefeval_core.annotation.position_bias import PositionBias
+from prefeval_core.annotation.rating_scale import RatingScale
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
-from prefeval_core.labelstudio import comparison_project, rating_project, read_label_studio_export
-from prefeval_core.left_right import Choice, left_right, make_comparison
-from prefeval_core.position_bias import PositionBias
 from prefeval_core.protocol import ProtocolState, next_request
-from prefeval_core.session import DataChoice
 from prefeval_core.store import Judgment, Rating, StudyRecord, open_store, utc_now
-from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.annotators import agreement_rows, annotator_report, default_metric, why_no_agreement
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
 from prefeval_core.workflow.queue import next_for
-from prefeval_core.workflow.rating_scale import RatingScale
 from prefeval_core.workflow.request_files import blind_key, fill_in_instructions, judged_requests
+from prefeval_core.workflow.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash, set_annotator
@@ -385,6 +385,6 @@ def position_view(sides: tuple[PositionBias, ...]) -> None:
     st.markdown("**Which side wins:** with no position bias the winner does not depend on the side it was shown on.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(
-        "Cochran–Mantel–Haenszel test over the pairs (prefeval_core/position_bias.py); a small p says the annotator "
+        "Cochran–Mantel–Haenszel test over the pairs (prefeval_core/annotation/position_bias.py); a small p says the annotator "
         "tends to pick one side whatever it shows."
     )

@@ -1,7 +1,7 @@
 """Every expensive core call, cached in one place (``st.cache_data`` with hashable arguments).
 
 Arguments fully describe the result (no globals, no widgets read inside). A
-:class:`~prefeval_core.session.DataChoice` is hashed by its identity (sample name, or the
+:class:`~prefeval_core.workflow.session.DataChoice` is hashed by its identity (sample name, or the
 names and bytes of the uploads, plus kinds and column mapping).
 """
 
@@ -17,22 +17,21 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from prefeval_core import workflow
-from prefeval_core.blind import BlindKey
+from prefeval_core.annotation.blind import BlindKey
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.rater_roles import RaterProfile, profile_raters
 from prefeval_core.data.reading import RawTable, read_table_bytes
-from prefeval_core.data.summary import DatasetSummary, summarise_dataset
 from prefeval_core.decision import Model
 from prefeval_core.diagnostics.metric_report import MetricReport
+from prefeval_core.diagnostics.partial_order import partial_order
 from prefeval_core.diagnostics.win_rate import WinRateDensities
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.posterior import win_rate_ridge
-from prefeval_core.partial_order import partial_order
+from prefeval_core.pairs.summary import DatasetSummary, summarise_dataset
 from prefeval_core.protocol import ProtocolState, StudyTable, state_to_json
-from prefeval_core.session import DataChoice
-from prefeval_core.tasks import Task
 from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
+from prefeval_core.vocabulary.tasks import Task
 from prefeval_core.workflow import StudySetup, annotators, study_report, views
 from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
@@ -41,6 +40,7 @@ from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
 from prefeval_core.workflow.request_files import RequestFileFormat
 from prefeval_core.workflow.request_files import request_files as files_of
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.study_report import JudgeBought
 
 MAX_UPLOAD_MB = 50

@@ -11,9 +11,9 @@ import streamlit as st
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.rater_roles import NEGATED_PREFIX, ROLE_WORDS, Direction, RaterRole, group_problems, negated_raters_file
-from prefeval_core.data.summary import DatasetSummary
-from prefeval_core.session import DataChoice, sample_names
+from prefeval_core.pairs.summary import DatasetSummary
 from prefeval_core.textmetrics.rate import Against, MetricName
+from prefeval_core.workflow.session import DataChoice, sample_names
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
 

@@ -8,7 +8,7 @@ import streamlit as st
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
-from prefeval_core.tasks import ComparisonTask
+from prefeval_core.vocabulary.tasks import ComparisonTask
 from prefeval_core.workflow.roles import Annotator
 from prefeval_core.workflow.studies import Study, resume_study, study_parts
 from ui import annotate_widgets as aw

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.diagnostics.comparison import ERROR_LABELS
 from prefeval_core.diagnostics.metric_report import MetricReport, report_json
 from prefeval_core.figures.confusion import confusion_heatmap
-from prefeval_core.session import DataChoice
 from prefeval_core.workflow.judges import default_judges, judge_candidates, judges_frame
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
 

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.session import DataChoice
+from prefeval_core.workflow.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
 from ui.roles import INVITEE, unprotected_warning

@@ -14,8 +14,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from prefeval_core.comparison import ERROR_LABELS
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.diagnostics.comparison import ERROR_LABELS
 from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.protocol import (
     POLICIES,
@@ -28,10 +28,10 @@ from prefeval_core.protocol import (
     run_protocol,
     undo_round,
 )
-from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.answers import STATUS_WORDS, leaderboard_frame, study_leaderboard
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import begin_study, undo_study
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors

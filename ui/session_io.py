@@ -11,13 +11,13 @@ from typing import Any
 import streamlit as st
 
 from prefeval_core.errors import PrefevalError, Problem
+from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.protocol import ProtocolState, protocol_result, state_to_dict
-from prefeval_core.report import ReportSection, diagnostics_sections, html_report
-from prefeval_core.session import SessionSnapshot, session_from_json
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.judges import default_judges
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.session import SessionSnapshot, session_from_json
 from prefeval_core.workflow.session_restore import restore_session, session_dataset
 from prefeval_core.workflow.studies import begin_study
 from prefeval_core.workflow.study_report import judge_bought, judges_section, metric_section, study_report_html

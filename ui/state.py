@@ -14,10 +14,10 @@ import streamlit as st
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.rater_roles import Direction, RaterRole, default_raters, direction_of, profile_raters, rater_role
-from prefeval_core.session import DataChoice
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import recalled_data, remember_data
 
 DATA = "pe.data"

@@ -24,7 +24,7 @@ from prefeval_core.figures.confusion import confusion_heatmap
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.favi import favi_box_plot
 from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
-from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.vocabulary.outcomes import SYMBOLS
 
 OUT = Path(__file__).resolve().parent
 DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[3] / "shared" / "data"

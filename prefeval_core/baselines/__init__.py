@@ -1,7 +1,7 @@
 """Baselines that users compare prefeval with, as pair deciders over what the protocol has.
 
-Both take a :class:`~prefeval_core.counts.PairTable` and a boolean ``revealed`` mask over its
-rows (as :func:`~prefeval_core.counts.count_triples` does) and return, per pair, a decision
+Both take a :class:`~prefeval_core.pairs.counts.PairTable` and a boolean ``revealed`` mask over its
+rows (as :func:`~prefeval_core.pairs.counts.count_triples` does) and return, per pair, a decision
 code (0 ``>``, 1 undecided, 2 ``<``), a point estimate and an interval:
 
 * :func:`ppi_decisions`: PPI++ (``ppi_py``) on the mean human preference with the metric(s) as

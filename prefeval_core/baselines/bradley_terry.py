@@ -38,8 +38,8 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 
 from prefeval_core.baselines.inputs import pair_systems, revealed_rows
 from prefeval_core.baselines.intervals import IntervalDecisions, check_gamma, decision_from_interval
-from prefeval_core.counts import PairTable
 from prefeval_core.errors import EngineError, settings_error
+from prefeval_core.pairs.counts import PairTable
 
 FloatArray = npt.NDArray[np.float64]
 Resample = Literal["items", "comparisons"]

@@ -34,11 +34,18 @@ from prefeval_core.baselines.bradley_terry import Resample, bradley_terry_decisi
 from prefeval_core.baselines.inputs import pair_systems, revealed_rows
 from prefeval_core.baselines.intervals import check_gamma
 from prefeval_core.baselines.ppi import ppi_decisions
-from prefeval_core.comparison import ERROR_TYPES, ErrorFrequencies, ErrorType, error_frequencies, error_types, human_reference_outcomes
-from prefeval_core.counts import PairTable, count_triples, joint_counts
 from prefeval_core.decision import SamplerSettings, decide_counts, decide_joint
+from prefeval_core.diagnostics.comparison import (
+    ERROR_TYPES,
+    ErrorFrequencies,
+    ErrorType,
+    error_frequencies,
+    error_types,
+    human_reference_outcomes,
+)
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import TIE
+from prefeval_core.pairs.counts import PairTable, count_triples, joint_counts
+from prefeval_core.vocabulary.outcomes import TIE
 
 MethodKind = Literal["prefeval_human_only", "prefeval_full", "ppi++", "clt", "bradley_terry"]
 METHOD_KINDS: Final[tuple[MethodKind, ...]] = ("prefeval_human_only", "prefeval_full", "ppi++", "clt", "bradley_terry")

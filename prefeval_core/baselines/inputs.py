@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import PairTable
 from prefeval_core.errors import settings_error
+from prefeval_core.pairs.counts import PairTable
 
 
 def revealed_rows(table: PairTable, revealed: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """``revealed`` as a boolean mask over the rows of ``table``, checked as
-    :func:`~prefeval_core.counts.count_triples` checks it (raises :class:`SettingsError`)."""
+    :func:`~prefeval_core.pairs.counts.count_triples` checks it (raises :class:`SettingsError`)."""
     mask = np.asarray(revealed, dtype=bool)
     if mask.shape != table.human.shape:
         raise settings_error(f"revealed has shape {mask.shape}, expected {table.human.shape}", field="revealed")

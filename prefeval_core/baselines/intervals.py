@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,9 @@ import numpy.typing as npt
 
 from prefeval_core.baselines.inputs import revealed_rows, rows_by_pair
 from prefeval_core.baselines.intervals import IntervalDecisions, check_gamma, decision_from_interval
-from prefeval_core.counts import PairTable
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import VALUES
+from prefeval_core.pairs.counts import PairTable
+from prefeval_core.vocabulary.outcomes import VALUES
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -90,7 +90,7 @@ def ppi_decisions(
     Args:
         table: aligned human and metric outcomes, one row per (pair, item).
         revealed: (R,) bool per row of ``table``: the human outcome is revealed (as for
-            :func:`~prefeval_core.counts.count_triples`).
+            :func:`~prefeval_core.pairs.counts.count_triples`).
         metric_codes: (R,) or (R, k) metric outcome codes per row (-1 = none); default
             ``table.metric``.
         metric_names: names of the k metrics, for ``predictor``; default ``table.metric_rater``.

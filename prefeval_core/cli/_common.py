@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from prefeval_core.bundled import data_path
+from prefeval_core.data.bundled import data_path
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.field_formats import field_format_help, input_kinds
 from prefeval_core.data.formats import InputKind

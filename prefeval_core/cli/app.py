@@ -14,7 +14,7 @@ import importlib.util
 import os
 import sys
 
-from prefeval_core.bundled import APP_SCRIPT
+from prefeval_core.data.bundled import APP_SCRIPT
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -33,7 +33,7 @@ from prefeval_core.cli._common import open_probability, positive_int, print_json
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.json_rows import line_too_deep
 from prefeval_core.errors import DataError, SettingsError
-from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.vocabulary.outcomes import SYMBOLS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

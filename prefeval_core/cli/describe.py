@@ -6,7 +6,7 @@ import argparse
 
 from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.data.summary import describe_dataset
+from prefeval_core.pairs.summary import describe_dataset
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     dataset = load_from_args(args.data, args)
     report = metric_report(dataset, args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed, samples=args.samples)
     if args.html:
-        from prefeval_core.report import write_diagnostics_html  # plotly only when a report is asked for
+        from prefeval_core.figures.report import write_diagnostics_html  # plotly only when a report is asked for
 
         path = write_diagnostics_html(report, args.html, seed=args.seed)
         progress(f"wrote {path}")

@@ -5,7 +5,7 @@ open request as a Label Studio project, and Label Studio's JSON export back into
 (the project's labeling interface); ``import`` stores every judgment of the export in the study,
 once however often the file is imported, and says how many were new; ``studies step STUDY`` then
 feeds the complete ones to the protocol. The store is the dashboard's (``$PREFEVAL_DATABASE_URL``,
-else SQLite in ``$PREFEVAL_DATA_DIR``). Formats and checks: :mod:`prefeval_core.labelstudio`.
+else SQLite in ``$PREFEVAL_DATA_DIR``). Formats and checks: :mod:`prefeval_core.annotation.labelstudio`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from prefeval_core.annotation.labelstudio import comparison_project, rating_control, rating_project, read_label_studio_export, study_tasks
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
-from prefeval_core.labelstudio import comparison_project, rating_control, rating_project, read_label_studio_export, study_tasks
 from prefeval_core.protocol import next_request
 from prefeval_core.store import open_store
-from prefeval_core.tasks import ComparisonTask, RatingTask
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
 from prefeval_core.workflow.request_files import blind_key
 from prefeval_core.workflow.studies import Study
 

@@ -14,8 +14,8 @@ from prefeval_core.cli._common import positive_int, progress
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
+from prefeval_core.data.safe_csv import write_safe_csv
 from prefeval_core.errors import raise_if_errors
-from prefeval_core.safe_csv import write_safe_csv
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, METRICS, MetricName, align_segments, metric_ratings
 
 
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def write_ratings(ratings: pd.DataFrame, path: str) -> None:
     """``ratings`` as JSON Lines or Parquet (by the suffix), else as formula-safe CSV
-    (:mod:`prefeval_core.safe_csv`)."""
+    (:mod:`prefeval_core.data.safe_csv`)."""
     suffix = Path(path).suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         ratings.to_json(path, orient="records", lines=True, force_ascii=False)

@@ -26,7 +26,7 @@ from typing import Any
 from prefeval_core.cli._common import int_in, load_from_args, print_json, progress
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.cli.replay import add_study_options, setup_from_args
-from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
+from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.workflow import replay_json, run_replay, study_table
 from prefeval_core.workflow.papers import SUMMARY_FIELDS, average_rows, default_metrics, naive_summary
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import DataError, Problem
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.preferences import pair_outcomes
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -312,7 +312,7 @@ def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem
     on no common item, metric items that no human rated, no rater named as human, texts of
     unrated systems. The coverage warnings become
     :class:`~prefeval_core.errors.CoverageError` when the rater or pair is used
-    (:func:`prefeval_core.preferences.pair_outcomes`, :func:`prefeval_core.counts.align_outcomes`):
+    (:func:`prefeval_core.pairs.preferences.pair_outcomes`, :func:`prefeval_core.pairs.counts.align_outcomes`):
     a dataset may hold raters a user never picks, e.g. single annotators.
     """
     where = files if files is not None else dataset.name

@@ -25,11 +25,11 @@ import pyarrow as pa
 import pyarrow.compute as pa_compute
 from pydantic import AfterValidator
 
-from prefeval_core.combine import majority_outcomes
 from prefeval_core.data.headers import SCORE_NAMES, normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
-from prefeval_core.outcomes import SYMBOLS, flip_codes
+from prefeval_core.vocabulary.combine import majority_outcomes
+from prefeval_core.vocabulary.outcomes import SYMBOLS, flip_codes
 
 TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]
 """What one parsed table holds."""

@@ -1,7 +1,7 @@
 """The Bayesian decision engine (method.md §4; several metrics: docs/model.md): is system A better than system B, given the counts?
 
 Public API: ``decide_pairs(n, K, m, ...) -> DecisionResult`` for P pairs at once,
-:func:`decide_counts` over :class:`~prefeval_core.counts.CountTriples`, the decision function
+:func:`decide_counts` over :class:`~prefeval_core.pairs.counts.CountTriples`, the decision function
 :func:`decision_from_theta`, the closed form :func:`human_only_theta`, :class:`SamplerSettings`,
 :func:`posterior_draws` (unweighted draws of one pair's ``p`` from the same posterior, for plots),
 the routing (:func:`fast_route`, :func:`is_exact`) and the options (:data:`Model`,

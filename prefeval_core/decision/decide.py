@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import CountTriples
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta, single_threaded_blas
 from prefeval_core.decision.fast import importance_posterior
 from prefeval_core.decision.options import MAX_SEED, DecisionSettings, Model, Route, Sampler
 from prefeval_core.decision.routes import fast_route
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.pairs.counts import CountTriples
+from prefeval_core.vocabulary.outcomes import SYMBOLS
 
 if TYPE_CHECKING:
     from prefeval_core.decision.reference import NutsSummary  # imports JAX: only when NUTS runs
@@ -143,7 +143,7 @@ def check_pair_ids(pair_ids: npt.ArrayLike | None, P: int) -> npt.NDArray[np.int
 
 
 def decide_counts(counts: CountTriples, **kwargs: Any) -> DecisionResult:
-    """:func:`decide_pairs` on :class:`~prefeval_core.counts.CountTriples` (same keyword options)."""
+    """:func:`decide_pairs` on :class:`~prefeval_core.pairs.counts.CountTriples` (same keyword options)."""
     return decide_pairs(counts.n, counts.K, counts.m, **kwargs)
 
 

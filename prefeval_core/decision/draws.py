@@ -24,7 +24,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.decision.decide import check_counts, check_mu
 from prefeval_core.decision.exact import latent_mixture, single_threaded_blas
 from prefeval_core.decision.fast import importance_posterior
@@ -34,6 +33,7 @@ from prefeval_core.decision.options import DecisionSettings, Model, Sampler
 from prefeval_core.decision.routes import fast_route, informing_metrics
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
+from prefeval_core.pairs.counts import JointCounts
 
 FloatArray = npt.NDArray[np.float64]
 DRAWS_STREAM = 0x5D2A

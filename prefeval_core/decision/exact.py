@@ -32,7 +32,7 @@ import numpy.typing as npt
 from scipy.special import betainc, gammaln, xlogy
 
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 

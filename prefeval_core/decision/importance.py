@@ -41,7 +41,7 @@ import numpy.typing as npt
 from scipy.special import gammaln
 
 from prefeval_core.decision.settings import SamplerSettings
-from prefeval_core.outcomes import BETTER, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.decision.decide import Columns, DecisionResult, check_pair_ids, decide_counts, fill_fast, pad_to_power_of_two
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.decision.joint_data import JointInputs, joint_inputs
@@ -24,6 +23,7 @@ from prefeval_core.decision.options import DecisionSettings, Model, Sampler
 from prefeval_core.decision.routes import informing_metrics, joint_route
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
+from prefeval_core.pairs.counts import JointCounts
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -1,4 +1,4 @@
-"""The several-metric model's data (docs/model.md): :class:`JointInputs` from :class:`~prefeval_core.counts.JointCounts`."""
+"""The several-metric model's data (docs/model.md): :class:`JointInputs` from :class:`~prefeval_core.pairs.counts.JointCounts`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import JointCounts, pattern_codes
+from prefeval_core.pairs.counts import JointCounts, pattern_codes
 
 FloatArray = npt.NDArray[np.float64]
 

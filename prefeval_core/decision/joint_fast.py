@@ -36,7 +36,7 @@ from scipy.special import betainc
 
 from prefeval_core.decision.joint_data import JointInputs
 from prefeval_core.decision.settings import SamplerSettings
-from prefeval_core.outcomes import BETTER, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -26,7 +26,7 @@ from numpyro.infer import MCMC, NUTS
 
 from prefeval_core.decision.model import joint_preference_model, preference_model
 from prefeval_core.decision.settings import SamplerSettings
-from prefeval_core.outcomes import BETTER, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 _LOCK = threading.Lock()  # a cached MCMC object holds its last run: one run at a time

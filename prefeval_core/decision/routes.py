@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import pattern_codes
 from prefeval_core.decision.options import EXACT_ROUTES, Model, Route
 from prefeval_core.decision.settings import SamplerSettings
+from prefeval_core.pairs.counts import pattern_codes
 
 
 def fast_route(metric_only_items: float, settings: SamplerSettings | None = None, *, model: Model = "full") -> Route:

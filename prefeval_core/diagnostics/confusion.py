@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import PairTable, count_triples
 from prefeval_core.errors import settings_error
+from prefeval_core.pairs.counts import PairTable, count_triples
 
 
 @dataclass(frozen=True)

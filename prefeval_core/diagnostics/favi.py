@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import VALUES
+from prefeval_core.vocabulary.outcomes import VALUES
 
 ERROR_COST: npt.NDArray[np.int64] = VALUES[:, None].astype(np.int64) - VALUES[None, :].astype(np.int64)
 """``W[c, h] = v(c) - v(h)``: rows = metric outcome ``c``, columns = human outcome ``h``."""

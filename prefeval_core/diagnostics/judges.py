@@ -33,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.diagnostics.favi import favi_scores
-from prefeval_core.kendall import tau_b
-from prefeval_core.outcomes import codes_from_differences
+from prefeval_core.diagnostics.kendall import tau_b
+from prefeval_core.vocabulary.outcomes import codes_from_differences
 
 Verdict = Literal["use it", "use with care", "don't"]
 DONT_ACCURACY = 0.7

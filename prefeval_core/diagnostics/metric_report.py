@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import PairTable, align_outcomes
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.diagnostics.confusion import PairConfusions, confusion_matrices
 from prefeval_core.diagnostics.favi import FaviPosterior, SystemFavi, error_counts, favi_posterior, favi_scores, system_favi
+from prefeval_core.diagnostics.kendall import KendallResult, kendall_tau
 from prefeval_core.diagnostics.sign_accuracy import SignAccuracy, sign_accuracy
 from prefeval_core.diagnostics.significance import SignificanceDags, significance_dags
-from prefeval_core.kendall import KendallResult, kendall_tau
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import PairTable, align_outcomes
+from prefeval_core.pairs.preferences import pair_outcomes
 
 
 @dataclass(frozen=True)

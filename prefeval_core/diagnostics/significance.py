@@ -5,7 +5,7 @@
 * **naive metric**: the two-sided exact sign test on all the metric's outcomes of the pair;
 * **protocol** (optional): outcome codes a protocol run produced for the same pairs.
 
-Each is a :class:`~prefeval_core.partial_order.PartialOrder` whose edges carry the error type
+Each is a :class:`~prefeval_core.diagnostics.partial_order.PartialOrder` whose edges carry the error type
 against the human reference (the human DAG against itself: every edge is correct).
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.comparison import error_types, human_reference_outcomes, naive_metric_outcomes
+from prefeval_core.diagnostics.comparison import error_types, human_reference_outcomes, naive_metric_outcomes
 from prefeval_core.diagnostics.confusion import PairConfusions
-from prefeval_core.partial_order import PartialOrder, partial_order
+from prefeval_core.diagnostics.partial_order import PartialOrder, partial_order
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import beta as beta_distribution
 
-from prefeval_core.comparison import human_only_theta
+from prefeval_core.diagnostics.comparison import human_only_theta
 from prefeval_core.errors import settings_error
 
 Source = Literal["dirichlet", "samples"]

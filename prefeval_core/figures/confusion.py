@@ -11,7 +11,7 @@ from prefeval_core.diagnostics.confusion import mixture_matrix
 from prefeval_core.diagnostics.favi import favi_score
 from prefeval_core.errors import settings_error
 from prefeval_core.figures._style import SEQUENTIAL, base_layout
-from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.vocabulary.outcomes import SYMBOLS
 
 
 def outcome_labels(system_a: str, system_b: str) -> list[str]:

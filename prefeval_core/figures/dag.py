@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from prefeval_core.comparison import ERROR_COLOURS, ERROR_LABELS, ERROR_TYPES
+from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS, ERROR_TYPES
+from prefeval_core.diagnostics.partial_order import PartialOrder
 from prefeval_core.figures._style import CYCLE_COLOUR, NEUTRAL, base_layout
-from prefeval_core.partial_order import PartialOrder
 
 MATRIX_FROM = 16
 """From this many systems on, the decisions are drawn as a matrix (:func:`decision_matrix_figure`)."""

@@ -8,9 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from prefeval_core.diagnostics.kendall import KendallResult
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures._style import ACCENT, base_layout
-from prefeval_core.kendall import KendallResult
 
 
 def sign_accuracy_bars(reports: Sequence[MetricReport]) -> go.Figure:

@@ -35,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import JointCounts, pattern_index
 from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts, decide_joint
+from prefeval_core.pairs.counts import JointCounts, pattern_index
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility

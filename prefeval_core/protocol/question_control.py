@@ -41,12 +41,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import ndtr
 
-from prefeval_core.outcomes import BETTER, TIE, VALUES, WORSE
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, log_wealth, mean_evidence
 from prefeval_core.sequential.human import human_log_e
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]

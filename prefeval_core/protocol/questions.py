@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.errors import UnknownNameError
-from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.protocol.settings import Question
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 BoolArray = npt.NDArray[np.bool_]
 

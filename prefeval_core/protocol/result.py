@@ -18,8 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.comparison import Comparison, annotation_fraction, compare_with_reference, human_reference_outcomes, paired_t_outcomes
-from prefeval_core.counts import count_triples
+from prefeval_core.diagnostics.comparison import (
+    Comparison,
+    annotation_fraction,
+    compare_with_reference,
+    human_reference_outcomes,
+    paired_t_outcomes,
+)
+from prefeval_core.pairs.counts import count_triples
 from prefeval_core.protocol.question_control import full_differences
 from prefeval_core.protocol.questions import TopKAnswer, question_pairs, reference_members, top_k_answer
 from prefeval_core.protocol.settings import Question

@@ -24,15 +24,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import JointCounts, joint_counts
 from prefeval_core.data.limits import MAX_BYTES
+from prefeval_core.data.schema import at_path, load_json, validated
 from prefeval_core.decision import dirichlet_mean
 from prefeval_core.errors import SettingsError
-from prefeval_core.outcomes import MISSING, TIE, codes_from_differences
+from prefeval_core.pairs.counts import JointCounts, joint_counts
 from prefeval_core.protocol.settings import ProtocolSettings
 from prefeval_core.protocol.state_schema import FORMAT_VERSION, StateDocument, check_against_table
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.schema import at_path, load_json, validated
+from prefeval_core.vocabulary.outcomes import MISSING, TIE, codes_from_differences
 
 
 @dataclass(frozen=True)
@@ -321,5 +321,5 @@ def state_to_json(state: ProtocolState) -> str:
 
 
 def state_from_json(text: str, table: StudyTable) -> ProtocolState:
-    """:func:`state_from_dict` of a JSON text, read with the bounds of :func:`prefeval_core.schema.load_json`."""
+    """:func:`state_from_dict` of a JSON text, read with the bounds of :func:`prefeval_core.data.schema.load_json`."""
     return state_from_dict(load_json(text, file="protocol state", error=SettingsError, max_bytes=MAX_BYTES), table)

@@ -15,11 +15,11 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from prefeval_core.data.schema import StrictModel
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import Problem, SettingsError
 from prefeval_core.protocol.settings import Policy, QuestionKind, Statistic
 from prefeval_core.protocol.table import StudyTable, Unit
-from prefeval_core.schema import StrictModel
 from prefeval_core.sequential.evidence import ErrorControl
 
 FORMAT_VERSION: Final = 2

@@ -30,14 +30,14 @@ import numpy.typing as npt
 
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.errors import PrefevalError
-from prefeval_core.outcomes import canonical_pair, oriented_code
 from prefeval_core.protocol.decide import decide_pairs_of_round
 from prefeval_core.protocol.policies import POLICIES
 from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.vocabulary.outcomes import canonical_pair, oriented_code
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 
 
 class ProtocolError(PrefevalError, ValueError):

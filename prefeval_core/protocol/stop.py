@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.outcomes import TIE
 from prefeval_core.protocol.questions import open_pairs, question_pairs
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.protocol.steps import is_finished, pairs_that_matter
+from prefeval_core.vocabulary.outcomes import TIE
 
 STOP_REASONS = ("running", "answered", "futile", "exhausted", "budget", "max_rounds")
 """Every value :func:`stop_reason` returns."""

@@ -29,12 +29,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.counts import PairTable
 from prefeval_core.data.dataset import Dataset, annotator_scores, judgments_behind
 from prefeval_core.errors import CoverageError, settings_error
-from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
-from prefeval_core.outcomes import MISSING, codes_from_differences
-from prefeval_core.preferences import pair_outcomes, require_rater
+from prefeval_core.pairs.counts import PairTable
+from prefeval_core.pairs.preferences import pair_outcomes, require_rater
+from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
+from prefeval_core.vocabulary.outcomes import MISSING, codes_from_differences
 
 Unit = Literal["ratings", "comparisons"]
 """What one human judgment is (method.md §12): a rating of one output, or a comparison of two."""
@@ -180,7 +180,7 @@ class StudyTable:
         return int(self.row_cost[rows].sum())
 
     def pair_table(self, metric: int | None = 0) -> PairTable:
-        """The rows as a single-metric :class:`~prefeval_core.counts.PairTable` (``None``: no metric)."""
+        """The rows as a single-metric :class:`~prefeval_core.pairs.counts.PairTable` (``None``: no metric)."""
         return PairTable(
             human_rater=self.human_rater,
             metric_rater=None if metric is None or self.k == 0 else self.metric_raters[metric],
@@ -376,7 +376,7 @@ def _rows_from_scores(
 ) -> tuple[tuple[str, ...], _Rows] | None:
     """:func:`_rows_from_outcomes` for scalar raters, computed on (system, item) score grids
     instead of frames of pair outcomes: the same systems and rows (outcomes by
-    :func:`~prefeval_core.outcomes.codes_from_differences` of the same differences, pairs oriented
+    :func:`~prefeval_core.vocabulary.outcomes.codes_from_differences` of the same differences, pairs oriented
     by sorted names). ``None`` where a rater gives no pair (the frame route raises the error)."""
     ratings = dataset.ratings
     names = tuple(sorted(str(s) for s in ratings.loc[ratings["rater"] == human, "system"].unique()))

@@ -33,11 +33,11 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.pairs.counts import JointCounts
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
 from prefeval_core.sequential.metric import metric_log_e
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -126,7 +126,7 @@ def anytime_decisions(
     """Anytime-valid decisions of P pairs (module docstring).
 
     Args:
-        counts: :class:`~prefeval_core.counts.JointCounts` of the pairs, or for human only their
+        counts: :class:`~prefeval_core.pairs.counts.JointCounts` of the pairs, or for human only their
             human outcome counts ``n`` (P, 3), order ``>, =, <``.
         gamma: level (default of the protocol 0.05).
         log_numerator: (P, 2) running sums of the metric e-process

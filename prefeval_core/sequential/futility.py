@@ -46,13 +46,13 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import betaincinv, betaln, gammaln, log_ndtr
 
-from prefeval_core.counts import JointCounts
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.pairs.counts import JointCounts
 from prefeval_core.sequential.evidence import METRIC_SHARE, check_concentration, check_gamma, log_thresholds
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, decisive_log_e
 from prefeval_core.sequential.metric import ALTERNATIVE_SIDES, metric_data, metric_log_e, predictive_log_score
 from prefeval_core.sequential.mle import MetricData, smoothed_fit
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

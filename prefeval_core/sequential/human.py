@@ -44,8 +44,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import betaln
 
-from prefeval_core.outcomes import BETTER, WORSE
 from prefeval_core.sequential.tails import log_betainc_half
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 

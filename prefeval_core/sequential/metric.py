@@ -36,7 +36,7 @@ always fit ``X_0`` (any ``q = mu p`` is reachable), so the metric helps only thr
 revealed items that show how its outcomes relate to the humans'. With ``mu`` known (the ideal
 metric of method.md §10) ``X_0`` alone carries evidence.
 
-**Several metrics** (:class:`~prefeval_core.counts.JointCounts` with k > 1): the k outcomes of an
+**Several metrics** (:class:`~prefeval_core.pairs.counts.JointCounts` with k > 1): the k outcomes of an
 item are reduced to one derived outcome, the sign of the sum of their values ``v`` (``>``, ``=``,
 ``<``; none where no metric rated the item) (:func:`vote_counts`), and the single-metric
 e-process runs on it. The derived outcome is a fixed function of the metrics' outcomes, so it
@@ -50,10 +50,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, xlogy
 
-from prefeval_core.counts import JointCounts, pattern_codes
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, VALUES, WORSE
+from prefeval_core.pairs.counts import JointCounts, pattern_codes
 from prefeval_core.sequential.mle import Fit, MetricData, Side, max_log_likelihood, smoothed_fit
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -3,7 +3,7 @@
 The model of method.md §4 for one pair and one metric: an item's true (human) outcome ``h ~ p``,
 the metric's outcome ``c | h ~ mu[:, h]``. Written with the joint cell probabilities
 ``pi[c, h] = mu[c, h] p_h`` (rows = metric, columns = human, order ``>, =, <``; ``p`` = column
-sums of ``pi``), the likelihood of the counts of :mod:`prefeval_core.counts` is
+sums of ``pi``), the likelihood of the counts of :mod:`prefeval_core.pairs.counts` is
 
     L(pi) = prod_{c,h} pi[c,h]^K[c,h] * prod_h p_h^n0[h] * prod_c (mu p)_c^m[c],
 
@@ -32,7 +32,7 @@ import numpy.typing as npt
 from scipy.special import xlogy
 
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 

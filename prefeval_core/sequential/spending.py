@@ -62,8 +62,8 @@ from scipy.special import gammaln, ndtr, ndtri
 from scipy.stats import binom
 
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
 from prefeval_core.sequential.evidence import check_gamma
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 Look = tuple[int, int, int]

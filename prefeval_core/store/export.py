@@ -14,7 +14,7 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from prefeval_core.safe_csv import to_safe_csv
+from prefeval_core.data.safe_csv import to_safe_csv
 from prefeval_core.store.records import Judgment, judgment_values
 
 ExportFormat = Literal["csv", "jsonl", "parquet"]

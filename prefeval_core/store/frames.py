@@ -2,7 +2,7 @@
 
 An annotator's latest judgment of a task replaces their earlier ones (judgments are taken in
 the order they were made, as the store returns them); undone judgments do not count. The
-annotators' answers are then combined by :mod:`prefeval_core.combine`. A task is **complete**
+annotators' answers are then combined by :mod:`prefeval_core.vocabulary.combine`. A task is **complete**
 when at least ``per_item`` different annotators have judged it; only complete tasks are
 answered (the protocol is fed only those).
 """
@@ -15,8 +15,8 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from prefeval_core.combine import majority_outcomes, mean_scores
 from prefeval_core.store.records import Comparison, Judgment, JudgmentKind, Rating, judgment_fields, judgment_values
+from prefeval_core.vocabulary.combine import majority_outcomes, mean_scores
 
 COMPARISON_TASK: Final = ("system_a", "system_b", "item_id")
 """Columns naming a comparison's task (canonical pair, item)."""

@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from typing import ClassVar, Final, Literal
 
 from prefeval_core.errors import BadValueError
-from prefeval_core.outcomes import TIE
-from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 
 JudgmentKind = Literal["comparison", "rating"]
 """What a judgment is: a comparison of two outputs, or a rating of one output."""

@@ -3,7 +3,7 @@
 A scope is a study (``study:<id>``) or, for requests outside any study, a data key
 (``data:<key>``). Its key is 32 bytes from :func:`secrets.token_bytes`, made on first use and
 never changed: the opaque request tokens and row digests of every file exported for the scope
-(:mod:`prefeval_core.blind`) are keyed with it, so a file can be checked when it comes back and
+(:mod:`prefeval_core.annotation.blind`) are keyed with it, so a file can be checked when it comes back and
 cannot be de-blinded or forged by anyone without the store.
 """
 

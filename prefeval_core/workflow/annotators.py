@@ -16,11 +16,11 @@ from typing import Any, Final
 
 import pandas as pd
 
-from prefeval_core.agreement import Agreement, comparison_agreement, rating_agreement
+from prefeval_core.annotation.agreement import Agreement, comparison_agreement, rating_agreement
+from prefeval_core.annotation.position_bias import PositionBias, position_bias
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError
-from prefeval_core.position_bias import PositionBias, position_bias
-from prefeval_core.preferences import pair_outcomes, require_rater
+from prefeval_core.pairs.preferences import pair_outcomes, require_rater
 from prefeval_core.store import Comparison, Judgment, Rating, Store
 from prefeval_core.workflow.studies import Study
 

@@ -26,10 +26,10 @@ import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.diagnostics.leaderboard import Leaderboard, ScoreKind, comparison_points, leaderboard
-from prefeval_core.outcomes import TIE
 from prefeval_core.protocol import ProtocolState, QuestionKind, is_finished
 from prefeval_core.protocol.questions import beaten_by, question_pairs, top_k_answer
 from prefeval_core.protocol.settings import Question
+from prefeval_core.vocabulary.outcomes import TIE
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 LEADERBOARD_DRAWS = 2000

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.baselines import MethodComparison, compare_methods
-from prefeval_core.comparison import ERROR_TYPES, error_types
+from prefeval_core.diagnostics.comparison import ERROR_TYPES, error_types
 from prefeval_core.protocol import ProtocolState
 from prefeval_core.protocol.questions import question_pairs
 

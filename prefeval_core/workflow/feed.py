@@ -1,7 +1,7 @@
 """Feeding stored human judgments into the protocol (live studies).
 
 The store combines the annotators' answers per task (majority for comparisons, mean for
-ratings, :mod:`prefeval_core.combine`) and keeps only complete tasks (judged by at least
+ratings, :mod:`prefeval_core.vocabulary.combine`) and keeps only complete tasks (judged by at least
 ``judgments per item`` annotators). Of those, the protocol gets what it has not seen yet: the
 tasks of its current request first, then the others (in the store's order), as many as the
 budget left allows **(choice)**, so feeding never fails for going over budget. Each combined

@@ -11,9 +11,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from prefeval_core.comparison import naive_metric_comparison
-from prefeval_core.counts import count_triples
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.diagnostics.comparison import naive_metric_comparison
+from prefeval_core.pairs.counts import count_triples
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.workflow.study import comparison_summary
 

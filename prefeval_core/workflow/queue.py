@@ -18,7 +18,7 @@ import numpy as np
 
 from prefeval_core.store import Judgment, next_task
 from prefeval_core.store.assignment import annotators_by_task
-from prefeval_core.tasks import Task
+from prefeval_core.vocabulary.tasks import Task
 
 
 def _rng(seed: int, annotator: str) -> np.random.Generator:

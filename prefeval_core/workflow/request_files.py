@@ -1,11 +1,11 @@
 """A study's open request as a file for annotators, and the file, filled in, back as judgments:
 one route for the Annotate page and ``prefeval requests``.
 
-The file is blind (:mod:`prefeval_core.blind`): an opaque token per row instead of system names,
+The file is blind (:mod:`prefeval_core.annotation.blind`): an opaque token per row instead of system names,
 keyed with the study's secret from the store (which also fixes the side shown as A, never a
 column), a digest of each row as shown, rows in blind order. CSV is formula-safe; JSONL keeps
 every text exactly. Reading back takes a blind file (checked with the same key), an older blind
-file, or one that names the systems (:mod:`prefeval_core.requests`).
+file, or one that names the systems (:mod:`prefeval_core.annotation.requests`).
 """
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from prefeval_core.blind import BlindKey
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.requests import (
+from prefeval_core.annotation.blind import BlindKey
+from prefeval_core.annotation.rating_scale import RatingScale
+from prefeval_core.annotation.requests import (
     blind_requests,
     export_requests_csv,
     export_requests_jsonl,
     read_annotated_requests,
     read_rated_requests,
 )
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.store import Store, open_store
 from prefeval_core.store.records import Judgment
-from prefeval_core.tasks import Task
-from prefeval_core.workflow.rating_scale import RatingScale
+from prefeval_core.vocabulary.tasks import Task
 
 RequestFileFormat = Literal["csv", "jsonl"]
 

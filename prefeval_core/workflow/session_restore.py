@@ -2,8 +2,8 @@
 shell changes anything (the core decides, the shell acts).
 
 :func:`restore_session` builds the study setup, the metric check and the protocol state of a
-:class:`~prefeval_core.session.SessionSnapshot` on its dataset and returns them; it refuses
-(with a :class:`~prefeval_core.session.SessionFileError` naming the JSON path) an unknown
+:class:`~prefeval_core.workflow.session.SessionSnapshot` on its dataset and returns them; it refuses
+(with a :class:`~prefeval_core.workflow.session.SessionFileError` naming the JSON path) an unknown
 sample, raters or systems the data do not have, annotations of other data or of items and
 systems not in it, settings that contradict each other, and a protocol state its study table
 contradicts. What a hand-edited file could bend is refused too, never dropped in silence: two
@@ -21,13 +21,13 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.schema import at_path
 from prefeval_core.errors import DataError, PrefevalError, Problem
-from prefeval_core.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.protocol import ProtocolState, StudyTable, state_from_dict
-from prefeval_core.schema import at_path
-from prefeval_core.session import SessionFileError, SessionSnapshot, sample_names
+from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.store import Comparison, Judgment, request_id_for
 from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.session import SessionFileError, SessionSnapshot, sample_names
 from prefeval_core.workflow.setup import StudySetup, protocol_settings
 from prefeval_core.workflow.study import study_table
 

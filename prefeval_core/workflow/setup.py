@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import settings_error
-from prefeval_core.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
+from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Question, Statistic
 from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit

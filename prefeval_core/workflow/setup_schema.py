@@ -8,11 +8,11 @@ from typing import Annotated
 
 from pydantic import Field
 
+from prefeval_core.data.schema import StrictModel
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.protocol.settings import Policy, Statistic
 from prefeval_core.protocol.state_schema import Count, Level, Name, Positive, QuestionDocument, Seed, Threshold
 from prefeval_core.protocol.table import RatingsPerRequest, Unit
-from prefeval_core.schema import StrictModel
 from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS, MAX_JUDGMENTS_PER_ITEM, Mode
 

@@ -15,16 +15,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from prefeval_core.annotation.rating_scale import RatingScale, rating_scale
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.schema import validated
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import ProtocolState, StudyTable, next_request, state_from_json, state_to_json
-from prefeval_core.schema import validated
-from prefeval_core.session import DataChoice
 from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
 from prefeval_core.store.session_data import load_data, save_data
 from prefeval_core.store.study_details import StudyDetails, all_details, details, rename, set_archived, set_details
-from prefeval_core.tasks import ComparisonTask
-from prefeval_core.workflow.rating_scale import RatingScale, rating_scale
+from prefeval_core.vocabulary.tasks import ComparisonTask
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
 from prefeval_core.workflow.study import start_study, study_table

@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from prefeval_core.comparison import Comparison
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import SamplerSettings
-from prefeval_core.outcomes import SYMBOLS
+from prefeval_core.diagnostics.comparison import Comparison
 from prefeval_core.protocol import (
     ProtocolResult,
     ProtocolState,
@@ -30,6 +29,7 @@ from prefeval_core.protocol.questions import check_question
 from prefeval_core.protocol.run import Progress
 from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.protocol.table import StudyTable, build_study_table
+from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow.answers import answer_words, leaderboard_json, study_leaderboard
 from prefeval_core.workflow.setup import StudySetup, protocol_settings
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from prefeval_core.comparison import ERROR_COLOURS, ERROR_LABELS
+from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS
 from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
-from prefeval_core.outcomes import BETTER, TIE
+from prefeval_core.figures.report import ReportSection, html_report
 from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, replay_source, run_protocol
-from prefeval_core.report import ReportSection, html_report
+from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, study_status

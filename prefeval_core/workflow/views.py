@@ -13,12 +13,12 @@ import plotly.graph_objects as go
 
 from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_contributions, posterior_draws
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.figures.report import ReportSection
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.stop import futile_pairs
-from prefeval_core.report import ReportSection
 from prefeval_core.sequential.spending import spending_decisions
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 from prefeval_core.workflow.answers import answer_words
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}

@@ -1,10 +1,10 @@
 """What happens to a tampered session file in the core, and the campaign's figures.
 
-:func:`check_core` reads the file (:func:`~prefeval_core.session.session_from_json`) and runs
+:func:`check_core` reads the file (:func:`~prefeval_core.workflow.session.session_from_json`) and runs
 every restore check (:func:`~prefeval_core.workflow.session_restore.restore_session`) on its
 data. The outcome is ``restored``, ``refused`` or ``traceback`` (any other exception); it is a
 failure when a harmful file is restored (a silent acceptance), a harmless one refused, a
-refusal is not a :class:`~prefeval_core.session.SessionFileError` naming the file and the
+refusal is not a :class:`~prefeval_core.workflow.session.SessionFileError` naming the file and the
 mutation's JSON path, or anything raised a traceback.
 """
 
@@ -21,9 +21,9 @@ from streamlit.testing.v1 import AppTest
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.protocol import StudyTable
-from prefeval_core.session import DataChoice, SessionFileError, session_from_json
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup, study_table
+from prefeval_core.workflow.session import DataChoice, SessionFileError, session_from_json
 from prefeval_core.workflow.session_restore import RestoredSession, restore_session, session_dataset
 from tests.reliability.session_corpus import Tampered
 

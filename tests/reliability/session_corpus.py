@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from prefeval_core.left_right import make_comparison
+from prefeval_core.annotation.left_right import make_comparison
 from prefeval_core.protocol import state_to_dict
-from prefeval_core.session import DataChoice, SessionSnapshot, sample_names, session_to_json
 from prefeval_core.store import Judgment, Rating
 from prefeval_core.workflow import StudySetup, run_replay, study_table
+from prefeval_core.workflow.session import DataChoice, SessionSnapshot, sample_names, session_to_json
 
 Expect = Literal["refuse", "restore"]
 Doc = dict[str, Any]

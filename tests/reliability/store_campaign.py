@@ -35,8 +35,8 @@ from typing import Literal
 import pandas as pd
 from sqlalchemy import text
 
-from prefeval_core.left_right import Choice, make_comparison
-from prefeval_core.requests import export_requests_csv, read_annotated_requests, request_frame
+from prefeval_core.annotation.left_right import Choice, make_comparison
+from prefeval_core.annotation.requests import export_requests_csv, read_annotated_requests, request_frame
 from prefeval_core.store import Judgment, Rating, Store, utc_now
 
 ROOT = Path(__file__).resolve().parents[2]

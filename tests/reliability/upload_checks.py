@@ -2,7 +2,7 @@
 
 For one upload: it goes through ``load_dataset`` and through ``python -m prefeval_core validate``
 in-process; an accepted file also goes through ``describe`` and through every CSV export of
-the data layer (the dataset's frames through :func:`~prefeval_core.safe_csv.to_safe_csv`, and,
+the data layer (the dataset's frames through :func:`~prefeval_core.data.safe_csv.to_safe_csv`, and,
 where a name could be a formula or holds control characters, ``metrics --out``). Counted:
 tracebacks, refusals with a problem that does not name the file, flawed files (duplicate
 columns, ragged rows) that were accepted, cells of any export that a spreadsheet would run as a
@@ -26,14 +26,14 @@ from typing import Literal
 
 import pandas as pd
 
-from prefeval_core.blind import BlindKey
+from prefeval_core.annotation.blind import BlindKey
+from prefeval_core.annotation.labelstudio import read_label_studio_export
+from prefeval_core.annotation.requests import read_annotated_requests
 from prefeval_core.cli import main as cli_main
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.limits import MAX_BYTES
+from prefeval_core.data.safe_csv import restore_cell, starts_formula, to_safe_csv
 from prefeval_core.errors import DataError
-from prefeval_core.labelstudio import read_label_studio_export
-from prefeval_core.requests import read_annotated_requests
-from prefeval_core.safe_csv import restore_cell, starts_formula, to_safe_csv
 from tests.reliability.upload_corpus import (
     CAMPAIGN_SECRET,
     LABEL_STUDIO_DATASET,
@@ -159,8 +159,8 @@ class CampaignFigures:
 
 
 def check_importer_upload(upload: HostileUpload) -> UploadOutcome:
-    """A Label Studio export (:mod:`prefeval_core.labelstudio`) or a filled-in request file
-    (:mod:`prefeval_core.requests`) through its importer."""
+    """A Label Studio export (:mod:`prefeval_core.annotation.labelstudio`) or a filled-in request file
+    (:mod:`prefeval_core.annotation.requests`) through its importer."""
     started = time.perf_counter()
     detail = ""
     unnamed = False

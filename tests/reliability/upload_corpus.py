@@ -818,13 +818,13 @@ CAMPAIGN_SECRET = b"the hostile-upload campaign's key"
 def label_studio_exports(rng: np.random.Generator, scale: Scale) -> _Made:
     """Label Studio JSON exports of a prefeval project: valid, or with one flaw (a task prefeval
     never exported, a changed task, an answer off the config, broken or JSON-MIN files, random bytes)."""
-    from prefeval_core.labelstudio import CHOICE_LABELS, comparison_project
-    from prefeval_core.tasks import ComparisonTask
+    from prefeval_core.annotation.labelstudio import CHOICE_LABELS, comparison_project
+    from prefeval_core.vocabulary.tasks import ComparisonTask
     from tests.labelstudio_fixtures import Answer, choice, label_studio_export
 
     items = [f"i{k}" for k in range(int(rng.integers(2, 8)))]
     tasks_made = [ComparisonTask(i, a, b) for i in items for a, b in (("A", "B"), ("B", "C"))]
-    from prefeval_core.blind import BlindKey
+    from prefeval_core.annotation.blind import BlindKey
 
     project = comparison_project(tasks_made, LABEL_STUDIO_DATASET, key=BlindKey(CAMPAIGN_SECRET), seed=int(rng.integers(100)))
     tasks = json.loads(project.tasks_json())
@@ -866,9 +866,9 @@ def filled_request_files(rng: np.random.Generator, scale: Scale) -> _Made:
     """Blind request files filled in by annotators (CSV or JSONL): valid, or with one flaw (a
     changed request id, outputs A and B swapped, a label off the scale, a column dropped, cut
     short, random bytes)."""
-    from prefeval_core.blind import BlindKey
-    from prefeval_core.requests import blind_requests, export_requests_csv, export_requests_jsonl
-    from prefeval_core.tasks import ComparisonTask
+    from prefeval_core.annotation.blind import BlindKey
+    from prefeval_core.annotation.requests import blind_requests, export_requests_csv, export_requests_jsonl
+    from prefeval_core.vocabulary.tasks import ComparisonTask
 
     items = [f"i{k}" for k in range(int(rng.integers(2, 6)))]
     pairs = [("gpt-4", "llama"), ("gpt-4", "mistral"), ("llama", "mistral")]

@@ -30,7 +30,7 @@ else the rater marked on it **(choice)**: the category means the segment was too
 mark single errors (Freitag et al.), and with at most five errors per segment (5 x Major = 25)
 it is the worst score a segment can get. Any other severity is an error naming the row. Each
 rater becomes ``human:mqm:<rater>`` (each score one judgment) and ``human:mqm`` is their mean
-per (segment, system) (:func:`prefeval_core.combine.mean_scores`), as the repository's
+per (segment, system) (:func:`prefeval_core.vocabulary.combine.mean_scores`), as the repository's
 ``avg_seg_scores`` files. Sums are exact (weights are counted in tenths).
 """
 
@@ -42,7 +42,6 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from prefeval_core.combine import mean_scores
 from prefeval_core.data.formats import (
     ParsedTable,
     cell_problems,
@@ -54,6 +53,7 @@ from prefeval_core.data.formats import (
 from prefeval_core.data.headers import mqm_columns, normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import Problem
+from prefeval_core.vocabulary.combine import mean_scores
 
 NAME: Final = "mqm"
 """The format's name in the registry (:data:`prefeval_core.data.field_formats.FIELD_FORMATS`), ``--kind FILE=mqm``."""

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from prefeval_core.bundled import SAMPLES_DIR
+from prefeval_core.data.bundled import SAMPLES_DIR
 
 DEFAULT_CORPUS = SAMPLES_DIR / "corpus" / "en.txt"
 """The shipped English corpus (see its README for provenance)."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from prefeval_core.bundled import SAMPLES_DIR
+from prefeval_core.data.bundled import SAMPLES_DIR
 from prefeval_core.errors import settings_error
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, embed_with_references, reduce_per_owner
 from prefeval_core.textmetrics.sescore2.corpus import split_sentences

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from prefeval_core.counts import align_outcomes
 from prefeval_core.data.coverage import scalar_coverage
 from prefeval_core.data.dataset import Dataset
-from prefeval_core.preferences import pair_outcomes
+from prefeval_core.pairs.counts import align_outcomes
+from prefeval_core.pairs.preferences import pair_outcomes
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ task's ``data`` holds the texts the config shows under keys of prefeval's own
 ``prefeval_output``; Label Studio's data manager adds fields of its own to every task, ``source``
 among them, which holds the whole task as JSON) and a ``prefeval`` object: ``kind``, ``item_id``,
 its opaque token ``request_id`` and the ``digest`` of what the task shows, both keyed with the
-study's secret (:mod:`prefeval_core.blind`). Label Studio keeps ``data`` as it is in its export.
+study's secret (:mod:`prefeval_core.annotation.blind`). Label Studio keeps ``data`` as it is in its export.
 
-**Blind** (:mod:`prefeval_core.blind`). No system name, data key or study id is in the task data
+**Blind** (:mod:`prefeval_core.annotation.blind`). No system name, data key or study id is in the task data
 (annotators who can open Label Studio's Data Manager see the data), the side shown as A comes from
 the keyed coin and is named by the token only, and the tasks go out in blind order. The import
 finds the task and side again from the token among the data's systems, and refuses a task whose
@@ -22,7 +22,7 @@ well: their ``prefeval`` object names ``dataset``, ``study_id``, an unkeyed ``re
 * Comparisons (:data:`PREFERENCE`): a ``Choices`` control ``preference`` with *A better*,
   *Equal*, *B better*, *Both bad* (hotkeys a, e, b, x as in the app); *Both bad* is a tie
   labelled ``both_bad``.
-* Ratings (:data:`SCORE`), on the study's scale (:mod:`prefeval_core.workflow.rating_scale`): a
+* Ratings (:data:`SCORE`), on the study's scale (:mod:`prefeval_core.annotation.rating_scale`): a
   ``Rating`` control (stars) for a 1..N scale; a ``Choices`` control with one choice per level
   for another discrete scale; a ``Number`` control (min, max) for a continuous one **(choice)**.
 
@@ -55,16 +55,16 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.blind import SIDES, BlindKey, BlindTasks, Side, blind_order, left_system_of, shown_side
+from prefeval_core.annotation.blind import SIDES, BlindKey, BlindTasks, Side, blind_order, left_system_of, shown_side
+from prefeval_core.annotation.left_right import Choice, outcome_from_choice
+from prefeval_core.annotation.rating_scale import RatingScale
+from prefeval_core.annotation.requests import rating_request_frame, request_frame
 from prefeval_core.data.reading import read_table_bytes
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, MissingColumnError, Problem, raise_if_errors
-from prefeval_core.left_right import Choice, outcome_from_choice
-from prefeval_core.outcomes import canonical_pair
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.requests import rating_request_frame, request_frame
 from prefeval_core.store.records import Comparison, ComparisonLabel, Judgment, JudgmentKind, Rating, utc_now
-from prefeval_core.tasks import ComparisonTask, RatingTask, Task
-from prefeval_core.workflow.rating_scale import RatingScale
+from prefeval_core.vocabulary.outcomes import canonical_pair
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 
 PREFERENCE: Final = "preference"
 """Name of the comparison config's ``Choices`` control."""

@@ -3,7 +3,7 @@ annotations; saved to and restored from one JSON file.
 
 The JSON is self-contained: uploaded files travel inside it (base64), so a session restores
 on another machine. The protocol's state is kept as the JSON the protocol itself writes.
-Reading checks the whole file against its schema (:mod:`prefeval_core.session_schema`) before
+Reading checks the whole file against its schema (:mod:`prefeval_core.workflow.session_schema`) before
 anything is built, and names the JSON path of what is wrong; what needs the data is checked by
 :func:`prefeval_core.workflow.session_restore.restore_session`.
 """
@@ -17,15 +17,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from prefeval_core.bundled import SAMPLES_DIR, sample_names  # a clone's sample_data/, or the installed copy
+from prefeval_core.data.bundled import SAMPLES_DIR, sample_names  # a clone's sample_data/, or the installed copy
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
+from prefeval_core.data.schema import at_path, load_json, validated
 from prefeval_core.errors import DataError, PrefevalError, SettingsError
-from prefeval_core.schema import at_path, load_json, validated
-from prefeval_core.session_schema import JUDGMENT_TAGS, SESSION_VERSION, DataDocument, JudgmentDocument, RatingDocument, SessionDocument
 from prefeval_core.store import Comparison, Judgment, Rating, utc_now
 from prefeval_core.store.records import judgment_values
+from prefeval_core.workflow.session_schema import (
+    JUDGMENT_TAGS,
+    SESSION_VERSION,
+    DataDocument,
+    JudgmentDocument,
+    RatingDocument,
+    SessionDocument,
+)
 
 DEFAULT_SAMPLE: Final = "summeval"
 

@@ -15,8 +15,8 @@ from typing import Literal
 import numpy as np
 
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE, canonical_pair
 from prefeval_core.store.records import Comparison, ComparisonLabel, utc_now
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE, canonical_pair
 
 Choice = Literal["left", "equal", "right", "both_bad"]
 """What the annotator clicked: the left output is better, no preference, the right one, both are bad."""

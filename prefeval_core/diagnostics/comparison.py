@@ -29,7 +29,7 @@ from scipy.stats import t as student_t
 
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 ErrorType = Literal["correct_significant", "correct_undecided", "inversion", "omission", "insertion"]
 ERROR_TYPES: Final[tuple[ErrorType, ...]] = ("correct_significant", "correct_undecided", "inversion", "omission", "insertion")

@@ -6,7 +6,7 @@
   empty ``score`` to fill on the study's scale.
 
 Those frames name the systems, A is the canonical pair's first system. What annotators are
-handed is blind (:mod:`prefeval_core.blind`): :func:`blind_request_frame` and
+handed is blind (:mod:`prefeval_core.annotation.blind`): :func:`blind_request_frame` and
 :func:`blind_rating_request_frame` replace the names by an opaque token in ``request_id`` (keyed
 with the study's secret; it also fixes which system is A, never a column) and add a ``digest`` of
 what the row shows, and put the rows in blind order. Reading back takes a file with system names,
@@ -14,7 +14,7 @@ a blind one (its tasks found again among the data's systems, then required, with
 key; a row not as exported is refused), or a blind one of the older layout (unkeyed
 ``request_id`` and, for comparisons, ``left``).
 
-CSV exports are formula-neutralised (:mod:`prefeval_core.safe_csv`); reading back strips that
+CSV exports are formula-neutralised (:mod:`prefeval_core.data.safe_csv`); reading back strips that
 quote again. Rows left empty are not judged yet and are skipped; every other problem names the
 file, row and column. Judgments read back are ``origin="import"``: their identity is their
 content, so importing the same file twice stores each judgment once.
@@ -28,15 +28,15 @@ from typing import Final, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from prefeval_core.blind import SIDES, BlindKey, BlindTasks, Side, blind_order, left_system_of, shown_side
+from prefeval_core.annotation.blind import SIDES, BlindKey, BlindTasks, Side, blind_order, left_system_of, shown_side
 from prefeval_core.data.formats import LABELS, cell_problems, find_columns
 from prefeval_core.data.reading import RawTable, read_table_bytes
+from prefeval_core.data.safe_csv import restore_cell, to_safe_csv
 from prefeval_core.errors import BadValueError, DataError, MissingColumnError, Problem, raise_if_errors, settings_error
-from prefeval_core.outcomes import canonical_pair, oriented_code
-from prefeval_core.preferences import unknown_system_problems
-from prefeval_core.safe_csv import restore_cell, to_safe_csv
+from prefeval_core.pairs.preferences import unknown_system_problems
 from prefeval_core.store.records import Comparison, JudgmentKind, Rating, utc_now
-from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.vocabulary.outcomes import canonical_pair, oriented_code
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 
 REQUEST_COLUMNS: Final = ("item_id", "system_a", "system_b", "source", "output_a", "output_b", "label", "annotator")
 """Columns of a comparison request file."""

@@ -27,9 +27,9 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.comparison import error_types as compute_error_types
+from prefeval_core.diagnostics.comparison import error_types as compute_error_types
 from prefeval_core.errors import settings_error
-from prefeval_core.outcomes import BETTER, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 
 @dataclass(frozen=True)

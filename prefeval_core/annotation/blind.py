@@ -8,7 +8,7 @@ random key kept in the store, :mod:`prefeval_core.store.secrets`; a data key's o
   system names finds nothing; with it, the import finds the task and the side again among the
   data's systems (:meth:`BlindTasks.find`).
 * **Side**: which system of the canonical pair is shown as A is the app's seeded coin
-  (:func:`~prefeval_core.left_right.left_right`) with a seed drawn from the secret and the
+  (:func:`~prefeval_core.annotation.left_right.left_right`) with a seed drawn from the secret and the
   export's seed (:meth:`BlindKey.coin_seed`): unpredictable without the secret, reproducible with
   it, never a column of the file. The token names the side, so it cannot be flipped either.
 * **Digest**: each row carries ``HMAC-SHA256(secret, token, item, texts shown)``, 128 bits; a
@@ -31,9 +31,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from prefeval_core.left_right import left_right
+from prefeval_core.annotation.left_right import left_right
 from prefeval_core.store.records import JudgmentKind, request_id_for
-from prefeval_core.tasks import ComparisonTask, RatingTask, Task
+from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 
 Side = Literal["first", "second"]
 """Which system of a canonical pair (``system_a < system_b``) is shown as A, on the left."""

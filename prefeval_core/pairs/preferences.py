@@ -18,7 +18,7 @@ import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError, Problem, UnknownNameError, settings_error
-from prefeval_core.outcomes import canonical_pair, codes_from_differences, flip_codes
+from prefeval_core.vocabulary.outcomes import canonical_pair, codes_from_differences, flip_codes
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ combination of :mod:`prefeval_core.store.frames`.
   with ``p_o`` the share of units they agree on and ``p_e = sum_c p1(c) p2(c)`` from each
   annotator's own category shares; undefined (NaN) when ``p_e = 1``.
 * **Per annotator**: alpha (the same level) between the annotator and the **others combined**
-  (the others' majority for comparisons, their mean for ratings, :mod:`prefeval_core.combine`)
+  (the others' majority for comparisons, their mean for ratings, :mod:`prefeval_core.vocabulary.combine`)
   on the units both have; and agreement with the **metric** on the units both have: ordinal
   alpha between the annotator's and the metric's outcome values for comparisons, Kendall's
   tau-b between the annotator's and the metric's scores for ratings (a metric's scale is not the
@@ -33,11 +33,11 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-from prefeval_core.combine import majority_outcomes, mean_scores
+from prefeval_core.diagnostics.kendall import tau_b
 from prefeval_core.errors import settings_error
-from prefeval_core.kendall import tau_b
 from prefeval_core.store.frames import COMPARISON_TASK, RATING_TASK, latest_answers
 from prefeval_core.store.records import Comparison, JudgmentKind, Rating
+from prefeval_core.vocabulary.combine import majority_outcomes, mean_scores
 
 AlphaLevel = Literal["ordinal", "interval"]
 """Krippendorff's level of measurement: ordinal for comparisons (values v), interval for ratings."""
@@ -180,7 +180,7 @@ def comparison_agreement(comparisons: Sequence[Comparison], metric: pd.DataFrame
     Args:
         comparisons: the judgments (e.g. one study's); the latest per annotator and task counts.
         metric: the metric's outcomes ``system_a, system_b, item_id, outcome`` (canonical
-            pairs, codes 0/1/2, as :func:`~prefeval_core.preferences.pair_outcomes` gives), optional.
+            pairs, codes 0/1/2, as :func:`~prefeval_core.pairs.preferences.pair_outcomes` gives), optional.
     """
     answers = latest_answers(comparisons, "comparison")
     answers = answers.assign(**{_VALUE: 1.0 - answers["outcome"].astype(np.float64)})

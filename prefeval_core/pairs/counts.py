@@ -19,8 +19,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.errors import CoverageError, settings_error
-from prefeval_core.outcomes import MISSING, canonical_pair
-from prefeval_core.preferences import PairOutcomes
+from prefeval_core.pairs.preferences import PairOutcomes
+from prefeval_core.vocabulary.outcomes import MISSING, canonical_pair
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Final
 
 from prefeval_core.errors import settings_error
 
-_PACKAGE_PARENT: Final = Path(__file__).resolve().parents[1]
+_PACKAGE_PARENT: Final = Path(__file__).resolve().parents[2]
 _INSTALLED: Final = _PACKAGE_PARENT / "prefeval_app"
 
 APP_DIR: Final = _INSTALLED if (_INSTALLED / "app.py").is_file() else _PACKAGE_PARENT

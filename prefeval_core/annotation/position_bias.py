@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
-from prefeval_core.outcomes import BETTER, WORSE
 from prefeval_core.store.frames import latest_answers
 from prefeval_core.store.records import Comparison
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.counts import PairTable, count_triples
 from prefeval_core.errors import settings_error
+from prefeval_core.pairs.counts import PairTable, count_triples
 
 IDEAL_METRIC_NAME: Final = "ideal"
 """The name under which the simulated metric is offered (CLI ``--metric ideal``)."""

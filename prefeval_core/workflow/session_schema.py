@@ -1,4 +1,4 @@
-"""The schema of a session file (version 2, :func:`prefeval_core.session.session_to_json`).
+"""The schema of a session file (version 2, :func:`prefeval_core.workflow.session.session_to_json`).
 
 Checked before anything is built from the file: types (no text where a number belongs),
 finite numbers, bounds, option names (the core's ``Literal`` types), the number and size of
@@ -18,8 +18,8 @@ from pydantic import Discriminator, Field, StrictInt, StrictStr, Tag, field_vali
 
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.limits import MAX_BYTES
+from prefeval_core.data.schema import StrictModel
 from prefeval_core.protocol.state_schema import Name, OutcomeCode, Seed, StateDocument, Threshold
-from prefeval_core.schema import StrictModel
 from prefeval_core.store.records import ComparisonLabel, Origin
 from prefeval_core.workflow.setup_schema import SetupDocument
 
@@ -52,7 +52,7 @@ class FileDocument(StrictModel):
 
 
 class DataDocument(StrictModel):
-    """:class:`~prefeval_core.session.DataChoice` as saved."""
+    """:class:`~prefeval_core.workflow.session.DataChoice` as saved."""
 
     kind: Literal["sample", "upload"]
     name: Name
