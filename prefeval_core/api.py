@@ -55,9 +55,10 @@ from prefeval_core.workflow.decisions import Decisions, Model, Sampler, SamplerS
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, MetricReport, check_json, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.session import DEFAULT_SAMPLE, DataChoice, sample_names
+from prefeval_core.workflow.status import STOP_WORDS, StudyStatus, study_status
 from prefeval_core.workflow.studies import Store, Study, StudySummary, list_studies, load_study, study_store
 from prefeval_core.workflow.study import QuestionKind, replay_setup
-from prefeval_core.workflow.views import STOP_WORDS, StudyStatus, pairs_frame, study_status, theta_history_figure
+from prefeval_core.workflow.views import pairs_frame, theta_history_figure
 
 _FRAME_KINDS: Final[dict[str, TableKind | None]] = {
     "ratings": None,  # long or wide: detected from the columns, as for a file

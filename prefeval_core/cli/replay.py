@@ -27,7 +27,7 @@ from prefeval_core.protocol.settings import STATISTICS
 from prefeval_core.sequential.evidence import ERROR_CONTROLS
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS
-from prefeval_core.workflow.views import study_status
+from prefeval_core.workflow.status import study_status
 
 
 def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False) -> None:

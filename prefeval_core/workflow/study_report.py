@@ -25,7 +25,8 @@ from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, 
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
-from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, study_status
+from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs
 
 
 @dataclass(frozen=True)
