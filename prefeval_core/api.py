@@ -50,6 +50,7 @@ from prefeval_core.pairs.counts import align_outcomes, count_triples
 from prefeval_core.pairs.preferences import pair_outcomes
 from prefeval_core.protocol import Question, QuestionKind
 from prefeval_core.store import Store, StudySummary, open_store
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
@@ -258,7 +259,7 @@ def decide(
     model: Model | None = None,
     mu: npt.ArrayLike | None = None,
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     settings: SamplerSettings | None = None,
 ) -> Decisions:
@@ -499,7 +500,9 @@ def _shown(value: float | None) -> str:
 
 
 @_double_precision
-def check_metric(data: Dataset, human: str, metric: str, *, eps: float = 0.0, gamma: float = 0.05, seed: int = 0) -> MetricCheckResult:
+def check_metric(
+    data: Dataset, human: str, metric: str, *, eps: float = 0.0, gamma: float = DEFAULT_GAMMA, seed: int = 0
+) -> MetricCheckResult:
     """Check ``metric`` against ``human`` (the Metric check page and ``diagnose``).
 
     Args:

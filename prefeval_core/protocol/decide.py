@@ -40,6 +40,7 @@ from prefeval_core.pairs.counts import JointCounts, pattern_index
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 
 def round_seed(seed: int, round_number: int) -> int:
@@ -72,7 +73,7 @@ def decide_pairs_of_round(
         previous = state.revealed_counts(before_round=number).subset(chosen)
         log_numerator = update_log_numerator(previous, counts, log_numerator, mu)
     evidence = anytime_decisions(counts, settings.gamma, log_numerator=log_numerator if with_metric else None, mu=mu)
-    undecided = evidence.decision == 1
+    undecided = evidence.decision == UNDECIDED
     stop = np.zeros(D, dtype=bool)
     if undecided.any():
         rows = np.flatnonzero(undecided)
@@ -147,7 +148,7 @@ def _spending(
         )
     decision = spending_decisions(looks, n[:, 0], gamma).decision
     stop = np.zeros(len(chosen), dtype=bool)
-    open_rows = np.flatnonzero(decision == 1)
+    open_rows = np.flatnonzero(decision == UNDECIDED)
     if open_rows.size:
         remaining, patterns = _remaining(state, chosen[open_rows])
         with_metric = state.table.k > 0 and state.settings.model != "human_only"

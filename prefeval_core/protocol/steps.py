@@ -36,7 +36,7 @@ from prefeval_core.protocol.question_control import DecidedRound, decide_questio
 from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.vocabulary.outcomes import canonical_pair, oriented_code
+from prefeval_core.vocabulary.outcomes import UNDECIDED, canonical_pair, oriented_code
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 
 
@@ -314,7 +314,7 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
     fresh = np.zeros(table.n_pairs, dtype=bool)
     fresh[table.row_pair[rounds == number]] = True
     asked = question_pairs(state.settings.question, table.systems, table.pair_systems)  # baseline: other pairs are never decided
-    chosen = np.flatnonzero(fresh & asked & (state.decisions == 1))
+    chosen = np.flatnonzero(fresh & asked & (state.decisions == UNDECIDED))
     decided = decide_pairs_of_round(state, chosen, number, sampler_settings)
     decisions = state.decisions.copy()
     decisions[chosen] = decided.decision
