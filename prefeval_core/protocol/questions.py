@@ -82,6 +82,7 @@ class QuestionKindEntry:
         describe: the question with its parameters, in words.
         pairs: (P,) the pairs the question is about, from the question, the system names and the
             (P, 2) system indices of the pairs.
+        k: whether it asks for a tier of ``k`` systems (other kinds keep ``k = 1``).
         baselines: whether it is asked against named baseline systems (which it then needs).
     """
 
@@ -89,6 +90,7 @@ class QuestionKindEntry:
     label: str
     describe: Callable[[Question], str]
     pairs: Callable[[Question, Sequence[str], npt.NDArray[np.int64]], BoolArray]
+    k: bool = False
     baselines: bool = False
 
 
@@ -107,7 +109,7 @@ QUESTION_KINDS: dict[str, QuestionKindEntry] = {
     entry.name: entry
     for entry in (
         QuestionKindEntry("all-pairs", "Order of every pair (the paper)", lambda q: "the order of every pair of systems", every_pair),
-        QuestionKindEntry("top-k", "The best k systems", lambda q: f"which systems can be among the best {q.k}", every_pair),
+        QuestionKindEntry("top-k", "The best k systems", lambda q: f"which systems can be among the best {q.k}", every_pair, k=True),
         QuestionKindEntry(
             "baseline",
             "Each system against a baseline",

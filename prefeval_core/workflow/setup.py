@@ -15,17 +15,19 @@ futility only from there and shares every other default with this declaration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields, replace
+from types import NoneType, UnionType
+from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
 
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.error_controls import control_words
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
-from prefeval_core.protocol.questions import Question, question_pairs
+from prefeval_core.protocol.questions import QUESTION_KINDS, Question, question_pairs
 from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Statistic
 from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit
-from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, check_declared, setting
+from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, Setting, check_declared, declared, setting
 from prefeval_core.vocabulary.levels import DEFAULT_FUTILITY, DEFAULT_GAMMA
 
 Mode = Literal["replay", "live"]
@@ -211,6 +213,75 @@ class StudySetup:
         return cls(
             question=Question(question.get("kind", "all-pairs"), int(question.get("k", 1)), tuple(question.get("baselines", ()))), **raw
         )
+
+
+@dataclass(frozen=True)
+class SetupField:
+    """One declared setting of a study, as the shells read it (:func:`setup_fields`).
+
+    Attributes:
+        name: the field's name in :class:`StudySetup`, or in its question (``kind``, ``k``, ``baselines``).
+        setting: its declaration (label, help, bounds, choices, option).
+        default: its default; ``MISSING`` (:data:`dataclasses.MISSING`): required.
+        kind: ``int``, ``float``, ``str`` or ``tuple`` (names).
+        optional: whether it may be ``None`` (unset).
+    """
+
+    name: str
+    setting: Setting
+    default: Any
+    kind: type
+    optional: bool
+
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING
+
+    @property
+    def option(self) -> str | None:
+        """Its command-line option (``--cost-unit``), or ``None``."""
+        if self.setting.option is None:
+            return None
+        return "--" + (self.setting.option or self.name.replace("_", "-"))
+
+
+def _fields_of(cls: type) -> list[SetupField]:
+    hints = get_type_hints(cls)
+    found = []
+    for name, (field, spec) in declared(cls).items():
+        hint = hints[name]
+        optional = get_origin(hint) in (Union, UnionType) and NoneType in get_args(hint)
+        inner = next(arg for arg in get_args(hint) if arg is not NoneType) if optional else hint
+        kind = inner if inner in (int, float, str) else tuple if get_origin(inner) is tuple else str if spec.choices else inner
+        found.append(SetupField(name, spec, field.default, kind, optional))
+    return found
+
+
+def setup_fields() -> dict[str, SetupField]:
+    """Every declared setting of a study, in declaration order, the question's (``kind``, ``k``,
+    ``baselines``) in its place: what the CLI's options and the Protocol form are made from."""
+    found: dict[str, SetupField] = {}
+    for entry in _fields_of(StudySetup):
+        if entry.kind is Question:
+            found.update((part.name, part) for part in _fields_of(Question))
+        else:
+            found[entry.name] = entry
+    return found
+
+
+def setup_from_values(values: Mapping[str, Any]) -> StudySetup:
+    """The setup of flat values named as in :func:`setup_fields` (a missing one: its default); a
+    question parameter its kind does not use (``k`` but for top-k, baselines but for baseline) is
+    dropped, so a form or a command line may always send both."""
+    parts = {field.name for field in fields(Question)}
+    question = {name: values[name] for name in parts if name in values}
+    entry = QUESTION_KINDS.get(question.get("kind", Question.kind))
+    if entry is not None and not entry.k:
+        question.pop("k", None)
+    if entry is not None and not entry.baselines:
+        question.pop("baselines", None)
+    rest = {name: value for name, value in values.items() if name not in parts}
+    return StudySetup(question=Question(**question), **rest)
 
 
 def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
