@@ -61,10 +61,6 @@ class Bounds:
             return f"{'>=' if self.ge is not None else '>'} {low:g}"
         return "a finite number" if high is None else f"{'<=' if self.le is not None else '<'} {high:g}"
 
-    def as_pydantic(self) -> dict[str, float]:
-        """The bounds as ``pydantic.Field`` keyword arguments."""
-        return {name: value for name, value in vars(self).items() if value is not None}
-
 
 @dataclass(frozen=True)
 class Setting:

@@ -125,7 +125,9 @@ class StudySetup:
     model: Model | None = setting(None, label="Decision model", help="the decision model", choices=MODEL_WORDS, option=None)
     sampler: Sampler = setting("fast", label="Sampler", help="decision engine sampler", choices=SAMPLER_WORDS)
     policy: Policy = setting("paper", label="Allocation (comparisons)", help="allocation (comparisons studies)", choices=POLICY_WORDS)
-    seed: int = setting(0, label="Seed", help="seed of the reveal order, the sampler and the human-fraction draw", bounds=COUNT)
+    seed: int = setting(
+        0, label="Seed", help="seed of the reveal order, the sampler and the human-fraction draw", bounds=COUNT, shown=(0, 2**31 - 1)
+    )
     human_fraction: float = setting(
         1.0,
         label="Share of the human judgments that may be revealed (replay)",
@@ -282,6 +284,12 @@ def setup_from_values(values: Mapping[str, Any]) -> StudySetup:
         question.pop("baselines", None)
     rest = {name: value for name, value in values.items() if name not in parts}
     return StudySetup(question=Question(**question), **rest)
+
+
+def setup_values(setup: StudySetup) -> dict[str, Any]:
+    """The flat values of ``setup``, named as in :func:`setup_fields` (inverse of :func:`setup_from_values`)."""
+    question = {field.name: getattr(setup.question, field.name) for field in fields(Question)}
+    return {**{name: getattr(setup, name) for name in declared(StudySetup) if name != "question"}, **question}
 
 
 def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:

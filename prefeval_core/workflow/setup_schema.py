@@ -48,7 +48,8 @@ def _document_type(hint: Any, spec: Setting, nested: dict[type, type[BaseModel]]
     if callable(spec.choices):
         return Annotated[StrictStr, _registered(spec)]
     if hint in (int, float):
-        return Annotated[hint, Field(**spec.bounds.as_pydantic())]
+        bounds = spec.bounds
+        return Annotated[hint, Field(ge=bounds.ge, gt=bounds.gt, le=bounds.le, lt=bounds.lt)]
     return hint
 
 
