@@ -71,7 +71,7 @@ def option_arguments(field: SetupField, default: Any) -> dict[str, Any]:
         arguments["choices"] = tuple(spec.words())
     elif field.kind in (int, float):
         arguments["type"] = number_type(field, default)
-    if field.optional and default is not None:
+    if "type" in arguments and field.optional and default is not None:
         arguments["help"] = f"{spec.help}, or 'none' ({spec.none}) (default: %(default)s)"
     else:
         shown = spec.none if default is None else "%(default)s" if default != () else "none"
