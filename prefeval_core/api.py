@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prefeval_core.errors import DataError, settings_error
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
 from prefeval_core.workflow.answers import leaderboard_frame, study_leaderboard
@@ -201,7 +202,7 @@ def decide(
     model: Model | None = None,
     mu: npt.ArrayLike | None = None,
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     settings: SamplerSettings | None = None,
 ) -> Decisions:
@@ -380,7 +381,9 @@ def _shown(value: float | None) -> str:
 
 
 @_double_precision
-def check_metric(data: Dataset, human: str, metric: str, *, eps: float = 0.0, gamma: float = 0.05, seed: int = 0) -> MetricCheckResult:
+def check_metric(
+    data: Dataset, human: str, metric: str, *, eps: float = 0.0, gamma: float = DEFAULT_GAMMA, seed: int = 0
+) -> MetricCheckResult:
     """Check ``metric`` against ``human`` (the Metric check page and ``diagnose``).
 
     Args:

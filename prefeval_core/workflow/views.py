@@ -15,6 +15,7 @@ from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_co
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.figures.report import ReportSection
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
+from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
@@ -65,12 +66,7 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
     return frame[question_pairs(state.settings.question, table.systems, table.pair_systems)].reset_index(drop=True)
 
 
-CONTROL_WORDS = {
-    "none": "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
-    "spending": "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
-    "anytime": "anytime-valid e-values (γ over any number of looks)",
-    "question": "question-level (the whole answer protected: Holm or closed testing over the question's pairs, γ over all looks)",
-}
+CONTROL_WORDS = {name: rule.words for name, rule in ERROR_CONTROL_RULES.items()}
 """The error control in force, in words, for every caption that shows decisions."""
 
 
