@@ -39,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("file", nargs="?", help="import: Label Studio's JSON export")
     parser.add_argument("--url", help="push, pull: the Label Studio server, e.g. http://127.0.0.1:8080")
     parser.add_argument("--token", help=f"push, pull: a Label Studio user's API token (default ${TOKEN_VARIABLE})")
-    parser.add_argument("--project", type=positive_int, help="push, pull: the project's id (default: the one titled 'prefeval study ID')")
+    parser.add_argument(
+        "--project", type=positive_int, help="push, pull: the project's id (default: the study's own, titled 'prefeval study ID (TAG)')"
+    )
     parser.add_argument("--out", default=".", help="export: the folder to write tasks.json and config.xml to (default: here)")
     parser.add_argument("--seed", type=seed_int, default=0, help="push, export: seed of the left/right order of comparisons (default 0)")
     parser.add_argument(

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from prefeval_core.annotation.blind import BlindKey
 from prefeval_core.annotation.labelstudio import (
     LabelStudioImport,
     LabelStudioProject,
@@ -123,9 +124,10 @@ class Imported:
         return dict(vars(self))
 
 
-def project_title(study_id: int) -> str:
-    """The title of a study's project on a server (names no system; at most 50 characters)."""
-    return f"prefeval study {study_id}"
+def project_title(study_id: int, key: BlindKey) -> str:
+    """The title of a study's project on a server: its id and a tag keyed with the study's secret
+    (``key``), so that the same id in another store names another project; names no system."""
+    return f"prefeval study {study_id} ({key.tag('labelstudio-project')})"
 
 
 def _open(store: Store | None, study_id: int) -> tuple[Store, Study, Dataset]:
@@ -185,7 +187,8 @@ def push_round(api: LabelStudioApi, study_id: int, *, project: int | None = None
     the one titled :func:`project_title`, created when missing; its labeling config brought up
     to date (the criterion may have changed); only the tasks it lacks are added."""
     store, study, dataset = _open(store, study_id)
-    title = project_title(study_id)
+    key = blind_key(store, study.data.key, study.id)
+    title = project_title(study_id, key)
     wanted = labeling_config(study.rating_scale(dataset), study.criterion)
     found = api.find_project(title) if project is None else (project, None)
     created = found is None
@@ -195,7 +198,6 @@ def push_round(api: LabelStudioApi, study_id: int, *, project: int | None = None
         project_id = found[0]
         if found[1] != wanted:
             api.set_config(project_id, wanted)
-    key = blind_key(store, study.data.key, study.id)
     present = tasks_in_project(api.task_data(project_id), study.data.key, systems=dataset.systems, study_id=study.id, key=key)
     requested = next_request(study.state).tasks
     missing = [t for t in requested if t not in present]
@@ -217,13 +219,13 @@ def pull_answers(
         DataError: as :func:`import_export`.
     """
     store, study, dataset = _open(store, study_id)
-    title = project_title(study_id)
+    title = project_title(study_id, blind_key(store, study.data.key, study.id))
     if project is None:
         found = api.find_project(title)
         if found is None:
             raise LabelStudioError.single("labelstudio", f"the server has no project '{title}' (push the study's requests first)")
         project = found[0]
-    return _read(store, study, dataset, f"Label Studio project {project}", api.export_json(project), latest_wins=latest_wins,
+    return _read(store, study, dataset, f"label-studio-project-{project}.json", api.export_json(project), latest_wins=latest_wins,
                  users=api.user_emails())  # fmt: skip
 
 
