@@ -68,6 +68,7 @@ _API = (
     "replay",
     "resume",
     "samples",
+    "start_study",
     "studies",
 )
 

@@ -54,6 +54,7 @@ from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
 from prefeval_core.workflow.answers import leaderboard_frame, study_leaderboard
+from prefeval_core.workflow.live_study import data_choice, start_live_study
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.session import DEFAULT_SAMPLE, DataChoice, sample_names
@@ -415,19 +416,20 @@ def replay(
         SettingsError: an unknown option or a value out of range.
         DataError: a rater or baseline the data do not have.
     """
-    allowed = {f.name for f in fields(StudySetup)} - {"human", "metrics", "question", "mode", "budget", "seed", "judgments_per_item"}
+    setup = _setup("replay", human, metrics, Question(question, k, _names(baselines)), budget, seed, options)
+    return ReplayResult(data.name, setup, run_replay(study_table(data, setup), setup))
+
+
+def _setup(
+    what: str, human: str, metrics: str | Sequence[str], question: Question, budget: int | None, seed: int, options: dict[str, Any]
+) -> StudySetup:
+    allowed = {f.name for f in fields(StudySetup)} - {"human", "metrics", "question", "mode", "budget", "seed"}
+    if what == "replay":
+        allowed -= {"judgments_per_item"}
     unknown = sorted(set(options) - allowed)
     if unknown:
-        raise settings_error(f"unknown replay option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}", field=unknown[0])
-    setup = StudySetup(
-        human=human,
-        metrics=_names(metrics),
-        question=Question(question, k, _names(baselines)),
-        budget=budget,
-        seed=seed,
-        **options,
-    )
-    return ReplayResult(data.name, setup, run_replay(study_table(data, setup), setup))
+        raise settings_error(f"unknown {what} option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}", field=unknown[0])
+    return StudySetup(human=human, metrics=_names(metrics), question=question, budget=budget, seed=seed, **options)
 
 
 def _names(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -591,6 +593,46 @@ class StudyView:
             f"<Study #{self.study.id} {self.study.record.name} [{self.study.record.dataset}]: round {s.round}, "
             f"{s.cost_used:,} of {s.budget:,} {s.unit}; {s.answer} ({s.stop_words})>"
         )
+
+
+def start_study(
+    data: str | Path | Sequence[str | Path],
+    human: str,
+    metrics: str | Sequence[str] = (),
+    *,
+    question: QuestionKind = "all-pairs",
+    k: int = 1,
+    baselines: str | Sequence[str] = (),
+    budget: int | None = None,
+    seed: int = 0,
+    name: str = "",
+    criterion: str = "",
+    guidelines: str = "",
+    store: Store | str | Path | None = None,
+    **options: Any,
+) -> int:
+    """Start a live study (the CLI's ``studies start``) and return its id: its first request is
+    open for the dashboard's annotators, request files and Label Studio (``studies step`` and the
+    dashboard's *Decide* take it on).
+
+    Args:
+        data: files, a folder, or ``sample:NAME``; their bytes are kept with the study.
+        human, metrics, question, k, baselines, budget, seed: as in :func:`replay`.
+        name: the study's name (default: the question and raters).
+        criterion: what annotators judge (default: from the human rater, ``human:relevance`` ->
+            relevance); ``guidelines``: Markdown shown with it.
+        store: as in :func:`studies`.
+        options: any other :class:`~prefeval_core.workflow.StudySetup` field (as in
+            :func:`replay`, and ``judgments_per_item``).
+
+    Raises:
+        SettingsError: an unknown option or a value out of range.
+        DataError: the data cannot be read, or lack a rater.
+    """
+    paths = [data] if isinstance(data, str | Path) else list(data)
+    setup = _setup("study", human, metrics, Question(question, k, _names(baselines)), budget, seed, options)
+    study = start_live_study(_store(store), data_choice(paths), setup, name=name, criterion=criterion, guidelines=guidelines)
+    return study.id
 
 
 def resume(study_id: int, *, store: Store | str | Path | None = None) -> StudyView:
