@@ -70,6 +70,7 @@ _API = (
     "replay",
     "resume",
     "samples",
+    "start_study",
     "studies",
 )
 

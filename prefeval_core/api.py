@@ -53,6 +53,7 @@ from prefeval_core.workflow.decisions import M_COLUMNS as M_COLUMNS
 from prefeval_core.workflow.decisions import N_COLUMNS as N_COLUMNS
 from prefeval_core.workflow.decisions import OUTCOME_NAMES as OUTCOME_NAMES
 from prefeval_core.workflow.decisions import Decisions, Model, Sampler, SamplerSettings, decide_frame, pair_counts_frame
+from prefeval_core.workflow.live_study import data_choice, start_live_study
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, MetricReport, check_json, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.session import DEFAULT_SAMPLE, DataChoice, sample_names
@@ -469,6 +470,48 @@ class StudyView:
             f"<Study #{self.study.id} {self.study.record.name} [{self.study.record.dataset}]: round {s.round}, "
             f"{s.cost_used:,} of {s.budget:,} {s.unit}; {s.answer} ({s.stop_words})>"
         )
+
+
+def start_study(
+    data: str | Path | Sequence[str | Path],
+    human: str,
+    metrics: str | Sequence[str] = (),
+    *,
+    question: QuestionKind = "all-pairs",
+    k: int = 1,
+    baselines: str | Sequence[str] = (),
+    budget: int | None = None,
+    seed: int = 0,
+    name: str = "",
+    criterion: str = "",
+    guidelines: str = "",
+    store: Store | str | Path | None = None,
+    **options: Any,
+) -> int:
+    """Start a live study (the CLI's ``studies start``) and return its id: its first request is
+    open for the dashboard's annotators, request files and Label Studio (``studies step`` and the
+    dashboard's *Decide* take it on).
+
+    Args:
+        data: files, a folder, or ``sample:NAME``; their bytes are kept with the study.
+        human, metrics, question, k, baselines, budget, seed: as in :func:`replay`.
+        name: the study's name (default: the question and raters).
+        criterion: what annotators judge (default: from the human rater, ``human:relevance`` ->
+            relevance); ``guidelines``: Markdown shown with it.
+        store: as in :func:`studies`.
+        options: any other :class:`~prefeval_core.workflow.StudySetup` field (as in
+            :func:`replay`, and ``judgments_per_item``).
+
+    Raises:
+        SettingsError: an unknown option or a value out of range.
+        DataError: the data cannot be read, or lack a rater.
+    """
+    paths = [data] if isinstance(data, str | Path) else list(data)
+    setup = replay_setup(
+        human, _names(metrics), question=question, k=k, baselines=_names(baselines), budget=budget, seed=seed, mode="live", **options
+    )
+    study = start_live_study(study_store(store), data_choice(paths), setup, name=name, criterion=criterion, guidelines=guidelines)
+    return study.id
 
 
 def resume(study_id: int, *, store: Store | str | Path | None = None) -> StudyView:

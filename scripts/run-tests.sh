@@ -17,6 +17,9 @@ if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev
 fi
 # --- end of PostgreSQL
 scripts/setup-env.sh test
+# The Label Studio server of tests/test_labelstudio_server.py, in its own .venv-labelstudio (first run only).
+bash scripts/label-studio-server.sh >/dev/null \
+  || echo "warning: could not install Label Studio; its server test will fail under CI" >&2
 # (tests/test_package.py builds the wheel and installs it into a fresh venv with .venv/bin/uv: the install check)
 # the import contract first (pyproject.toml [tool.importlinter]; tests/test_import_contract.py plants violations)
 .venv/bin/lint-imports --no-logo --no-cache

@@ -39,6 +39,7 @@ REQUIREMENT_FILES = {
     # requirements file -> the pyproject groups it pins (the README's install: the core, the dashboard, PostgreSQL support)
     "requirements.txt": ("dependencies", "app", "postgres"),
     "requirements-learned.txt": ("learned",),
+    "requirements-labelstudio.txt": ("labelstudio",),
     "requirements-dev.txt": ("test",),
 }
 PROJECT = canonicalize_name(PYPROJECT["project"]["name"])
@@ -77,7 +78,7 @@ def test_the_test_extra_includes_what_requirements_dev_includes() -> None:
     test_extra = [Requirement(e) for e in PYPROJECT["project"]["optional-dependencies"]["test"]]
     (itself,) = [r for r in test_extra if canonicalize_name(r.name) == PROJECT]
     covered = {group for file in includes for group in REQUIREMENT_FILES[file] if group != "dependencies"}
-    assert itself.extras == covered == {"app", "learned", "postgres"}
+    assert itself.extras == covered == {"app", "labelstudio", "learned", "postgres"}
 
 
 def test_streamlit_is_the_app_extra_only() -> None:

@@ -84,6 +84,11 @@ class BlindKey:
         """The opaque token of a request (and, for a comparison, the side shown as A)."""
         return self._mac("token", request_id, side or "")
 
+    def tag(self, name: str) -> str:
+        """A short keyed tag of ``name`` (8 hex digits): tells this scope's things (a Label Studio
+        project) apart from another store's, and says nothing about the scope."""
+        return self._mac("tag", name)[:8]
+
     def digest(self, token: str, item: str, texts: Sequence[str]) -> str:
         """The digest of a row as shown: its token, item and texts (source, then the outputs in
         the order shown)."""

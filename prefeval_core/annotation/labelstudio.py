@@ -30,9 +30,10 @@ well: their ``prefeval`` object names ``dataset``, ``study_id``, an unkeyed ``re
 with ``id``, ``data`` and ``annotations``; Label Studio's task format documentation): each
 annotation that is not cancelled and has a result of the prefeval control becomes a
 :class:`~prefeval_core.store.Comparison` or :class:`~prefeval_core.store.Rating` with
-``origin="import"`` (so importing a file twice stores each judgment once), the annotator
-``labelstudio:<completed_by>`` (a user id; an e-mail where the export gives the user as an
-object) and the annotation's ``created_at`` as its time. Several annotations of one task by one
+``origin="import"`` (so importing a file twice stores each judgment once), the annotator named by
+the e-mail of the user ``completed_by`` (from Label Studio's users, where the import is given them,
+or where the export gives the user as an object; else ``labelstudio:<user id>``) and the
+annotation's ``created_at`` as its time. Several annotations of one task by one
 annotator with different answers are refused, or with ``latest_wins`` the last one updated counts
 (Label Studio keeps an annotator's edits of one annotation as updates); the same answer twice is one.
 Tasks without annotations are not judged yet. A task that prefeval did not export for this data
@@ -47,7 +48,7 @@ from __future__ import annotations
 import json
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
@@ -185,6 +186,11 @@ def _xml(root: ET.Element) -> str:
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
+def labeling_config(scale: RatingScale | None, criterion: str | None) -> str:
+    """The labeling config of a comparison study (``scale`` None) or of ratings on ``scale``, asking about ``criterion``."""
+    return _comparison_config(criterion) if scale is None else _rating_config(scale, criterion)
+
+
 def _source_view() -> ET.Element:
     return _view(_element("Header", value="Source"), _element("Text", name="source", value="$" + DATA_KEYS["source"]))
 
@@ -236,6 +242,23 @@ def study_tasks(table: StudyTable) -> frozenset[Task]:
     return frozenset(ComparisonTask(table.items[table.row_item[r]], *table.pairs[table.row_pair[r]]) for r in rows)
 
 
+def tasks_in_project(
+    task_data: Iterable[Any], dataset: str, *, systems: Collection[str], study_id: int | None, key: BlindKey
+) -> frozenset[Task]:
+    """The tasks of this study (``dataset``, ``study_id``, keyed with ``key``) that a project
+    already holds, from the ``data`` of its tasks (either side shown as A); tasks of anything
+    else (another study, store or tool) are left out."""
+    blind = BlindTasks.of(dataset, study_id, systems, key)
+    found: set[Task] = set()
+    for data in task_data:
+        meta = data.get("prefeval") if isinstance(data, dict) else None
+        if isinstance(meta, dict) and meta.get("kind") in ("comparison", "rating") and isinstance(meta.get("item_id"), str):
+            hit = blind.find(meta["kind"], meta["item_id"], meta.get("request_id"))
+            if hit is not None:
+                found.add(hit[0])
+    return frozenset(found)
+
+
 @dataclass(frozen=True)
 class LabelStudioImport:
     """What a Label Studio export held: the ``judgments`` (ready for the store's ``add_many``),
@@ -256,6 +279,7 @@ class _Context:
     scale: RatingScale | None
     known: frozenset[Task] | None
     latest_wins: bool
+    users: Mapping[str, str]
 
 
 class _TaskError(ValueError):
@@ -277,6 +301,7 @@ def read_label_studio_export(
     known: Collection[Task] | None = None,
     key: BlindKey | None = None,
     latest_wins: bool = False,
+    users: Mapping[str, str] | None = None,
 ) -> LabelStudioImport:
     """The judgments in Label Studio's JSON export ``data`` of a project prefeval exported
     (module docstring) for ``dataset`` (its key) and ``study_id``.
@@ -292,6 +317,7 @@ def read_label_studio_export(
             exports; older exports are read without it).
         latest_wins: of two different answers to one task by one annotator, the one updated
             last counts; without it they are refused (which would count?).
+        users: the e-mail of each Label Studio user id (its users API): the annotator's name.
 
     Raises:
         DataError: not a JSON export, or any task or answer that cannot be taken (each problem
@@ -303,7 +329,8 @@ def read_label_studio_export(
         keys = ", ".join(map(repr, raw.frame.columns))
         message = "a Label Studio export needs the key '{}' in every task (export the project as JSON, not JSON-MIN or CSV; found: {})"
         raise MissingColumnError([Problem("error", "missing_column", message.format(m, keys), name, column=m) for m in missing])
-    context = _Context(BlindTasks.of(dataset, study_id, systems, key), scale, None if known is None else frozenset(known), latest_wins)
+    blind = BlindTasks.of(dataset, study_id, systems, key)
+    context = _Context(blind, scale, None if known is None else frozenset(known), latest_wins, users or {})
     ids = raw.frame["id"].tolist() if "id" in raw.frame.columns else [""] * len(raw.frame)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
@@ -356,7 +383,7 @@ def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) ->
         if answer is None:
             skipped += 1
             continue
-        annotator = _annotator(annotation.get("completed_by"))
+        annotator = _annotator(annotation.get("completed_by"), context.users)
         created = _time(annotation.get("created_at"))
         updated = _time(annotation.get("updated_at")) or created
         judgment = _judgment(context, task, left, answer, annotator, created or utc_now())
@@ -517,15 +544,18 @@ def _score(scale: RatingScale | None, value: dict[str, Any]) -> float:
     return score
 
 
-def _annotator(completed_by: Any) -> str:
-    """``labelstudio:<user id>``, or the user's e-mail where the export gives the user as an object."""
+def _annotator(completed_by: Any, users: Mapping[str, str]) -> str:
+    """The user's e-mail (from ``users``, or where the export gives the user as an object), else
+    ``labelstudio:<user id>``."""
     if isinstance(completed_by, dict):
         email = completed_by.get("email")
         if isinstance(email, str) and email.strip():
             return email.strip()
         completed_by = completed_by.get("id")
     if isinstance(completed_by, int | str) and not isinstance(completed_by, bool) and str(completed_by).strip():
-        return f"{ANNOTATOR_PREFIX}{str(completed_by).strip()}"
+        user = str(completed_by).strip()
+        email = users.get(user, "").strip()
+        return email or f"{ANNOTATOR_PREFIX}{user}"
     return ANNOTATOR_PREFIX + "unknown"
 
 

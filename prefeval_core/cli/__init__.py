@@ -31,7 +31,7 @@ COMMANDS: Final[dict[str, str]] = {
     "decide": "is A better than B? the Bayesian decision function on count triples",
     "describe": "summarise systems, items, raters and coverage",
     "diagnose": "confusion matrices, Favi-Scores, sign accuracies and Kendall tau of a metric",
-    "labelstudio": "a study's request as a Label Studio project, and Label Studio's export back as judgments",
+    "labelstudio": "a study's request in Label Studio (push to a server, or export as files) and the answers back (pull, or import)",
     "metrics": "compute metric ratings (BLEU, chrF, TER, embedding similarity, SEScore2) from texts",
     "replay": "run the annotation-budget protocol on a finished human evaluation",
     "reproduce": "the papers' tables: naive metric vs protocol, per metric, averaged over seeds",

@@ -15,12 +15,15 @@ dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR`
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from prefeval_core.cli._common import open_study, positive_int, print_json, progress
+from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.datasets import Dataset
+from prefeval_core.workflow.live_study import data_choice, start_live_study
 from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
+from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.studies import (
     Study,
     all_study_details,
@@ -31,6 +34,9 @@ from prefeval_core.workflow.studies import (
     study_json,
     study_store,
 )
+
+if TYPE_CHECKING:
+    from prefeval_core.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "action",
         nargs="?",
-        choices=("list", "show", "step", "agreement", *TEAM_ACTIONS),
+        choices=("list", "show", "step", "agreement", "start", *TEAM_ACTIONS),
         default="list",
         help="what to do (default list)",
     )
@@ -55,7 +61,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--base-url", default="http://localhost:8501", help="invite: the dashboard's address the link starts with")
     parser.add_argument("--all", action="store_true", help="list: archived studies too")
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
-    parser.add_argument("--metric", help="agreement: the metric to compare the annotators with (default: the study's first metric)")
+    parser.add_argument(
+        "--metric",
+        help="agreement: the metric to compare the annotators with (default: the study's first metric); start: the metric rater(s), A[,B]",
+    )
+    start = parser.add_argument_group("start: a new live study (then shown as by `show`)")
+    start.add_argument("--data", nargs="+", metavar="PATH", help="files, a folder, or sample:NAME (kept with the study)")
+    start.add_argument("--human", help="the human rater whose criterion the annotators judge, e.g. human:relevance")
+    start.add_argument("--unit", choices=("ratings", "comparisons"), help="what one paid judgment is (default: from the human rater)")
+    start.add_argument("--budget", type=positive_int, help="the most judgments to pay for (a live study needs one)")
+    start.add_argument("--batch", type=positive_int, default=10, help="per round: items per system, or comparisons per pair (default 10)")
+    start.add_argument("--per-item", type=positive_int, default=1, help="different annotators per requested item (default 1)")
+    start.add_argument("--seed", type=int, default=0, help="seed of the request order and the sampler (default 0)")
+    start.add_argument("--criterion", default="", help="what annotators judge (default: from --human, human:relevance -> relevance)")
+    start.add_argument("--study-name", default="", help="the study's name (default: its question and raters)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
@@ -77,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
             mark = f"{row['kind'] or 'study'}{', archived' if row['archived'] else ''}"
             print_safe(f"#{row['id']}  {row['name']}  [{row['dataset']}, {mark}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
         return 0
+    if args.action == "start":
+        args.action, args.study = "show", _start(store, args)
     if args.study is None:
         raise SystemExit(f"studies {args.action}: give the study's id")
     if args.action in TEAM_ACTIONS:
@@ -101,6 +122,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 TEAM_ACTIONS = ("invite", "revoke", "rename", "archive", "unarchive")
+
+
+def _start(store: Store, args: argparse.Namespace) -> int:
+    """The id of a new live study of the ``start`` options."""
+    if not args.data or not args.human:
+        raise SystemExit("studies start: give --data and --human")
+    setup = StudySetup(
+        human=args.human, metrics=name_list(args.metric) if args.metric else (), unit=args.unit, budget=args.budget, batch=args.batch,
+        seed=args.seed, judgments_per_item=args.per_item, mode="live",
+    )  # fmt: skip
+    return start_live_study(store, data_choice(args.data), setup, name=args.study_name, criterion=args.criterion).id
 
 
 def _team(args: argparse.Namespace) -> int:

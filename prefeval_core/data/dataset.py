@@ -183,13 +183,17 @@ def _source_name(source: Source) -> str:
     return source[0] if isinstance(source, tuple) else Path(source).name
 
 
+def table_files(folder: Path) -> list[Path]:
+    """The files of ``folder`` that are read as tables (by their suffix, gzipped or not), by name."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().removesuffix(".gz").endswith(_TABLE_SUFFIXES))
+
+
 def _read_source(source: Source, max_bytes: int) -> list[RawTable]:
     if isinstance(source, tuple):
         return [read_table_bytes(source[0], source[1], max_bytes=max_bytes)]
     path = Path(source)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().removesuffix(".gz").endswith(_TABLE_SUFFIXES))
-        return [read_table(p, max_bytes=max_bytes) for p in files]
+        return [read_table(p, max_bytes=max_bytes) for p in table_files(path)]
     return [read_table(path, max_bytes=max_bytes)]
 
 
