@@ -508,7 +508,7 @@ def start_study(
     """
     paths = [data] if isinstance(data, str | Path) else list(data)
     setup = replay_setup(
-        human, _names(metrics), question=question, k=k, baselines=_names(baselines), budget=budget, seed=seed, mode="live", **options
+        human, _names(metrics), question=question, k=k, baselines=_names(baselines), budget=budget, seed=seed, live=True, **options
     )
     study = start_live_study(study_store(store), data_choice(paths), setup, name=name, criterion=criterion, guidelines=guidelines)
     return study.id

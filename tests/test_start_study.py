@@ -61,4 +61,4 @@ def test_the_api_starts_a_live_study_and_returns_its_id(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match="unknown study option"):
         pe.start_study("sample:summeval", "human:relevance", store=tmp_path, colour="red")
     with pytest.raises(SettingsError, match="give it alone"):
-        pe.start_study(["sample:summeval", "x.csv"], "human:relevance", store=tmp_path)
+        pe.start_study(["sample:summeval", "x.csv"], "human:relevance", budget=50, store=tmp_path)

@@ -35,7 +35,7 @@ from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow.answers import answer_words, leaderboard_json, study_leaderboard
-from prefeval_core.workflow.setup import Mode, StudySetup, protocol_settings
+from prefeval_core.workflow.setup import StudySetup, protocol_settings
 
 
 def replay_setup(
@@ -47,10 +47,10 @@ def replay_setup(
     baselines: Sequence[str] = (),
     budget: int | None = None,
     seed: int = 0,
-    mode: Mode = "replay",
+    live: bool = False,
     **options: Any,
 ) -> StudySetup:
-    """The setup of a replay (or, with ``mode="live"``, of a live study): ``question`` (with ``k``
+    """The setup of a replay (or, with ``live``, of a live study): ``question`` (with ``k``
     for top-k, ``baselines`` for baseline), ``budget`` in the study's cost unit (``None``: all),
     ``seed``, and any other :class:`~prefeval_core.workflow.setup.StudySetup` field by name in
     ``options`` (``judgments_per_item`` only for a live study).
@@ -59,18 +59,19 @@ def replay_setup(
         SettingsError: an option that is not a setup field of that mode, or a value out of range.
     """
     allowed = {f.name for f in fields(StudySetup)} - {"human", "metrics", "question", "mode", "budget", "seed"}
-    if mode == "replay":
+    if not live:
         allowed -= {"judgments_per_item"}
     unknown = sorted(set(options) - allowed)
     if unknown:
-        raise settings_error(f"unknown {mode} option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}", field=unknown[0])
+        what = "study" if live else "replay"
+        raise settings_error(f"unknown {what} option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}", field=unknown[0])
     return StudySetup(
         human=human,
         metrics=tuple(metrics),
         question=Question(question, k, tuple(baselines)),
         budget=budget,
         seed=seed,
-        mode=mode,
+        mode="live" if live else "replay",
         **options,
     )
 
