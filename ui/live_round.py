@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from prefeval_core.protocol import Judgment, ProtocolState
-from prefeval_core.store import open_store
-from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.feed import Judgment, ProtocolState, decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.session import DataChoice
 from ui import state, studies
 from ui.errors import user_errors

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from prefeval_core.store import open_store
+from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.roles import (
     LEAD_PASSWORD_ENV,
     TOKEN_PARAM,

@@ -6,9 +6,17 @@ from __future__ import annotations
 import streamlit as st
 
 from prefeval_core.errors import PrefevalError
-from prefeval_core.protocol import ProtocolState
-from prefeval_core.store import StateKind, open_store
-from prefeval_core.workflow.studies import Study, all_study_details, list_studies, record_state, resume_study, study_parts
+from prefeval_core.workflow.judgments import open_store
+from prefeval_core.workflow.studies import (
+    ProtocolState,
+    StateKind,
+    Study,
+    all_study_details,
+    list_studies,
+    record_state,
+    resume_study,
+    study_parts,
+)
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 

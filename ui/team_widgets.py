@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.store import Judgment, StudyRecord, open_store
+from prefeval_core.workflow.judgments import Judgment, StudyRecord, open_store
 from prefeval_core.workflow.roles import annotator_link, invitations, invite_annotator, revoke_annotator
 from prefeval_core.workflow.studies import archive_study, rename_study, set_criterion, study_details
 from ui.errors import escape_markdown, user_errors
