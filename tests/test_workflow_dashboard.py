@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
-from prefeval_core.workflow.dataset import file_columns, grouped_warnings, summarise
+from prefeval_core.workflow.datasets import describe_data, file_columns, grouped_warnings
 from prefeval_core.workflow.judgments import (
     export_judgments,
     import_judged_requests,
@@ -20,7 +20,7 @@ from prefeval_core.workflow.judgments import (
     shown_sides,
     undo_last,
 )
-from prefeval_core.workflow.label_studio import import_label_studio_export, label_studio_project
+from prefeval_core.workflow.labelstudio import import_label_studio_export, label_studio_project
 from prefeval_core.workflow.metric_check import MetricCheck, check_metric
 from prefeval_core.workflow.raters import metric_candidates, rater_directions, rater_roles, starting_raters
 from prefeval_core.workflow.request_files import blind_key, request_files
@@ -85,7 +85,7 @@ def test_a_judged_request_file_and_a_label_studio_export_are_imported_once(tmp_p
 def test_the_data_are_described_and_the_raters_chosen() -> None:
     dataset = DATA.load()
     assert file_columns("ratings.csv", RATINGS_CSV.encode(), max_bytes=10_000) == ("item_id", "system", "rater", "score")
-    assert summarise(dataset, "human", "bleu").systems == ("A", "B", "C")
+    assert describe_data(dataset, "human", "bleu").systems == ("A", "B", "C")
     assert grouped_warnings(dataset) == tuple(grouped_warnings(dataset))
     roles, directions = rater_roles(dataset, {}), rater_directions(dataset, {})
     assert roles == {"bleu": "metric", "human": "human"} and directions == {"bleu": "higher", "human": "higher"}

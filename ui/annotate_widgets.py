@@ -14,7 +14,7 @@ from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.annotators import PositionBias, agreement_rows, annotator_report, default_metric, why_no_agreement
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
-from prefeval_core.workflow.dataset import Dataset
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.judgments import (
     Choice,
     ExportFormat,
@@ -29,7 +29,7 @@ from prefeval_core.workflow.judgments import (
     shown_sides,
     undo_last,
 )
-from prefeval_core.workflow.label_studio import import_label_studio_export, label_studio_project
+from prefeval_core.workflow.labelstudio import import_label_studio_export, label_studio_project
 from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.request_files import RatingScale, blind_key, fill_in_instructions
 from prefeval_core.workflow.session import DataChoice

@@ -21,7 +21,7 @@ from prefeval_core.vocabulary.tasks import Task
 from prefeval_core.workflow import StudySetup, annotators, study_report, text_metrics, views
 from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
-from prefeval_core.workflow.dataset import Dataset, DatasetSummary, file_columns, summarise
+from prefeval_core.workflow.datasets import Dataset, DatasetSummary, describe_data, file_columns
 from prefeval_core.workflow.judges import JudgeComparison, compare_judges
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, MetricReport, check_metric
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
@@ -68,7 +68,7 @@ def raw_columns(name: str, data: bytes) -> tuple[str, ...]:
 
 @st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Summarising ...")
 def summary(choice: DataChoice, human: str | None, metric: str | None) -> DatasetSummary:
-    return summarise(dataset(choice), human, metric)
+    return describe_data(dataset(choice), human, metric)
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner=False)

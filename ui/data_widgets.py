@@ -8,7 +8,7 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.workflow.dataset import Dataset, DatasetSummary, grouped_warnings
+from prefeval_core.workflow.datasets import Dataset, DatasetSummary, grouped_warnings
 from prefeval_core.workflow.raters import NEGATED_PREFIX, ROLE_WORDS, Direction, RaterRole, negated_copy
 from prefeval_core.workflow.session import DataChoice, InputKind, sample_names
 from prefeval_core.workflow.text_metrics import Against, MetricName

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from prefeval_core.vocabulary.tasks import ComparisonTask
-from prefeval_core.workflow.dataset import Dataset
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.queue import requested_tasks
 from prefeval_core.workflow.roles import Annotator

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from prefeval_core.figures.confusion import confusion_heatmap
-from prefeval_core.workflow.dataset import Dataset
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.judges import default_judges, judge_candidates, judges_frame
 from prefeval_core.workflow.metric_check import MetricCheck, MetricReport
 from prefeval_core.workflow.session import DataChoice

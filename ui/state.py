@@ -14,7 +14,7 @@ import streamlit as st
 
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow import raters as rater_choices
-from prefeval_core.workflow.dataset import Dataset
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session import DataChoice

@@ -9,7 +9,7 @@ from prefeval_core.data.rater_roles import ProblemGroup, group_problems
 from prefeval_core.data.reading import read_table_bytes
 from prefeval_core.pairs.summary import DatasetSummary, summarise_dataset
 
-__all__ = ["Dataset", "DatasetSummary", "ProblemGroup", "file_columns", "grouped_warnings", "summarise"]
+__all__ = ["Dataset", "DatasetSummary", "ProblemGroup", "describe_data", "file_columns", "grouped_warnings"]
 
 
 def file_columns(name: str, data: bytes, *, max_bytes: int) -> tuple[str, ...]:
@@ -21,8 +21,8 @@ def file_columns(name: str, data: bytes, *, max_bytes: int) -> tuple[str, ...]:
     return tuple(read_table_bytes(name, data, max_bytes=max_bytes).frame.columns)
 
 
-def summarise(dataset: Dataset, human: str | None, metric: str | None) -> DatasetSummary:
-    """Systems, items, raters and, given ``human``, the per-pair coverage of human and ``metric`` outcomes."""
+def describe_data(dataset: Dataset, human: str | None = None, metric: str | None = None) -> DatasetSummary:
+    """Systems, items, raters and, given ``human`` and ``metric``, each pair's coverage by both."""
     return summarise_dataset(dataset, human, metric)
 
 
