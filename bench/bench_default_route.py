@@ -11,6 +11,11 @@ peak resident memory (``ru_maxrss`` of the child), for every checkout given with
 2. ``heldout``: the held-out-style replay, 10 systems (45 pairs), 500 items, human on 25 of them
    (``--human-fraction 0.05``: 475 metric-only items per pair), to the end. Target < 3 s.
 3. ``round-none``: workload 1 with ``--error-control none`` (the posterior decides; for reference).
+4. ``metrics3``, ``metrics3-none``: several metrics at once, on the shared SummEval data
+   (``human:relevance`` with rougeL, bleu and chrF, 16 systems, 120 pairs), to the end, defaults
+   and ``--error-control none`` (there the several-metric posterior decides every round:
+   ``joint_gibbs``, NUTS for pairs whose chains fail their checks). The figure that matters is
+   the engine's time per round (target < 1 s).
 
 Data are synthetic and seeded (written once to ``--workdir``): per system a latent quality
 N(0, 0.3²); human score = quality + item effect N(0, 1) + noise N(0, 1); metric = human + N(0, 0.7²);
@@ -39,6 +44,19 @@ WORKLOADS: dict[str, tuple[int, int, float, list[str]]] = {
     "round-none": (100, 500, 0.2, ["--max-rounds", "1", "--error-control", "none"]),
 }
 """name -> (systems, items, human fraction, extra replay options)."""
+SHARED: Path = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED_WORKLOADS: dict[str, list[str]] = {
+    "metrics3": [
+        "--data",
+        str(SHARED / "summeval"),
+        "--human",
+        "human:relevance",
+        "--metric",
+        "rougeL,bleu,chrF",
+    ],
+}
+SHARED_WORKLOADS["metrics3-none"] = [*SHARED_WORKLOADS["metrics3"], "--error-control", "none"]
+"""name -> replay options, on the shared data (``../shared/data`` beside the project)."""
 
 
 def write_ratings(path: Path, systems: int, items: int, seed: int = 0) -> None:
@@ -71,6 +89,7 @@ class Run:
     cpu_s: float
     peak_mb: float
     engine_s: float
+    rounds: float
 
 
 def run(root: Path, argv: list[str]) -> Run:
@@ -80,7 +99,8 @@ def run(root: Path, argv: list[str]) -> Run:
         "import json, resource, subprocess, sys, time; t = time.perf_counter(); "
         "out = subprocess.run(sys.argv[1:], check=True, capture_output=True, text=True).stdout; "
         "wall = time.perf_counter() - t; use = resource.getrusage(resource.RUSAGE_CHILDREN); "
-        "print(wall, use.ru_utime + use.ru_stime, use.ru_maxrss / 1024, json.loads(out)['summary']['wall_s'])"
+        "summary = json.loads(out)['summary']; "
+        "print(wall, use.ru_utime + use.ru_stime, use.ru_maxrss / 1024, summary['wall_s'], summary['rounds'])"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, sys.executable, *argv], cwd=root, env=env, check=True, capture_output=True, text=True
@@ -92,31 +112,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--roots", nargs="+", type=Path, default=[Path(__file__).resolve().parents[1]])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", nargs="+", choices=sorted(WORKLOADS), default=list(WORKLOADS))
+    parser.add_argument("--only", nargs="+", choices=sorted([*WORKLOADS, *SHARED_WORKLOADS]), default=list(WORKLOADS))
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/prefeval-bench-default-route"))
     args = parser.parse_args()
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
     print(f"load average at start: {os.getloadavg()[0]:.1f}")
-    print("Per checkout: process wall s (median; each run) / CPU s / engine s (median) / peak MB (max); ratio: median wall, first / last")
+    print("Per checkout: process wall s (median; each run) / CPU s / engine s (median; per round) / peak MB (max)")
+    print("ratio: median wall, first / last")
     print("| workload | " + " | ".join(str(root) for root in args.roots) + " | ratio |")
     print("|---|" + "---|" * len(args.roots) + "---:|")
     for name in args.only:
-        systems, items, fraction, extra = WORKLOADS[name]
-        data = args.workdir / f"s{systems}_i{items}" / "ratings.csv"
-        if not data.exists():
-            data.parent.mkdir(parents=True, exist_ok=True)
-            write_ratings(data, systems, items)
         cells, medians = [], []
         for root in args.roots:
-            runs = [run(root.resolve(), replay_argv(data.parent, fraction, extra)) for _ in range(args.repeats)]
+            runs = [run(root.resolve(), _argv(name, args.workdir)) for _ in range(args.repeats)]
             wall = statistics.median(r.wall_s for r in runs)
+            engine = statistics.median(r.engine_s for r in runs)
             medians.append(wall)
             cells.append(
                 f"{wall:.2f} ({', '.join(f'{r.wall_s:.1f}' for r in runs)}) / {statistics.median(r.cpu_s for r in runs):.1f} / "
-                f"{statistics.median(r.engine_s for r in runs):.2f} / {max(r.peak_mb for r in runs):.0f} MB"
+                f"{engine:.2f} ({engine / max(runs[0].rounds, 1):.2f} per round) / {max(r.peak_mb for r in runs):.0f} MB"
             )
         ratio = f"{medians[0] / medians[-1]:.1f}x" if len(medians) > 1 else ""
         print(f"| {name} | " + " | ".join(cells) + f" | {ratio} |", flush=True)
+
+
+def _argv(name: str, workdir: Path) -> list[str]:
+    """The replay command of a workload (its synthetic data written once to ``workdir``)."""
+    if name in SHARED_WORKLOADS:
+        return ["-m", "prefeval_core", "replay", *SHARED_WORKLOADS[name], "--json"]
+    systems, items, fraction, extra = WORKLOADS[name]
+    data = workdir / f"s{systems}_i{items}" / "ratings.csv"
+    if not data.exists():
+        data.parent.mkdir(parents=True, exist_ok=True)
+        write_ratings(data, systems, items)
+    return replay_argv(data.parent, fraction, extra)
 
 
 if __name__ == "__main__":

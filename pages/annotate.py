@@ -5,9 +5,8 @@ import streamlit as st
 
 from prefeval_core.vocabulary.tasks import ComparisonTask
 from prefeval_core.workflow.forecast import budget_forecast
-from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.queue import requested_tasks
-from prefeval_core.workflow.studies import request_scale, study_details
+from prefeval_core.workflow.studies import request_scale, study_details, study_store
 from ui import annotate_widgets as aw
 from ui import live_round, state
 from ui.page import begin
@@ -19,7 +18,7 @@ study = st.session_state[state.STUDY]
 annotator = aw.annotator_input()
 study_id = None if study is None else study.id
 per_item = 1 if study is None else study.judgments_per_item
-details = None if study is None else study_details(open_store(), study.id)
+details = None if study is None else study_details(study_store(), study.id)
 criterion = None if details is None else details.criterion
 scale = None
 if protocol is not None:

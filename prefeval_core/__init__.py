@@ -11,10 +11,12 @@ The notebook API is at the top level (:mod:`prefeval_core.api`, DataFrames in an
 CLI's commands that never compute) stays free of JAX; so are the data types (``Dataset``, ``PairTable``, ...),
 so that it stays free of pandas too (``prefeval --version`` imports only this module and the CLI's parser).
 
-The folder layout follows the method (``docs/method.md`` in the project; the papers it cites
-are listed there): ``outcomes`` (§1), ``data`` (reading and checking
-input), ``preferences`` (§2), ``counts`` (§3). Importing the core has no side effects: JAX
-flags are set by entry points (``app.py``, ``tests/conftest.py``, the CLI).
+The verbs go through the application layer (:mod:`prefeval_core.workflow`), as the CLI and the
+dashboard do; the data types come from where they are defined. The folder layout follows the
+method (``docs/method.md`` in the project; the papers it cites are listed there):
+``vocabulary/outcomes`` (§1), ``data`` (reading and checking input), ``pairs/preferences`` (§2),
+``pairs/counts`` (§3). Importing the core has no side effects: JAX flags are set by entry points
+(``app.py``, ``tests/conftest.py``, the CLI).
 """
 
 import importlib

@@ -8,9 +8,9 @@
     pe.check_metric(data, "human:relevance", "rougeL").to_frame()
     pe.decide(pe.pair_counts(data, "human:relevance", "rougeL")).to_frame()
 
-Every verb is a thin shell over the application layer (:mod:`prefeval_core.workflow`) and the
-decision engine (:mod:`prefeval_core.decision`): the numbers are those of the CLI and the
-dashboard for the same settings and seed. Results are frozen dataclasses with ``.to_frame()``
+Every verb is a thin shell over the application layer (:mod:`prefeval_core.workflow`, the one
+door of the shells): the numbers are those of the CLI and the dashboard for the same settings
+and seed. Results are frozen dataclasses with ``.to_frame()``
 and a one-line ``repr``; bad input raises the core's typed errors
 (:class:`~prefeval_core.errors.DataError`, :class:`~prefeval_core.errors.SettingsError`).
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import io
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
@@ -41,33 +41,23 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prefeval_core.data.dataset import Dataset, Source, load_dataset
-from prefeval_core.data.formats import TableKind
-from prefeval_core.decision import DecisionResult, Model, Sampler, SamplerSettings, decide_pairs
-from prefeval_core.diagnostics.metric_report import MetricReport, report_json
-from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, PrefevalError, Problem, settings_error
-from prefeval_core.pairs.counts import align_outcomes, count_triples
-from prefeval_core.pairs.preferences import pair_outcomes
-from prefeval_core.protocol import Question, QuestionKind
-from prefeval_core.store import Store, StudySummary, open_store
-from prefeval_core.vocabulary.outcomes import SYMBOLS
+from prefeval_core.errors import DataError, settings_error
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
 from prefeval_core.workflow.answers import leaderboard_frame, study_leaderboard
-from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, metric_figure
+from prefeval_core.workflow.datasets import Dataset, Source, TableKind, load_data
+from prefeval_core.workflow.decisions import COUNT_COLUMNS as COUNT_COLUMNS  # the counts frame's columns, part of the API
+from prefeval_core.workflow.decisions import K_COLUMNS as K_COLUMNS
+from prefeval_core.workflow.decisions import M_COLUMNS as M_COLUMNS
+from prefeval_core.workflow.decisions import N_COLUMNS as N_COLUMNS
+from prefeval_core.workflow.decisions import OUTCOME_NAMES as OUTCOME_NAMES
+from prefeval_core.workflow.decisions import Decisions, Model, Sampler, SamplerSettings, decide_frame, pair_counts_frame
+from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, MetricReport, check_json, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.session import DEFAULT_SAMPLE, DataChoice, sample_names
-from prefeval_core.workflow.studies import Study, list_studies, resume_study, study_parts
+from prefeval_core.workflow.studies import Store, Study, StudySummary, list_studies, load_study, study_store
+from prefeval_core.workflow.study import QuestionKind, replay_setup
 from prefeval_core.workflow.views import STOP_WORDS, StudyStatus, pairs_frame, study_status, theta_history_figure
-
-OUTCOME_NAMES: Final = ("a", "tie", "b")
-"""Column-name parts of the outcome codes 0, 1, 2 (``>``, ``=``, ``<``)."""
-N_COLUMNS: Final = tuple(f"n_{o}" for o in OUTCOME_NAMES)
-K_COLUMNS: Final = tuple(f"k_{metric}_{human}" for metric in OUTCOME_NAMES for human in OUTCOME_NAMES)
-"""Row-major: rows = metric outcome, columns = human outcome."""
-M_COLUMNS: Final = tuple(f"m_{o}" for o in OUTCOME_NAMES)
-COUNT_COLUMNS: Final = N_COLUMNS + K_COLUMNS + M_COLUMNS
-"""Every count column of a counts frame (see the module docstring)."""
 
 _FRAME_KINDS: Final[dict[str, TableKind | None]] = {
     "ratings": None,  # long or wide: detected from the columns, as for a file
@@ -157,7 +147,7 @@ def load(
     if not found:
         raise settings_error("give data: file or folder paths, or DataFrames (ratings=, preferences=, ...)")
     default_name = None if paths else "dataframes"
-    return load_dataset(found, kinds={**forced, **(kinds or {})}, rater_columns=rater_columns, name=name or default_name)
+    return load_data(found, kinds={**forced, **(kinds or {})}, rater_columns=rater_columns, name=name or default_name)
 
 
 def _frame_bytes(frame: pd.DataFrame, keyword: str) -> bytes:
@@ -200,55 +190,7 @@ def pair_counts(data: Dataset, human: str, metric: str | None = None, *, eps_hum
         UnknownNameError: a rater is not in the data.
         CoverageError: a rater gives no preferences.
     """
-    human_outcomes = pair_outcomes(data, human, eps=eps_human)
-    table = align_outcomes(human_outcomes, None if metric is None else pair_outcomes(data, metric, eps=eps_metric))
-    triples = count_triples(table, table.human >= 0)
-    counts = np.concatenate([triples.n, triples.K.reshape(-1, 9), triples.m], axis=1)
-    frame = pd.DataFrame(counts, columns=list(COUNT_COLUMNS))
-    frame.insert(0, "system_a", [a for a, _ in table.pairs])
-    frame.insert(1, "system_b", [b for _, b in table.pairs])
-    return frame
-
-
-@dataclass(frozen=True)
-class Decisions:
-    """The decisions of :func:`decide`.
-
-    Attributes:
-        labels: the input's other columns (``system_a``, ``system_b``, ...), with its index.
-        result: the engine's :class:`~prefeval_core.decision.DecisionResult` (arrays in row order).
-        model: the decision model used.
-        gamma: the significance level.
-    """
-
-    labels: pd.DataFrame
-    result: DecisionResult
-    model: Model
-    gamma: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """The labels, then per pair ``theta = P(p> > p<)``, ``decision`` (``>`` A better, ``<``
-        B better, ``=`` undecided), the posterior means ``p_a, p_tie, p_b``, ``theta_mc_se``
-        (0 where exact), ``ess``, ``rhat`` and the route that decided it (``method``)."""
-        r = self.result
-        decided = {
-            "theta": r.theta,
-            "decision": [SYMBOLS[int(code)] for code in r.decision],
-            **{f"p_{o}": r.p_mean[:, i] for i, o in enumerate(OUTCOME_NAMES)},
-            "theta_mc_se": r.theta_mc_se,
-            "ess": r.ess,
-            "rhat": r.rhat,
-            "method": list(r.method),
-        }
-        return pd.concat([self.labels, pd.DataFrame(decided, index=self.labels.index)], axis=1)
-
-    def __repr__(self) -> str:
-        codes = self.result.decision
-        better, worse = int(np.sum(codes == 0)), int(np.sum(codes == 2))
-        return (
-            f"<Decisions: {self.result.n_pairs} pairs, {better} A better, {worse} B better, {self.result.n_pairs - better - worse} "
-            f"undecided; model {self.model}, sampler {self.result.sampler}, γ = {self.gamma}>"
-        )
+    return pair_counts_frame(data, human, metric, eps_human=eps_human, eps_metric=eps_metric)
 
 
 @_double_precision
@@ -277,58 +219,7 @@ def decide(
             number >= 0 (naming row and column).
         SettingsError: an option out of range, or counts that contradict each other.
     """
-    n, K, m = (_count_block(counts, columns) for columns in (N_COLUMNS, K_COLUMNS, M_COLUMNS))
-    if n is None:
-        missing = [c for c in N_COLUMNS if c not in counts.columns]
-        raise DataError.single("missing_column", f"a counts frame needs {', '.join(N_COLUMNS)}", file="counts", column=missing[0])
-    has_metric = K is not None or m is not None
-    chosen: Model = model or ("known_mu" if mu is not None else "full" if has_metric else "human_only")
-    try:
-        result = decide_pairs(
-            n,
-            None if K is None else K.reshape(-1, 3, 3),
-            m,
-            model=chosen,
-            mu=mu,
-            sampler=sampler,
-            gamma=gamma,
-            seed=seed,
-            settings=settings,
-        )
-    except ValueError as error:
-        if isinstance(error, PrefevalError):
-            raise
-        raise settings_error(str(error)) from None
-    labels = counts.drop(columns=[c for c in COUNT_COLUMNS if c in counts.columns])
-    return Decisions(labels, result, chosen, gamma)
-
-
-def _count_block(counts: pd.DataFrame, columns: tuple[str, ...]) -> npt.NDArray[np.int64] | None:
-    """The frame's ``columns`` as whole numbers, ``None`` when none of them is there."""
-    present = [c for c in columns if c in counts.columns]
-    if not present:
-        return None
-    if len(present) < len(columns):
-        missing = [c for c in columns if c not in counts.columns]
-        message = f"give all of {', '.join(columns)} or none; missing: {', '.join(missing)}"
-        raise DataError.single("missing_column", message, file="counts", column=missing[0])
-    values = counts[list(columns)].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~(np.isfinite(values) & (values >= 0) & (values == np.round(values)))
-    if bad.any():
-        problems = [
-            Problem(
-                "error",
-                "bad_number",
-                f"expected a whole number >= 0, got {counts.iloc[row][columns[col]]!r}",
-                "counts",
-                row + 1,
-                None,
-                columns[col],
-            )
-            for row, col in zip(*np.nonzero(bad), strict=True)
-        ]
-        raise DataError(problems[:MAX_PROBLEMS_PER_KIND])
-    return values.astype(np.int64)
+    return decide_frame(counts, model=model, mu=mu, sampler=sampler, gamma=gamma, seed=seed, settings=settings)
 
 
 # --- replay --------------------------------------------------------------------------------
@@ -415,18 +306,7 @@ def replay(
         SettingsError: an unknown option or a value out of range.
         DataError: a rater or baseline the data do not have.
     """
-    allowed = {f.name for f in fields(StudySetup)} - {"human", "metrics", "question", "mode", "budget", "seed", "judgments_per_item"}
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise settings_error(f"unknown replay option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}", field=unknown[0])
-    setup = StudySetup(
-        human=human,
-        metrics=_names(metrics),
-        question=Question(question, k, _names(baselines)),
-        budget=budget,
-        seed=seed,
-        **options,
-    )
+    setup = replay_setup(human, _names(metrics), question=question, k=k, baselines=_names(baselines), budget=budget, seed=seed, **options)
     return ReplayResult(data.name, setup, run_replay(study_table(data, setup), setup))
 
 
@@ -452,7 +332,7 @@ class MetricCheckResult:
 
     def to_json(self) -> dict[str, Any]:
         """Exactly what ``diagnose --json`` prints for the same settings."""
-        return report_json(self.report)
+        return check_json(self.report)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -517,12 +397,6 @@ def check_metric(data: Dataset, human: str, metric: str, *, eps: float = 0.0, ga
 # --- studies ---------------------------------------------------------------------------------
 
 
-def _store(store: Store | str | Path | None) -> Store:
-    """``store`` itself, the SQLite store in a folder, or the default one (``$PREFEVAL_DATABASE_URL``,
-    else ``$PREFEVAL_DATA_DIR``, else ``./prefeval_data``: the dashboard's)."""
-    return store if isinstance(store, Store) else open_store(store)
-
-
 @dataclass(frozen=True)
 class StudyList:
     """The studies in a store, newest first (:func:`studies`)."""
@@ -556,7 +430,7 @@ def studies(*, store: Store | str | Path | None = None, data_key: str | None = N
             ``$PREFEVAL_DATA_DIR``, else ``./prefeval_data``).
         data_key: only the studies of this data (e.g. ``sample:summeval``).
     """
-    return StudyList(tuple(list_studies(_store(store), data_key)))
+    return StudyList(tuple(list_studies(study_store(store), data_key)))
 
 
 @dataclass(frozen=True)
@@ -600,9 +474,8 @@ def resume(study_id: int, *, store: Store | str | Path | None = None) -> StudyVi
         SettingsError: no such study, or its data changed since.
         DataError: its data can no longer be loaded.
     """
-    opened = _store(store)
-    data, _ = study_parts(opened.study(study_id))
-    return StudyView(resume_study(opened, study_id, data.load()))
+    study, _ = load_study(study_store(store), study_id)
+    return StudyView(study)
 
 
 def annotators(study_id: int, *, store: Store | str | Path | None = None, metric: str | None = None) -> AnnotatorReport:
@@ -616,7 +489,6 @@ def annotators(study_id: int, *, store: Store | str | Path | None = None, metric
         SettingsError: no such study, or its data changed since.
         UnknownNameError: ``metric`` is not a rater of the study's data.
     """
-    opened = _store(store)
-    data, _ = study_parts(opened.study(study_id))
-    dataset = data.load()
-    return study_annotators(opened, resume_study(opened, study_id, dataset), dataset, metric)
+    opened = study_store(store)
+    study, dataset = load_study(opened, study_id)
+    return study_annotators(opened, study, dataset, metric)

@@ -14,47 +14,25 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import tomllib
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "prefeval_core"
 
-# The intended layering (docs/architecture.md): a unit may import units of its own layer or below.
-LAYERS: dict[str, int] = {}
-for level, names in enumerate(
-    [
-        # 0 domain vocabulary
-        ["outcomes", "errors", "runtime", "bundled", "safe_csv", "combine", "tasks"],
-        # 1 data
-        ["data", "schema"],
-        # 2 statistics
-        [
-            "preferences",
-            "counts",
-            "decision",
-            "sequential",
-            "comparison",
-            "partial_order",
-            "kendall",
-            "ideal_metric",
-            "diagnostics",
-            "baselines",
-            "textmetrics",
-            "figures",
-        ],
-        # 3 protocol
-        ["protocol"],
-        # 4 annotation and store
-        ["store", "requests", "labelstudio", "blind", "left_right", "agreement", "position_bias"],
-        # 5 workflow (the door)
-        ["workflow", "session", "session_schema", "report"],
-        # 6 shells
-        ["cli", "api", "__main__", "__init__"],
-    ]
-):
-    for name in names:
-        LAYERS[name] = level
-LAYER_NAMES = ["vocabulary", "data", "statistics", "protocol", "annotation/store", "workflow", "shell"]
+
+def contract_layers() -> list[list[str]]:
+    """The layers of the import contract (pyproject.toml, contract ``layers``), lowest first, and the
+    package's entry modules on top: one place states the layering; this script draws it and
+    ``lint-imports`` enforces it."""
+    config = tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c.get("id") == "layers"]
+    return [*([name.strip() for name in layer.split("|")] for layer in reversed(contract["layers"])), ["__main__", "__init__"]]
+
+
+# a unit may import units of its own layer or below; the package's entry modules sit on top
+LAYERS: dict[str, int] = {name: level for level, names in enumerate(contract_layers()) for name in names}
+LAYER_NAMES = [" | ".join(names) for names in contract_layers()]
 
 
 def unit_of(path: Path) -> str:

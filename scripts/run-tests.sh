@@ -18,4 +18,6 @@ fi
 # --- end of PostgreSQL
 scripts/setup-env.sh test
 # (tests/test_package.py builds the wheel and installs it into a fresh venv with .venv/bin/uv: the install check)
+# the import contract first (pyproject.toml [tool.importlinter]; tests/test_import_contract.py plants violations)
+.venv/bin/lint-imports --no-logo --no-cache
 exec .venv/bin/python -m pytest "$@"

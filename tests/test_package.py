@@ -26,8 +26,9 @@ from packaging.utils import canonicalize_name
 
 import prefeval_core
 from prefeval_core.cli import main
-from prefeval_core.cli.app import MISSING_STREAMLIT, streamlit_command
+from prefeval_core.cli.app import MISSING_STREAMLIT
 from prefeval_core.data.bundled import APP_DIR, APP_SCRIPT, SAMPLES_DIR
+from prefeval_core.workflow.dashboard import dashboard_command
 from prefeval_core.workflow.session import sample_names
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
@@ -119,7 +120,7 @@ def test_app_hands_its_other_options_to_streamlit(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(SystemExit):
         main(["app", "--server.port", "8765", "--theme.base", "dark"])
     assert started == [[sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), "--server.port", "8765", "--theme.base", "dark"]]
-    assert streamlit_command([]) == [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT)]
+    assert dashboard_command([]) == [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT)]
 
 
 def test_app_without_streamlit_says_which_extra(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,6 @@ from prefeval_core.workflow.datasets import describe_data, file_columns, grouped
 from prefeval_core.workflow.judgments import (
     export_judgments,
     import_judged_requests,
-    open_store,
     record_comparison,
     record_rating,
     shown_sides,
@@ -26,6 +25,7 @@ from prefeval_core.workflow.raters import metric_candidates, rater_directions, r
 from prefeval_core.workflow.request_files import blind_key, request_files
 from prefeval_core.workflow.session import DataChoice, session_from_json, session_snapshot, session_to_json
 from prefeval_core.workflow.session_restore import restore_into_store
+from prefeval_core.workflow.studies import study_store
 from prefeval_core.workflow.study_report import session_report_html
 from prefeval_core.workflow.views import decisions_dag
 from tests.data_helpers import RATINGS_CSV
@@ -37,7 +37,7 @@ PAIRS = [ComparisonTask("i1", "A", "B"), ComparisonTask("i2", "A", "B")]
 
 
 def test_a_judgment_is_stored_at_once_and_undone(tmp_path: Path) -> None:
-    store = open_store(tmp_path)
+    store = study_store(tmp_path)
     task = PAIRS[0]
     left, right = shown_sides(3, DATA.key, task)
     assert {left, right} == {"A", "B"} and shown_sides(3, DATA.key, task) == (left, right)
@@ -54,7 +54,7 @@ def test_a_judgment_is_stored_at_once_and_undone(tmp_path: Path) -> None:
 
 
 def test_a_judged_request_file_and_a_label_studio_export_are_imported_once(tmp_path: Path) -> None:
-    store = open_store(tmp_path)
+    store = study_store(tmp_path)
     dataset = DATA.load()
     files = request_files(PAIRS, dataset, DATA.key, study_id=None, seed=0, secret=blind_key(store, DATA.key, None))
     rows = list(csv.DictReader(io.StringIO(files["csv"].decode())))
@@ -97,12 +97,12 @@ def test_the_data_are_described_and_the_raters_chosen() -> None:
 
 
 def test_a_saved_session_restores_into_another_store(tmp_path: Path) -> None:
-    saved = open_store(tmp_path / "saved")
+    saved = study_store(tmp_path / "saved")
     record_comparison(saved, DATA.key, PAIRS[0], "equal", "A", "ann", study_id=None, criterion=None)
     check = MetricCheck("human", "bleu", gamma=0.1)
     snap = session_snapshot(saved, DATA, "human", ("bleu",), None, check, None)
     text = session_to_json(snap)
-    other = open_store(tmp_path / "other")
+    other = study_store(tmp_path / "other")
     done = restore_into_store(other, session_from_json(text))
     assert (done.added, done.study, done.session.check, done.session.protocol) == (1, None, check, None)
     assert restore_into_store(other, session_from_json(text)).added == 0

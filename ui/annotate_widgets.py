@@ -23,7 +23,6 @@ from prefeval_core.workflow.judgments import (
     StudyRecord,
     export_judgments,
     import_judged_requests,
-    open_store,
     record_comparison,
     record_rating,
     shown_sides,
@@ -33,6 +32,7 @@ from prefeval_core.workflow.labelstudio import import_label_studio_export, label
 from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.request_files import RatingScale, blind_key, fill_in_instructions
 from prefeval_core.workflow.session import DataChoice
+from prefeval_core.workflow.studies import study_store
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash, set_annotator
@@ -75,7 +75,7 @@ def annotator_input() -> str:
 
 def study_judgments(dataset_key: str, study: StudyRecord | None) -> list[Judgment]:
     """The judgments that count for the study (or, without one, for the data), both kinds."""
-    return stored_study_judgments(open_store(), dataset_key, None if study is None else study.id)
+    return stored_study_judgments(study_store(), dataset_key, None if study is None else study.id)
 
 
 def progress(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int) -> None:
@@ -146,15 +146,15 @@ def _output(text: str, label: str) -> None:
 def _record_comparison(
     dataset_key: str, study_id: int | None, task: ComparisonTask, choice: Choice, left: str, annotator: str, criterion: str | None
 ) -> None:
-    record_comparison(open_store(), dataset_key, task, choice, left, annotator, study_id=study_id, criterion=criterion)
+    record_comparison(study_store(), dataset_key, task, choice, left, annotator, study_id=study_id, criterion=criterion)
 
 
 def _record_rating(dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str, criterion: str | None) -> None:
-    record_rating(open_store(), dataset_key, task, score, annotator, study_id=study_id, criterion=criterion)
+    record_rating(study_store(), dataset_key, task, score, annotator, study_id=study_id, criterion=criterion)
 
 
 def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: JudgmentKind) -> None:
-    undone = undo_last(open_store(), dataset_key, annotator, kind, study_id=study_id)
+    undone = undo_last(study_store(), dataset_key, annotator, kind, study_id=study_id)
     flash(f"Undid {annotator}'s judgment of item {undone.item_id}." if undone else "Nothing to undo.")
 
 
@@ -235,7 +235,7 @@ def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: 
         return
     try:
         result = import_judged_requests(
-            open_store(), upload.name, upload.getvalue(), dataset_key, systems=systems, scale=scale, annotator=annotator, study_id=study_id
+            study_store(), upload.name, upload.getvalue(), dataset_key, systems=systems, scale=scale, annotator=annotator, study_id=study_id
         )
     except DataError as error:
         st.session_state["pe.import_problems"] = error.problems
@@ -276,7 +276,7 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
         return
     try:
         imported = import_label_studio_export(
-            open_store(), upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale
+            study_store(), upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale
         )
     except DataError as error:
         st.session_state["pe.ls_problems"] = error.problems
@@ -295,7 +295,7 @@ def label_studio_files(
     JSON export uploaded back."""
     st.markdown("**Label Studio**")
     seed = st.session_state[state.ANNOTATION_SEED]
-    project = label_studio_project(open_store(), tasks, dataset, choice.key, scale, study_id=study_id, seed=seed, criterion=criterion)
+    project = label_studio_project(study_store(), tasks, dataset, choice.key, scale, study_id=study_id, seed=seed, criterion=criterion)
     left, right = st.columns(2)
     left.download_button(
         "Label Studio tasks (JSON)", project.tasks_json(), "prefeval-labelstudio-tasks.json", "application/json", key="pe.w.ls_tasks"
@@ -321,7 +321,7 @@ def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, 
     (with the metric the study uses, or another the data holds)."""
     judgments = study_judgments(choice.key, study)
     where = f"study #{study.id}" if study is not None else "this data"
-    st.caption(f"{len(judgments)} judgments stored for {where} in {escape_markdown(open_store().where)}.")
+    st.caption(f"{len(judgments)} judgments stored for {where} in {escape_markdown(study_store().where)}.")
     if not judgments:
         return
     study_id = None if study is None else study.id
@@ -329,7 +329,7 @@ def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, 
     formats: tuple[ExportFormat, ...] = ("csv", "jsonl", "parquet")
     for column, fmt, mime in zip(columns, formats, ("text/csv", "application/jsonl", "application/octet-stream"), strict=True):
         column.download_button(
-            f"All judgments as {fmt.upper()}", export_judgments(open_store(), fmt, choice.key, study_id=study_id),
+            f"All judgments as {fmt.upper()}", export_judgments(study_store(), fmt, choice.key, study_id=study_id),
             f"prefeval-judgments.{fmt}", mime, key=f"pe.w.export_{fmt}",
         )  # fmt: skip
     agreement_view(judgments, dataset, choice, setup)

@@ -7,10 +7,9 @@ import streamlit as st
 
 from prefeval_core.vocabulary.tasks import ComparisonTask
 from prefeval_core.workflow.datasets import Dataset
-from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.queue import requested_tasks
 from prefeval_core.workflow.roles import Annotator
-from prefeval_core.workflow.studies import Study, resume_study, study_parts
+from prefeval_core.workflow.studies import Study, resume_study, study_parts, study_store
 from ui import annotate_widgets as aw
 from ui import cache, roles, state
 from ui.errors import escape_markdown, user_errors
@@ -22,7 +21,7 @@ def begin_judging() -> tuple[Annotator, Study, Dataset]:
     run_through_the_app()
     state.ensure_state()
     who = roles.invitee()
-    store = open_store()
+    store = study_store()
     with user_errors("Opening your study"):
         data, setup = study_parts(store.study(who.study_id))
         dataset = cache.dataset(data)

@@ -12,10 +12,10 @@ import streamlit as st
 from prefeval_core.errors import PrefevalError, Problem
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.judges import default_judges
-from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session import SessionSnapshot, session_from_json, session_snapshot
 from prefeval_core.workflow.session_restore import restore_into_store
+from prefeval_core.workflow.studies import study_store
 from prefeval_core.workflow.study import ProtocolState
 from prefeval_core.workflow.study_report import session_report_html
 from ui import cache, state, studies
@@ -31,7 +31,7 @@ def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
     check: MetricCheck | None = session[state.CHECK]
     protocol: ProtocolState | None = session[state.PROTOCOL]
     metrics = tuple(session[state.METRICS] or ())
-    return session_snapshot(open_store(), session[state.DATA], session[state.HUMAN], metrics, setup, check, protocol)
+    return session_snapshot(study_store(), session[state.DATA], session[state.HUMAN], metrics, setup, check, protocol)
 
 
 def restore(snap: SessionSnapshot, file: str = "session.json") -> int:
@@ -40,7 +40,7 @@ def restore(snap: SessionSnapshot, file: str = "session.json") -> int:
     Everything is checked first (:func:`~prefeval_core.workflow.session_restore.restore_into_store`):
     a refused file changes neither the session nor the store."""
     done = restore_into_store(
-        open_store(), snap, file, load=lambda: cache.dataset(snap.data), table_of=lambda setup: cache.study_table(snap.data, setup)
+        study_store(), snap, file, load=lambda: cache.dataset(snap.data), table_of=lambda setup: cache.study_table(snap.data, setup)
     )
     restored = done.session
     st.session_state[state.DATA] = snap.data

@@ -15,10 +15,9 @@ import streamlit as st
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow import raters as rater_choices
 from prefeval_core.workflow.datasets import Dataset
-from prefeval_core.workflow.judgments import open_store
 from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session import DataChoice
-from prefeval_core.workflow.studies import recalled_data, remember_data
+from prefeval_core.workflow.studies import recalled_data, remember_data, study_store
 
 DATA = "pe.data"
 HUMAN = "pe.human"
@@ -94,7 +93,7 @@ def _data_to_url(choice: DataChoice) -> None:
     """Uploaded data are kept in the store and named in the address (``?data=<digest>``), so a
     reload (a new session) finds them; a sample needs no name there."""
     if choice.kind == "upload":
-        st.session_state[DATA_DIGEST] = remember_data(open_store(), choice)
+        st.session_state[DATA_DIGEST] = remember_data(study_store(), choice)
         st.query_params[DATA_PARAM] = st.session_state[DATA_DIGEST]
     else:
         st.session_state.pop(DATA_DIGEST, None)
@@ -110,7 +109,7 @@ def data_from_url() -> None:
         return
     wanted = st.query_params.get(DATA_PARAM)
     if wanted and data_choice() == DataChoice.sample():
-        recalled = recalled_data(open_store(), wanted)
+        recalled = recalled_data(study_store(), wanted)
         if recalled is None:
             st.query_params.pop(DATA_PARAM, None)
             return

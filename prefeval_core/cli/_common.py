@@ -10,14 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from prefeval_core.data.bundled import data_path
-from prefeval_core.data.dataset import Dataset, load_dataset
-from prefeval_core.data.field_formats import field_format_help, input_kinds
-from prefeval_core.data.formats import InputKind
-from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.errors import UnsupportedFormatError
-from prefeval_core.store import open_store
-from prefeval_core.workflow.studies import Study, resume_study, study_parts
+from prefeval_core.workflow.datasets import MAX_BYTES, Dataset, InputKind, file_kinds_help, load_paths
+from prefeval_core.workflow.studies import Study, load_study, study_store
 
 INT_LIMIT: Final = 2**63
 """Integer options are below 2^63 (seeds, budgets and counts become int64 in numpy)."""
@@ -38,7 +33,7 @@ def add_loading_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE=KIND",
-        help=f"what a file holds, overriding detection; KIND is one of {', '.join(input_kinds())} ({field_format_help()})",
+        help=f"what a file holds, overriding detection; KIND is one of {file_kinds_help()}",
     )
     parser.add_argument("--max-mb", type=megabytes, default=MAX_BYTES / 1024**2, help="size limit per file in MiB (default %(default).0f)")
 
@@ -73,15 +68,19 @@ def files_from_args(args: argparse.Namespace) -> list[str]:
     return paths
 
 
-def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
+def loading_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`~prefeval_core.workflow.datasets.load_paths` that the
+    options of :func:`add_loading_options` give: ``kinds`` (by file name), ``rater_columns``, ``max_bytes``."""
     kinds: dict[str, InputKind] = {}
     for spec in args.kind:
         file, _, kind = spec.partition("=")
         kinds[file.rsplit("/", 1)[-1]] = kind
     columns = [c.strip() for c in args.rater_columns.split(",")] if args.rater_columns else None
-    rater_columns = {p.rsplit("/", 1)[-1]: columns for p in paths} if columns else None
-    sources = [data_path(p) for p in paths]  # sample:NAME names a bundled sample
-    return load_dataset(sources, kinds=kinds, rater_columns=rater_columns, max_bytes=int(args.max_mb * 1024**2))
+    return {"kinds": kinds, "rater_columns": columns, "max_bytes": int(args.max_mb * 1024**2)}
+
+
+def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
+    return load_paths(paths, **loading_from_args(args))
 
 
 def read_input_file(file: str) -> tuple[str, bytes]:
@@ -115,10 +114,7 @@ def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help
 def open_study(study_id: int) -> tuple[Study, Dataset]:
     """A study recorded in the store (``$PREFEVAL_DATABASE_URL``, else SQLite in
     ``$PREFEVAL_DATA_DIR``), resumed where it stands, and its data."""
-    store = open_store()
-    data, _ = study_parts(store.study(study_id))
-    dataset = data.load()
-    return resume_study(store, study_id, dataset), dataset
+    return load_study(study_store(), study_id)
 
 
 def print_json(value: Any) -> None:

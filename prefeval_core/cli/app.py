@@ -14,7 +14,7 @@ import importlib.util
 import os
 import sys
 
-from prefeval_core.data.bundled import APP_SCRIPT
+from prefeval_core.workflow.dashboard import dashboard_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,11 +25,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Other options go to streamlit run, e.g. --server.port 8502.",
     )
     parser.set_defaults(run=run, passes_on=True)
-
-
-def streamlit_command(passed_on: list[str]) -> list[str]:
-    """The command that serves the dashboard with this Python (no shell involved)."""
-    return [sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *passed_on]
 
 
 MISSING_STREAMLIT = "prefeval app: the dashboard needs Streamlit, which is not installed: pip install 'prefeval[app]'"
@@ -47,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if not streamlit_installed():
         print(MISSING_STREAMLIT, file=sys.stderr)
         return 1
-    command = streamlit_command(args.passed_on)
+    command = dashboard_command(args.passed_on)
     sys.stdout.flush()
     # Replace this process: Ctrl+C and a service manager's signals reach the server itself.
     os.execv(command[0], command)

@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from prefeval_core.cli._common import open_probability, positive_int, print_json, progress, seed_int
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.data.json_rows import line_too_deep
-from prefeval_core.errors import DataError, SettingsError
-from prefeval_core.vocabulary.outcomes import SYMBOLS
+from prefeval_core.errors import DataError
+
+if TYPE_CHECKING:
+    from prefeval_core.workflow.decisions import PairCounts
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -73,25 +72,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-@dataclass(frozen=True)
-class _Pair:
-    """One pair's counts as read: ``n`` (3,), ``K`` (3, 3), ``m`` (3,), known ``mu`` or None, ``id``."""
-
-    n: np.ndarray
-    K: np.ndarray
-    m: np.ndarray
-    mu: np.ndarray | None
-    id: Any
-
-
 def run(args: argparse.Namespace) -> int:
-    from prefeval_core.decision import DecisionSettings, Model, SamplerSettings
+    from prefeval_core.workflow.decisions import DecisionSettings, Model, SamplerSettings, decide_stream, read_batch, scan_batch
 
     settings = SamplerSettings.small() if args.small else SamplerSettings()
     if args.batch:
         path = Path(args.batch)
-        total, known_mu = _scan(path)
-        pairs: Iterator[_Pair] = _read_batch(path)
+        total, known_mu = scan_batch(path)
+        pairs: Iterator[PairCounts] = read_batch(path)
     else:
         single = _read_single(args)
         total, known_mu, pairs = 1, single.mu is not None, iter([single])
@@ -100,7 +88,11 @@ def run(args: argparse.Namespace) -> int:
     if args.sampler == "nuts":
         sizes = f"{settings.nuts_chains} chains, {settings.nuts_warmup} warm-up, {settings.nuts_draws} draws"
         progress(f"running NUTS ({sizes}) on {total} pair(s)")
-    rows = _decide_stream(pairs, decision_settings, args.chunk, total, show_progress=bool(args.batch))
+
+    def decided(done: int) -> None:
+        progress(f"decided {done} of {total} pairs")
+
+    rows = decide_stream(pairs, decision_settings, chunk=args.chunk, progress=decided if args.batch else None)
     if not args.json:
         for row in rows:
             _print_text(row)
@@ -110,40 +102,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_json(next(rows))
     return 0
-
-
-def _decide_stream(pairs: Iterator[_Pair], settings: Any, chunk: int, total: int, *, show_progress: bool) -> Iterator[dict[str, Any]]:
-    """Decide ``pairs`` ``chunk`` at a time; yield one output row per pair, in order."""
-    from prefeval_core.decision import decide_pairs
-
-    done = 0
-    while batch := _take(pairs, chunk):
-        result = decide_pairs(
-            np.stack([p.n for p in batch]),
-            np.stack([p.K for p in batch]),
-            np.stack([p.m for p in batch]),
-            model=settings.model,
-            mu=None if batch[0].mu is None else np.stack([p.mu for p in batch]),  # type: ignore[misc]
-            sampler=settings.sampler,
-            gamma=settings.gamma,
-            seed=settings.seed,
-            settings=settings.sampler_settings,
-            pair_ids=np.arange(done, done + len(batch)),
-        )
-        done += len(batch)
-        if show_progress:
-            progress(f"decided {done} of {total} pairs")
-        for i, pair in enumerate(batch):
-            yield _row(result, i, pair.id)
-
-
-def _take(pairs: Iterator[_Pair], size: int) -> list[_Pair]:
-    batch = []
-    for pair in pairs:
-        batch.append(pair)
-        if len(batch) == size:
-            break
-    return batch
 
 
 def _print_json_stream(rows: Iterator[dict[str, Any]], settings: dict[str, Any], sampler: str) -> None:
@@ -163,97 +121,14 @@ def _print_text(row: dict[str, Any]) -> None:
     )
 
 
-def _row(result: Any, i: int, pair_id: Any) -> dict[str, Any]:
-    def number(x: float) -> float | None:
-        return None if math.isnan(x) or math.isinf(x) else float(x)
+def _read_single(args: argparse.Namespace) -> PairCounts:
+    from prefeval_core.workflow.decisions import checked_pair
 
-    row: dict[str, Any] = {} if pair_id is None else {"id": pair_id}
-    row.update(
-        theta=float(result.theta[i]),
-        decision=SYMBOLS[int(result.decision[i])],
-        decision_code=int(result.decision[i]),
-        p_mean=[float(v) for v in result.p_mean[i]],
-        theta_mc_se=float(result.theta_mc_se[i]),
-        ess=number(result.ess[i]),
-        rhat=number(result.rhat[i]),
-        method=result.method[i],
-        sampler=result.sampler,
-        settings=result.settings.as_dict(),
-    )
-    return row
-
-
-def _read_single(args: argparse.Namespace) -> _Pair:
     if args.n is None:
         raise DataError.single("missing_counts", "give --n (and --confusion, --m) or --batch FILE.jsonl")
     K = args.confusion if args.confusion is not None else np.zeros((3, 3))
     m = args.m if args.m is not None else np.zeros(3)
-    return _checked(args.n, K, m, args.mu, None)
-
-
-def _checked(n: np.ndarray, K: np.ndarray, m: np.ndarray, mu: np.ndarray | None, pair_id: Any) -> _Pair:
-    """The pair, after the engine's own checks of its counts (and of ``mu``)."""
-    from prefeval_core.decision.decide import check_counts, check_mu
-
-    n_arr, K_arr, m_arr = check_counts(n[None], K[None], m[None])
-    if mu is not None:
-        check_mu(mu, m_arr)
-    return _Pair(n_arr[0], K_arr[0], m_arr[0], mu, pair_id)
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """The non-empty lines of ``path`` with their 1-based numbers, read one at a time."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    yield number, line
-    except OSError as exc:
-        raise DataError.single("unreadable", f"{path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise DataError.single("encoding", f"{path}: not UTF-8 text") from None
-
-
-def _read_batch(path: Path) -> Iterator[_Pair]:
-    for number, line in _lines(path):
-        yield _parse_line(path, number, line)
-
-
-_BATCH_DEPTH = 4
-"""Nesting of a batch line: the object, a 3x3 matrix (2 levels), and one level of slack."""
-
-
-def _parse_line(path: Path, number: int, line: str) -> _Pair:
-    if line_too_deep(line, _BATCH_DEPTH) is not None:
-        message = f"a line nested more than {_BATCH_DEPTH} levels deep; expected an object of counts (n, confusion, m, mu, id)"
-        raise DataError.single("invalid_batch_line", message, file=str(path), line=number)
-    try:
-        record = json.loads(line)
-        n = np.asarray(record["n"], dtype=float).reshape(3)
-        K = np.asarray(record.get("confusion", record.get("K", np.zeros((3, 3)))), dtype=float).reshape(3, 3)
-        m = np.asarray(record.get("m", np.zeros(3)), dtype=float).reshape(3)
-        mu = None if record.get("mu") is None else np.asarray(record["mu"], dtype=float).reshape(3, 3)
-        return _checked(n, K, m, mu, record.get("id"))
-    except SettingsError as exc:
-        message = "; ".join(p.message for p in exc.problems)
-        raise DataError.single("invalid_counts", message, file=str(path), line=number) from None
-    except (json.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
-        raise DataError.single("invalid_batch_line", f"{exc}", file=str(path), line=number) from None
-
-
-def _scan(path: Path) -> tuple[int, bool]:
-    """Check every line of a batch (one at a time); the number of pairs and whether they give ``mu``."""
-    total, known = 0, None
-    for number, line in _lines(path):
-        pair = _parse_line(path, number, line)
-        if known is None:
-            known = pair.mu is not None
-        elif known != (pair.mu is not None):
-            raise DataError.single("mixed_mu", "give mu on every line or on none", file=str(path), line=number)
-        total += 1
-    if not total:
-        raise DataError.single("empty_batch", f"{path} holds no pair")
-    return total, bool(known)
+    return checked_pair(args.n, K, m, args.mu)
 
 
 def _vector(text: str, option: str) -> np.ndarray:

@@ -6,7 +6,7 @@ import argparse
 
 from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.pairs.summary import describe_dataset
+from prefeval_core.workflow.datasets import describe_data
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     dataset = load_from_args(files_from_args(args), args)
-    summary = describe_dataset(dataset, human=args.human, metric=args.metric)
+    summary = describe_data(dataset, args.human, args.metric).to_json()
     if args.json:
         print_json(summary)
         return 0

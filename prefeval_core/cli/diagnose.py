@@ -20,7 +20,7 @@ from prefeval_core.cli._common import (
     seed_int,
 )
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.diagnostics.metric_report import metric_report, report_json
+from prefeval_core.workflow.metric_check import DEFAULT_SAMPLES, MetricCheck, check_json, check_metric
 
 MAX_SAMPLES = 1_000_000
 """Posterior draws per pair at most (each pair holds them in memory)."""
@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level of the DAGs (default %(default)s)")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed of the Favi-Score posterior (default %(default)s)")
-    parser.add_argument("--samples", type=int_in(1, MAX_SAMPLES), default=4000, help="posterior draws per pair (default %(default)s)")
+    parser.add_argument(
+        "--samples", type=int_in(1, MAX_SAMPLES), default=DEFAULT_SAMPLES, help="posterior draws per pair (default %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (a stable interface)")
     parser.add_argument("--html", metavar="OUT.html", help="write every figure into one self-contained offline HTML report")
     parser.set_defaults(run=run)
@@ -50,13 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     dataset = load_from_args(args.data, args)
-    report = metric_report(dataset, args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed, samples=args.samples)
+    report = check_metric(
+        dataset, MetricCheck(args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed), samples=args.samples
+    )
     if args.html:
         from prefeval_core.figures.report import write_diagnostics_html  # plotly only when a report is asked for
 
         path = write_diagnostics_html(report, args.html, seed=args.seed)
         progress(f"wrote {path}")
-    summary = report_json(report)
+    summary = check_json(report)
     if args.json:
         print_json(summary)
         return 0

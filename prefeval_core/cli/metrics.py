@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
 from typing import cast
-
-import pandas as pd
 
 from prefeval_core.cli._common import positive_int, progress
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.data.formats import TableKind, parse_table
-from prefeval_core.data.reading import read_table
-from prefeval_core.data.safe_csv import write_safe_csv
-from prefeval_core.errors import raise_if_errors
-from prefeval_core.textmetrics.rate import LEARNED_METRICS, METRICS, MetricName, align_segments, metric_ratings
+from prefeval_core.workflow.text_metrics import METRICS, MetricName, score_text_files
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,63 +43,18 @@ def run(args: argparse.Namespace) -> int:
     if unknown or not metrics:
         print_safe(f"error: unknown metric(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(METRICS)}", file=sys.stderr)
         return 2
-    files: list[tuple[str | None, TableKind]] = [(args.texts, "texts"), (args.references, "references"), (args.sources, "sources")]
-    texts, references, sources = (read_texts(path, kind) for path, kind in files)
-    if sources is not None and "reference" in sources.columns:  # e.g. WMT: source and reference side by side
-        extra = sources[["item_id", "reference"]].assign(ref_index=0)
-        references = extra if references is None else pd.concat([references, extra], ignore_index=True)
-    if references is None:
-        references = pd.DataFrame({"item_id": [], "ref_index": [], "reference": []})
-    segments = align_segments(texts, references, sources, args.against, args.max_references)
-    if segments.missing:
-        progress(f"warning: {segments.missing} outputs have nothing to compare with and get no rating")
-    encoder = model = None
-    if LEARNED_METRICS.intersection(metrics):
-        from prefeval_core.textmetrics.embedding import load_encoder
-
-        progress("loading the sentence encoder ...")
-        encoder = load_encoder()
-    if "sescore2" in metrics:
-        from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, load_model
-
-        model = load_model(args.model or DEFAULT_MODEL)
-    started = time.perf_counter()
-    ratings = metric_ratings(
-        segments,
+    scored = score_text_files(
+        args.texts,
+        args.references,
+        args.sources,
         cast(list[MetricName], metrics),
-        args.against,
-        encoder,
-        model,
-        lowercase=not args.cased,
+        args.out,
+        against=args.against,
+        max_references=args.max_references,
+        model=args.model,
         reduce=args.reduce,
-        show_progress=True,
+        lowercase=not args.cased,
+        progress=progress,
     )
-    write_ratings(ratings, args.out)
-    seconds = time.perf_counter() - started
-    progress(f"{len(segments.hypotheses)} outputs x {len(metrics)} metrics scored in {seconds:.1f} s; wrote {args.out}")
+    progress(f"{scored.outputs} outputs x {len(metrics)} metrics scored in {scored.seconds:.1f} s; wrote {args.out}")
     return 0
-
-
-def write_ratings(ratings: pd.DataFrame, path: str) -> None:
-    """``ratings`` as JSON Lines or Parquet (by the suffix), else as formula-safe CSV
-    (:mod:`prefeval_core.data.safe_csv`)."""
-    suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        ratings.to_json(path, orient="records", lines=True, force_ascii=False)
-    elif suffix in (".parquet", ".pq"):
-        ratings.to_parquet(path, index=False)
-    else:
-        write_safe_csv(ratings, path)
-
-
-def read_texts(path: str | None, kind: TableKind) -> pd.DataFrame | None:
-    """A texts, references or sources file as its canonical frame (None without a path).
-
-    Raises:
-        DataError: the file cannot be read or lacks the columns of ``kind``.
-    """
-    if path is None:
-        return None
-    table = parse_table(read_table(path), kind)
-    raise_if_errors(table.problems)
-    return table.frame

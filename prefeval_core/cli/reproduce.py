@@ -21,18 +21,12 @@ metric (its naive row is averaged over the seeds too, since the simulation depen
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from functools import partial
 
 from prefeval_core.cli._common import int_in, load_from_args, print_json, progress
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.cli.replay import add_study_options, setup_from_args
-from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
-from prefeval_core.workflow import replay_json, run_replay, study_table
-from prefeval_core.workflow.papers import SUMMARY_FIELDS, average_rows, default_metrics, naive_summary
-
-HUMAN_ONLY = "human only"
-ROW_FIELDS = (*SUMMARY_FIELDS, "cost_fraction")
-"""Averaged per protocol row: the papers' fields and the cost in the study's unit."""
+from prefeval_core.workflow.papers import ROW_FIELDS, paper_tables
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,48 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     dataset = load_from_args(args.data, args)
-    if args.metrics is None:
-        metrics = list(default_metrics(dataset, args.human))
-    else:  # an empty list gives only the human-only and ideal rows
-        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    rows: list[str | None] = [None, *metrics] + ([] if args.no_ideal else [IDEAL_METRIC_NAME])
-    runs: list[dict[str, Any]] = []
-    naive: list[dict[str, Any]] = []
-    protocol: list[dict[str, Any]] = []
-    for index, metric in enumerate(rows):
-        name = HUMAN_ONLY if metric is None else metric
-        summaries, naive_rows = [], []
-        for seed in range(args.seeds):
-            setup = setup_from_args(args, () if metric is None else (metric,), seed)
-            table = study_table(dataset, setup)
-            if metric is not None and (seed == 0 or metric == IDEAL_METRIC_NAME):
-                naive_rows.append(naive_summary(table, args.gamma))
-            summary = replay_json(run_replay(table, setup))["summary"]
-            summaries.append(summary)
-            runs.append({"metric": name, "seed": seed, "summary": summary})
-            progress(
-                f"[{index + 1}/{len(rows)}] {name} seed {seed}: correct {summary['correct']:.2f}, "
-                f"pair outcomes {summary['annotation_fraction']:.2f}, cost {summary['cost_fraction']:.2f} {summary['cost_unit']}, "
-                f"{summary['rounds']} rounds, {summary['wall_s']:.1f} s"
-            )
-        protocol.append({"metric": name, "seeds": len(summaries), "pairs": summaries[0]["pairs"], **average_rows(summaries, ROW_FIELDS)})
-        if naive_rows:
-            naive_fields = [f for f in SUMMARY_FIELDS if f != "annotation_fraction"]
-            means = _mean_only(naive_rows, naive_fields)
-            naive.append({"metric": name, "seeds": len(naive_rows), "pairs": naive_rows[0]["pairs"], **means})
-    output = {
-        "dataset": dataset.name,
-        "human": args.human,
-        "seeds": args.seeds,
-        "settings": {
-            k: runs[0]["summary"]["settings"][k]
-            for k in ("batch", "gamma", "sampler", "policy", "eps_human", "eps_metric", "unit", "error_control", "futility", "question")
-        }
-        | {"budget": "all" if args.budget is None else args.budget, "ideal_items": args.ideal_items},
-        "runs": runs,
-        "naive": naive,
-        "protocol": protocol,
-    }
+    # an empty --metrics gives only the human-only and ideal rows
+    metrics = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
+    output = paper_tables(
+        dataset, args.human, metrics, partial(setup_from_args, args), seeds=args.seeds, ideal=not args.no_ideal, progress=progress
+    )
+    naive, protocol = output["naive"], output["protocol"]
     if args.json:
         print_json(output)
         return 0
@@ -107,8 +65,3 @@ def run(args: argparse.Namespace) -> int:
     for row in protocol:
         print_safe(f"  {row['metric']:<32} " + " ".join(f"{row[f]['mean']:>5.2f}±{row[f]['sd']:<5.2f}" for f in ROW_FIELDS))
     return 0
-
-
-def _mean_only(rows: list[dict[str, Any]], fields: list[str]) -> dict[str, float]:
-    averaged = average_rows(rows, fields)
-    return {field: averaged[field]["mean"] for field in fields}

@@ -11,17 +11,16 @@ dashboard's (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR``).
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import UnsupportedFormatError
-from prefeval_core.protocol import next_request
-from prefeval_core.store import open_store
-from prefeval_core.workflow.request_files import RequestFileFormat, fill_in_instructions, judged_requests, request_files
-from prefeval_core.workflow.studies import Study
+from prefeval_core.workflow.datasets import Dataset
+from prefeval_core.workflow.request_files import RequestFileFormat, import_request_file, study_request_file
+from prefeval_core.workflow.studies import Study, study_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,30 +63,16 @@ def _file_format(path: Path) -> RequestFileFormat:
 
 
 def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, Any]:
-    tasks = next_request(study.state).tasks
-    file_format = _file_format(path)
-    content = request_files(tasks, dataset, study.data.key, study_id=study.id, seed=seed, formats=(file_format,))[file_format]
+    request = study_request_file(study, dataset, _file_format(path), seed=seed)
     try:
-        path.write_bytes(content)
+        path.write_bytes(request.content)
     except OSError as error:
         raise UnsupportedFormatError.single("unsupported", f"cannot write the file ({error.strerror or error})", file=str(path)) from None
-    scale = study.rating_scale(dataset)
-    return {
-        "study": study.id,
-        "tasks": len(tasks),
-        "unit": study.table.unit,
-        "file": str(path),
-        "instructions": fill_in_instructions(scale, study.criterion),
-    }
+    return {"study": study.id, "tasks": request.tasks, "unit": request.unit, "file": str(path), "instructions": request.instructions}
 
 
 def _import(study: Study, dataset: Dataset, file: str | None, annotator: str, *, latest_wins: bool) -> dict[str, Any]:
     if file is None:
         raise SystemExit("requests import: give the filled-in request file")
     name, data = read_input_file(file)
-    scale = study.rating_scale(dataset)
-    judgments = judged_requests(
-        name, data, study.data.key, systems=dataset.systems, scale=scale, annotator=annotator, study_id=study.id, latest_wins=latest_wins
-    )
-    stored = open_store().add_many(judgments)
-    return {"study": study.id, "judgments": len(judgments), "added": stored.added, "already_there": stored.already_there}
+    return asdict(import_request_file(study_store(), study, dataset, name, data, annotator=annotator, latest_wins=latest_wins))

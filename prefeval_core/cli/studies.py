@@ -15,19 +15,22 @@ dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR`
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, replace
-from typing import Any
 
 from prefeval_core.cli._common import open_study, positive_int, print_json, progress
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.protocol import apply_judgments, decide_round, next_request, replay_source, run_protocol
-from prefeval_core.store import open_store
 from prefeval_core.workflow.annotators import study_annotators
-from prefeval_core.workflow.feed import stored_judgments
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
-from prefeval_core.workflow.studies import Study, all_study_details, archive_study, list_studies, record_state, rename_study
-from prefeval_core.workflow.views import study_status
+from prefeval_core.workflow.studies import (
+    Study,
+    all_study_details,
+    archive_study,
+    list_studies,
+    rename_study,
+    step_study,
+    study_json,
+    study_store,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = open_store()
+    store = study_store()
     if args.action == "list":
         details = all_study_details(store)
         rows = [
@@ -82,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "agreement":
         return _agreement(study, dataset, args.metric, args.json)
     if args.action == "step":
-        study = _step(study)
-    output = _shown(study)
+        study = step_study(study_store(), study, progress=progress)
+    output = study_json(study)
     if args.json:
         print_json(output)
     else:
@@ -101,7 +104,7 @@ TEAM_ACTIONS = ("invite", "revoke", "rename", "archive", "unarchive")
 
 
 def _team(args: argparse.Namespace) -> int:
-    store = open_store()
+    store = study_store()
     if args.action in ("invite", "revoke", "rename") and not (args.name or "").strip():
         raise SystemExit(f"studies {args.action}: give a name after the study's id")
     if args.action == "invite":
@@ -121,7 +124,7 @@ def _team(args: argparse.Namespace) -> int:
 
 
 def _agreement(study: Study, dataset: Dataset, metric: str | None, as_json: bool) -> int:
-    report = study_annotators(open_store(), study, dataset, metric)
+    report = study_annotators(study_store(), study, dataset, metric)
     if as_json:
         print_json({"study": study.id, **report.as_json()})
         return 0
@@ -143,30 +146,3 @@ def _agreement(study: Study, dataset: Dataset, metric: str | None, as_json: bool
         print_safe(f"  {side.annotator}: the left output won {side.left_won} of {side.decisive} decisive comparisons "
               f"(p = {side.p_value:.3g} for no position bias)")  # fmt: skip
     return 0
-
-
-def _step(study: Study) -> Study:
-    store = open_store()
-    if study.setup.mode == "replay":
-        state = run_protocol(study.state, replay_source(study.table), max_rounds=1)
-        kind = "round"
-    else:
-        fed = stored_judgments(store, study.data.key, study.state, study_id=study.id, per_item=study.record.judgments_per_item)
-        progress(f"study #{study.id}: {len(fed)} new complete judgments")
-        state = decide_round(apply_judgments(study.state, fed)) if fed else study.state
-        kind = "feed"
-    if state is not study.state:
-        record_state(store, study.id, state, kind)  # type: ignore[arg-type]
-    return replace(study, state=state)
-
-
-def _shown(study: Study) -> dict[str, Any]:
-    status = study_status(study.state)
-    return asdict(status) | {
-        "id": study.id,
-        "name": study.record.name,
-        "dataset": study.record.dataset,
-        "stop_words": status.stop_words,
-        "requested": len(next_request(study.state)),
-        "setup": study.setup.as_dict(),
-    }

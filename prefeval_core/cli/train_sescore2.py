@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 from prefeval_core.cli._common import int_in, positive_int, print_json, progress, seed_int
-from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, read_corpus
-from prefeval_core.textmetrics.sescore2.train import TrainingConfig
+from prefeval_core.workflow.text_metrics import DEFAULT_CORPUS, DEFAULT_EPOCHS, train_sescore2_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,21 +22,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
     parser.add_argument("--seed", type=seed_int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--no-severity", action="store_true", help="ablation: every perturbation counts -1")
-    parser.add_argument("--epochs", type=int_in(1, 10_000), default=TrainingConfig.epochs, help="training epochs (default %(default)s)")
+    parser.add_argument("--epochs", type=int_in(1, 10_000), default=DEFAULT_EPOCHS, help="training epochs (default %(default)s)")
     parser.add_argument("--limit", type=positive_int, metavar="N", help="use only the first N sentences of the corpus")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from prefeval_core.textmetrics.embedding import load_encoder
-    from prefeval_core.textmetrics.sescore2.score import save_model
-    from prefeval_core.textmetrics.sescore2.train import train_sescore2
-
-    sentences = read_corpus(args.corpus)[: args.limit]
-    config = dataclasses.replace(TrainingConfig(), severity=not args.no_severity, epochs=args.epochs)
-    progress(f"{len(sentences)} sentences from {args.corpus}; loading the sentence encoder ...")
-    model = train_sescore2(sentences, load_encoder(), config, seed=args.seed, show_progress=True, corpus_name=Path(args.corpus).name)
-    save_model(model, args.out)
+    info = train_sescore2_file(
+        args.corpus, args.out, seed=args.seed, severity=not args.no_severity, epochs=args.epochs, limit=args.limit, progress=progress
+    )
     progress(f"wrote {args.out} ({Path(args.out).stat().st_size / 1024:.0f} KiB)")
-    print_json(model.info)
+    print_json(info)
     return 0

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
-from pathlib import Path
 
-from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
+from prefeval_core.cli._common import add_files_option, files_from_args, loading_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.errors import DataError, Problem
-from prefeval_core.pairs.preferences import pair_outcomes
+from prefeval_core.errors import Problem
+from prefeval_core.workflow.datasets import check_paths
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,25 +36,14 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = files_from_args(args)
-    try:
-        dataset = load_from_args(paths, args)
-        for rater in ([args.human] if args.human else []) + args.metric:
-            pair_outcomes(dataset, rater)
-        problems = list(dataset.report.problems)
-        notes = list(dataset.notes)
-    except DataError as exc:
-        problems, notes = list(exc.problems), []
-    # Findings about the data as a whole (a rater name that is not there) name the files too.
-    files = ", ".join(Path(f).name for f in paths)
-    problems = [p if p.file is not None else replace(p, file=files) for p in problems]
-    errors = [p for p in problems if p.severity == "error"]
+    raters = ([args.human] if args.human else []) + args.metric
+    check = check_paths(files_from_args(args), raters, **loading_from_args(args))
     if args.json:
-        print_json({"ok": not errors, "notes": notes, "problems": [_problem_json(p) for p in problems]})
+        print_json({"ok": not check.errors, "notes": list(check.notes), "problems": [_problem_json(p) for p in check.problems]})
     else:
-        for note in notes:
+        for note in check.notes:
             print_safe(f"read: {note}")
-        for problem in problems:
+        for problem in check.problems:
             print_safe(f"{problem.severity}: {problem}")
-        print(f"{len(errors)} errors, {len(problems) - len(errors)} warnings")
-    return 1 if errors else 0
+        print(f"{len(check.errors)} errors, {len(check.problems) - len(check.errors)} warnings")
+    return 1 if check.errors else 0

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.sparse
 
 _DENSE_CELLS = 4_000_000
 """Below this many item x system cells the presence matrix is dense (faster); above, sparse."""
@@ -55,6 +54,8 @@ def _shared(items: np.ndarray, systems: np.ndarray, n_items: int, n_systems: int
         presence = np.zeros((n_items, n_systems), dtype=np.float64)
         presence[items, systems] = 1.0
         return np.rint(presence.T @ presence).astype(np.int64)  # exact: counts are far below 2**53
+    import scipy.sparse  # only for studies too large for a dense grid
+
     matrix = scipy.sparse.csr_matrix((np.ones(len(items), dtype=np.int64), (items, systems)), shape=(n_items, n_systems))
     matrix.data[:] = 1  # a repeated (item, system) counts once
     return np.asarray((matrix.T @ matrix).toarray(), dtype=np.int64)

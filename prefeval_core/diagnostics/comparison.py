@@ -24,8 +24,6 @@ from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import binomtest
-from scipy.stats import t as student_t
 
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.errors import settings_error
@@ -66,6 +64,8 @@ def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = 0.05) -> npt.ND
     spread = np.sqrt(np.nansum((d - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (spread / np.sqrt(np.maximum(n, 1)))
+    from scipy.stats import t as student_t  # SciPy's stats take a second to import: only when asked
+
     p = np.where((n >= 2) & (spread > 0), 2.0 * student_t.sf(np.abs(t), np.maximum(n - 1, 1)), 1.0)
     codes = np.full(len(d), TIE, dtype=np.int8)
     codes[(p < gamma) & (mean > 0)] = BETTER
@@ -76,6 +76,8 @@ def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = 0.05) -> npt.ND
 def sign_test_p_values(m_all: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Two-sided exact sign-test p-values of ``m>`` vs ``m<`` per pair (ties dropped); 1 where
     the metric has no non-tie outcome."""
+    from scipy.stats import binomtest  # on use, like the t-test's
+
     m_all = np.asarray(m_all, dtype=np.int64)
     p_values = np.ones(m_all.shape[0], dtype=np.float64)
     for index, (better, _, worse) in enumerate(m_all):

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError, UnknownNameError, settings_error
@@ -62,6 +61,8 @@ def tau_b(x: np.ndarray, y: np.ndarray) -> float:
         raise settings_error(f"tau_b needs two 1-d vectors of one length, got shapes {x.shape} and {y.shape}")
     if x.size < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return math.nan
+    from scipy.stats import kendalltau  # SciPy's stats take a second to import: only when asked
+
     return float(kendalltau(x, y, variant="b").statistic)
 
 

@@ -20,7 +20,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import beta as beta_distribution
 
 from prefeval_core.diagnostics.comparison import human_only_theta
 from prefeval_core.errors import settings_error
@@ -83,6 +82,8 @@ def win_rate_densities(
         a = np.asarray(alpha, dtype=np.float64).reshape(3)
         if np.any(a <= 0):
             raise settings_error(f"Dirichlet parameters must be > 0, got {a.tolist()}")
+        from scipy.stats import beta as beta_distribution  # SciPy's stats take a second to import
+
         density = np.stack([beta_distribution.pdf(rate_grid, a[k], a.sum() - a[k]) for k in range(3)])
         draws_p = np.random.default_rng(seed).dirichlet(a, size=draws)
         mean = a / a.sum()

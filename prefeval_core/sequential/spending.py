@@ -59,7 +59,6 @@ import numpy as np
 import numpy.typing as npt
 from scipy import fft as sp_fft
 from scipy.special import gammaln, ndtr, ndtri
-from scipy.stats import binom
 
 from prefeval_core.errors import settings_error
 from prefeval_core.sequential.evidence import check_gamma
@@ -113,8 +112,9 @@ def _walk(looks: tuple[Look, ...], gamma: float) -> _Walk:
 
 @functools.lru_cache(maxsize=4096)
 def _fair_coin_steps(new: int) -> FloatArray:
-    """Binomial(new, 1/2) probabilities (cached: a look adds one of few step sizes, and scipy's pmf dominates a look's cost)."""
-    steps = binom.pmf(np.arange(new + 1), new, 0.5)
+    """Binomial(new, 1/2) probabilities, each correctly rounded (exact integers divided once; cached:
+    a look adds one of few step sizes)."""
+    steps = np.array([math.comb(new, k) / 2**new for k in range(new + 1)])
     steps.flags.writeable = False  # shared by every caller of the cache
     return steps
 
@@ -224,22 +224,26 @@ def _exact_success(n: FloatArray, R: int, z: float) -> FloatArray:
 def _future_pmf(alpha: FloatArray, R: int) -> FloatArray:
     """(P, R + 1, R + 1) Dirichlet-multinomial probabilities of (x ``>``, y ``<``) among R future
     outcomes whose rates have a Dirichlet(``alpha``) (P, 3) posterior (0 where x + y > R)."""
+    return _future_pmfs(alpha, np.full(len(alpha), R), R + 1)
+
+
+def _future_pmfs(alpha: FloatArray, R: npt.NDArray[np.int64], size: int) -> FloatArray:
+    """(P, size, size) the pmf of :func:`_future_pmf` of each row, ``R[p]`` future outcomes
+    (``size > R.max()``), zero beyond: one grid for rows with different R."""
     a, t, b = alpha[:, BETTER, None], alpha[:, TIE, None], alpha[:, WORSE, None]
-    steps = np.arange(R + 1)
-    x, y = np.meshgrid(steps, steps, indexing="ij")
-    r = R - x - y
-    valid = r >= 0
-    r = np.maximum(r, 0)
-    # the log-gamma terms on the (R + 1) values each takes, then laid out on the grid: O(R) special
-    # functions instead of O(R^2), the same sum term by term
+    steps = np.arange(size)
+    count = R.astype(np.float64)[:, None]
+    # log pmf = constant + f_a(x) + f_b(y) + f_t(R - x - y): the log-gamma terms on the values each
+    # count takes, then three terms and one exp per cell of the grid
     by_count = gammaln(steps + 1.0)
-    log_pmf = (
-        gammaln(R + 1.0) - by_count[x] - by_count[y] - by_count[r]
-        + gammaln(a + steps)[:, :, None] + gammaln(b + steps)[:, None, :] + gammaln(t + steps)[:, r]
-        - gammaln(a + b + t + R)[:, :, None] - gammaln(a)[:, :, None] - gammaln(b)[:, :, None] - gammaln(t)[:, :, None]
-        + gammaln(a + b + t)[:, :, None]
-    )  # fmt: skip
-    return np.where(valid, np.exp(log_pmf), 0.0)
+    constant = gammaln(count + 1.0) + gammaln(a + b + t) - gammaln(a + b + t + count) - gammaln(a) - gammaln(b) - gammaln(t)
+    f_a = gammaln(a + steps) - by_count + constant
+    f_b = gammaln(b + steps) - by_count
+    # f_t as a function of x + y (up to 2 size - 2): -inf where x + y > R, so exp gives 0 there
+    rest = R[:, None] - np.arange(2 * size - 1)
+    by_sum = np.where(rest >= 0, gammaln(t + np.maximum(rest, 0)) - gammaln(np.maximum(rest, 0) + 1.0), -np.inf)
+    log_pmf = f_a[:, :, None] + f_b[:, None, :] + by_sum[:, steps[:, None] + steps[None, :]]
+    return np.exp(log_pmf)
 
 
 def _significant_mass(n: FloatArray, pmf: FloatArray, z: float) -> FloatArray:
@@ -307,30 +311,53 @@ def metric_success_probability(revealed: npt.ArrayLike, remaining: npt.ArrayLike
     while start < exact.size:
         size = int(totals[exact[start:]].max(initial=0)) + 1
         batch = exact[start : start + max(1, _FFT_BATCH_CELLS // size**2)]
-        probability[batch] = _significant_mass(n[batch], _convolved_pmf(alpha[batch], left[batch]), z)
+        probability[batch] = _convolved_success(n[batch], alpha[batch], left[batch], z)
         start += batch.size
     return probability
 
 
-def _convolved_pmf(alpha: FloatArray, left: npt.NDArray[np.int64]) -> FloatArray:
-    """(B, L, L) pmf of the future (x ``>``, y ``<``) of B pairs: the convolution over metric patterns of
-    each pattern's Dirichlet-multinomial (``alpha`` (B, J, 3), ``left`` (B, J) items), as one product of
-    2-D FFTs per pattern. ``L`` is the largest total + 1, so the circular convolution does not wrap."""
-    B = len(left)
-    size = int(left.sum(axis=1).max(initial=0)) + 1
-    fast = sp_fft.next_fast_len(size, real=True)
-    spectrum = np.ones((B, fast, fast // 2 + 1), dtype=np.complex128)
-    padded = np.empty((B, fast, fast))
+def _convolved_success(n: FloatArray, alpha: FloatArray, left: npt.NDArray[np.int64], z: float) -> FloatArray:
+    """(B,) the mass of the future (x ``>``, y ``<``) of B pairs that ends significant at the
+    fixed-sample level with the revealed counts ``n`` (B, 3).
+
+    The future's pmf is the convolution over metric patterns of each pattern's
+    Dirichlet-multinomial (``alpha`` (B, J, 3), ``left`` (B, J) items): one product of 2-D
+    spectra. Its mass on the significant region is read in the frequency domain (Parseval:
+    ``sum pmf * S = sum PMF conj(S) / L^2``, with S the 0/1 significance grid, one per distinct
+    revealed ``(n>, n<)``), so the pmf is never transformed back. ``L >`` the largest total, so
+    the circular convolution does not wrap."""
+    size = sp_fft.next_fast_len(int(left.sum(axis=1).max(initial=0)) + 1, real=True)
+    spectrum: npt.NDArray[np.complex128] | None = None
+    padded, written = np.zeros((len(left), size, size)), 0
     for group in np.flatnonzero(left.any(axis=0)):  # a pattern no pair has items of is the identity
-        padded.fill(0.0)
-        for R in np.unique(left[:, group]):
-            if R == 0:
-                padded[left[:, group] == 0, 0, 0] = 1.0
-                continue
-            rows = np.flatnonzero(left[:, group] == R)
-            padded[rows, : R + 1, : R + 1] = _future_pmf(alpha[rows, group], int(R))
-        spectrum *= sp_fft.rfft2(padded, workers=-1)
-    pmf = np.clip(sp_fft.irfft2(spectrum, s=(fast, fast), workers=-1)[:, :size, :size], 0.0, None)
-    steps = np.arange(size)
-    beyond = steps[None, :, None] + steps[None, None, :] > left.sum(axis=1)[:, None, None]
-    return np.where(beyond, 0.0, pmf)
+        padded[:, :written, :written] = 0.0  # (zero-padding by the transform itself is slower)
+        written = int(left[:, group].max()) + 1
+        padded[:, :written, :written] = _future_pmfs(alpha[:, group], left[:, group], written)
+        transformed = sp_fft.rfft2(padded)
+        spectrum = transformed if spectrum is None else np.multiply(spectrum, transformed, out=spectrum)
+    if spectrum is None:  # nothing left to come: the revealed counts decide
+        return _significant_mass(n, np.ones((len(n), 1, 1)), z)
+    keys, which = np.unique(n[:, [BETTER, WORSE]], axis=0, return_inverse=True)
+    region = np.stack([_significant_spectrum(float(better), float(worse), size, z) for better, worse in keys])[which.ravel()]
+    mass = (spectrum.real * region.real + spectrum.imag * region.imag).sum(axis=(1, 2)) / size**2
+    return np.asarray(np.clip(mass, 0.0, 1.0), dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=4096)
+def _significant_spectrum(better: float, worse: float, size: int, z: float) -> npt.NDArray[np.complex128]:
+    """The half spectrum of the (L, L) significance grid after ``better``/``worse`` revealed, its
+    columns weighted for the mirrored half they stand for (all but column 0 and, for even L, L/2 twice)."""
+    weight = np.full(size // 2 + 1, 2.0)
+    weight[0] = 1.0
+    if size % 2 == 0:
+        weight[-1] = 1.0
+    spectrum = sp_fft.rfft2(_significant_grid(better, worse, size, z)) * weight
+    spectrum.flags.writeable = False
+    return spectrum
+
+
+def _significant_grid(better: float, worse: float, size: int, z: float) -> FloatArray:
+    """(L, L) 1 where the future (x ``>``, y ``<``) ends significant after ``better``/``worse`` revealed."""
+    x, y = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+    decisive = better + worse + x + y
+    return ((decisive > 0) & (np.abs(better + x - worse - y) >= z * np.sqrt(decisive))).astype(np.float64)

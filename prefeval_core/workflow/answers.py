@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -102,6 +101,8 @@ def natural(name: str) -> tuple[tuple[int, int | str], ...]:
 
 def tiers(d: Decided) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     """The decided systems in tiers, best first (module docstring), and the systems with no decided pair."""
+    import networkx as nx  # on use: the CLI's other answers never need it
+
     beats = d.beats
     placed = beats.any(axis=0) | beats.any(axis=1)
     graph = nx.DiGraph()

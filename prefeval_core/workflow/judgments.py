@@ -1,8 +1,8 @@
 """What people judge, into the store and out: one judgment stored the moment it is made, the last
 one undone, a judged request file imported, all judgments exported with attribution.
 
-The shells open the store (:func:`open_store`: once per process and address) and hand it to these
-functions and to those of :mod:`~prefeval_core.workflow.studies`.
+The shells open the store (:func:`~prefeval_core.workflow.studies.study_store`) and hand it to
+these functions.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from prefeval_core.store import (
     Rating,
     Store,
     StudyRecord,
-    open_store,
     utc_now,
 )
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
@@ -37,7 +36,6 @@ __all__ = [
     "StudyRecord",
     "export_judgments",
     "import_judged_requests",
-    "open_store",
     "record_comparison",
     "record_rating",
     "shown_sides",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -48,9 +48,24 @@ class MetricCheck:
             raise settings_error(f"gamma must be in (0, 1), got {self.gamma}", field="gamma")
 
 
-def check_metric(dataset: Dataset, check: MetricCheck) -> MetricReport:
-    """Every diagnostic of the check (see :func:`prefeval_core.diagnostics.metric_report.metric_report`)."""
-    return metric_report(dataset, check.human, check.metric, eps=check.eps, gamma=check.gamma, seed=check.seed)
+DEFAULT_SAMPLES = 4000
+"""Posterior draws of each pair's Favi-Score by default."""
+
+
+def check_metric(dataset: Dataset, check: MetricCheck, *, samples: int = DEFAULT_SAMPLES) -> MetricReport:
+    """Every diagnostic of the check (see :func:`prefeval_core.diagnostics.metric_report.metric_report`),
+    with ``samples`` posterior draws of each pair's Favi-Score.
+
+    Raises:
+        UnknownNameError, CoverageError: a rater is not in the data, or the two share no pair.
+    """
+    return metric_report(dataset, check.human, check.metric, eps=check.eps, gamma=check.gamma, seed=check.seed, samples=samples)
+
+
+def check_json(report: MetricReport) -> dict[str, Any]:
+    """The check as ``diagnose --json`` prints it (a stable shape; see
+    :func:`prefeval_core.diagnostics.metric_report.report_json`)."""
+    return report_json(report)
 
 
 def metric_figure(report: MetricReport, name: MetricFigure) -> go.Figure | None:

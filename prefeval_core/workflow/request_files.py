@@ -11,6 +11,7 @@ file, or one that names the systems (:mod:`prefeval_core.annotation.requests`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from prefeval_core.annotation.blind import BlindKey
@@ -23,9 +24,11 @@ from prefeval_core.annotation.requests import (
     read_rated_requests,
 )
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.protocol import next_request
 from prefeval_core.store import Store, open_store
 from prefeval_core.store.records import Judgment
 from prefeval_core.vocabulary.tasks import Task
+from prefeval_core.workflow.studies import Study
 
 RequestFileFormat = Literal["csv", "jsonl"]
 
@@ -101,3 +104,70 @@ def judged_requests(
             name, data, key, annotator=annotator, systems=systems, study_id=study_id, scale=bounds, key=secret, latest_wins=latest_wins
         )
     )
+
+
+@dataclass(frozen=True)
+class StudyRequestFile:
+    """A study's open request as a file (:func:`study_request_file`).
+
+    Attributes:
+        content: the file's bytes.
+        tasks: the tasks in it (outputs to rate, or pairs of outputs to compare).
+        unit: what a task is, ``ratings`` or ``comparisons``.
+        instructions: what annotators do with the file (:func:`fill_in_instructions`).
+    """
+
+    content: bytes
+    tasks: int
+    unit: str
+    instructions: str
+
+
+def study_request_file(study: Study, dataset: Dataset, file_format: RequestFileFormat, *, seed: int) -> StudyRequestFile:
+    """The blind request file of the study's open request on its ``dataset``, comparisons in the
+    keyed left/right order of ``seed`` (keyed with the secret of the default store)."""
+    tasks = next_request(study.state).tasks
+    content = request_files(tasks, dataset, study.data.key, study_id=study.id, seed=seed, formats=(file_format,))[file_format]
+    instructions = fill_in_instructions(study.rating_scale(dataset), study.criterion)
+    return StudyRequestFile(content, len(tasks), study.table.unit, instructions)
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """What importing a filled-in request file did (:func:`import_request_file`).
+
+    Attributes:
+        study: the study's id.
+        judgments: the judgments the file holds.
+        added: those new to the store.
+        already_there: those it held already (a file imported twice adds nothing).
+    """
+
+    study: int
+    judgments: int
+    added: int
+    already_there: int
+
+
+def import_request_file(
+    store: Store, study: Study, dataset: Dataset, name: str, data: bytes, *, annotator: str = "", latest_wins: bool = False
+) -> StoredFile:
+    """Store the judgments of a filled-in request file ``name`` (its bytes ``data``) of ``study``
+    (as :func:`judged_requests` reads them); each is stored once however often the file comes in.
+
+    Raises:
+        DataError: the file's problems, each naming its row and column.
+    """
+    judgments = judged_requests(
+        name,
+        data,
+        study.data.key,
+        systems=dataset.systems,
+        scale=study.rating_scale(dataset),
+        annotator=annotator,
+        study_id=study.id,
+        store=store,
+        latest_wins=latest_wins,
+    )
+    stored = store.add_many(judgments)
+    return StoredFile(study.id, len(judgments), stored.added, stored.already_there)

@@ -12,22 +12,36 @@ checked).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from prefeval_core.annotation.rating_scale import RatingScale, rating_scale
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.schema import validated
 from prefeval_core.errors import SettingsError
-from prefeval_core.protocol import ProtocolState, StudyTable, next_request, state_from_json, state_to_json
-from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary
+from prefeval_core.protocol import (
+    ProtocolState,
+    StudyTable,
+    apply_judgments,
+    decide_round,
+    next_request,
+    replay_source,
+    run_protocol,
+    state_from_json,
+    state_to_json,
+)
+from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary, open_store
 from prefeval_core.store.session_data import load_data, save_data
 from prefeval_core.store.study_details import StudyDetails, all_details, details, rename, set_archived, set_details
 from prefeval_core.vocabulary.tasks import ComparisonTask
+from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
 from prefeval_core.workflow.study import start_study, study_table
+from prefeval_core.workflow.views import study_status
 
 RECORD_VERSION = 1
 """Version of the JSON a study record's setup holds (``{"version", "data", "setup"}``)."""
@@ -167,6 +181,61 @@ def resume_study(store: Store, study_id: int, dataset: Dataset, *, table: StudyT
     latest = store.latest_state(study_id)
     state = start_study(table, setup) if latest is None else state_from_json(latest.state_json, table)
     return Study(record, data, setup, table, state, details(store.db, study_id))
+
+
+def study_store(where: Store | str | Path | None = None) -> Store:
+    """``where`` itself when it is a store, else the store in that folder (SQLite), or for ``None``
+    the dashboard's (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR``, else ``./prefeval_data``).
+
+    Raises:
+        SettingsError: a database URL that is not PostgreSQL or SQLite.
+        StoreError: the database cannot be reached, or its schema is newer than this prefeval.
+    """
+    return where if isinstance(where, Store) else open_store(where)
+
+
+def load_study(store: Store, study_id: int) -> tuple[Study, Dataset]:
+    """The study with this id at its latest state (:func:`resume_study`) and the data it was made on, loaded.
+
+    Raises:
+        SettingsError: no such study, or its data changed since.
+        DataError: its data can no longer be loaded.
+    """
+    data, _ = study_parts(store.study(study_id))
+    dataset = data.load()
+    return resume_study(store, study_id, dataset), dataset
+
+
+def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | None = None) -> Study:
+    """Move the study on by one step and record the new state: a replay study runs its next round;
+    a live study takes the stored judgments that are complete (judged by enough annotators) and
+    decides (``progress`` hears how many were new). A step that changes nothing records nothing."""
+    if study.setup.mode == "replay":
+        state = run_protocol(study.state, replay_source(study.table), max_rounds=1)
+        kind: StateKind = "round"
+    else:
+        fed = stored_judgments(store, study.data.key, study.state, study_id=study.id, per_item=study.record.judgments_per_item)
+        if progress is not None:
+            progress(f"study #{study.id}: {len(fed)} new complete judgments")
+        state = decide_round(apply_judgments(study.state, fed)) if fed else study.state
+        kind = "feed"
+    if state is not study.state:
+        record_state(store, study.id, state, kind)
+    return replace(study, state=state)
+
+
+def study_json(study: Study) -> dict[str, Any]:
+    """Where the study stands, as ``studies show --json`` prints it: its :class:`~prefeval_core.workflow.views.StudyStatus`
+    fields, then ``id, name, dataset, stop_words, requested`` (tasks in the open request) and ``setup``."""
+    status = study_status(study.state)
+    return asdict(status) | {
+        "id": study.id,
+        "name": study.record.name,
+        "dataset": study.record.dataset,
+        "stop_words": status.stop_words,
+        "requested": len(next_request(study.state)),
+        "setup": study.setup.as_dict(),
+    }
 
 
 def list_studies(store: Store, dataset_key: str | None = None, *, archived: bool = False) -> list[StudySummary]:

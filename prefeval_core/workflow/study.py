@@ -9,7 +9,8 @@ run into the stable JSON shapes the CLI prints.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -17,9 +18,12 @@ import numpy as np
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.diagnostics.comparison import Comparison
+from prefeval_core.errors import settings_error
 from prefeval_core.protocol import (
     ProtocolResult,
     ProtocolState,
+    Question,
+    QuestionKind,
     new_state,
     protocol_result,
     replay_source,
@@ -32,6 +36,33 @@ from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow.answers import answer_words, leaderboard_json, study_leaderboard
 from prefeval_core.workflow.setup import StudySetup, protocol_settings
+
+
+def replay_setup(
+    human: str,
+    metrics: Sequence[str] = (),
+    *,
+    question: QuestionKind = "all-pairs",
+    k: int = 1,
+    baselines: Sequence[str] = (),
+    budget: int | None = None,
+    seed: int = 0,
+    **options: Any,
+) -> StudySetup:
+    """The setup of a replay: ``question`` (with ``k`` for top-k, ``baselines`` for baseline),
+    ``budget`` in the study's cost unit (``None``: all), ``seed``, and any other
+    :class:`~prefeval_core.workflow.setup.StudySetup` field by name in ``options``.
+
+    Raises:
+        SettingsError: an option that is not a setup field of a replay, or a value out of range.
+    """
+    allowed = {f.name for f in fields(StudySetup)} - {"human", "metrics", "question", "mode", "budget", "seed", "judgments_per_item"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise settings_error(f"unknown replay option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}", field=unknown[0])
+    return StudySetup(
+        human=human, metrics=tuple(metrics), question=Question(question, k, tuple(baselines)), budget=budget, seed=seed, **options
+    )
 
 
 def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
