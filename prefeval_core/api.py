@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prefeval_core.errors import DataError, settings_error
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.workflow import Replay, StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.annotators import AnnotatorReport, study_annotators
 from prefeval_core.workflow.answers import leaderboard_frame, study_leaderboard
@@ -55,9 +56,10 @@ from prefeval_core.workflow.decisions import Decisions, Model, Sampler, SamplerS
 from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, MetricReport, check_json, metric_figure
 from prefeval_core.workflow.metric_check import check_metric as run_metric_check
 from prefeval_core.workflow.session import DEFAULT_SAMPLE, DataChoice, sample_names
+from prefeval_core.workflow.status import STOP_WORDS, StudyStatus, study_status
 from prefeval_core.workflow.studies import Store, Study, StudySummary, list_studies, load_study, study_store
 from prefeval_core.workflow.study import QuestionKind, replay_setup
-from prefeval_core.workflow.views import STOP_WORDS, StudyStatus, pairs_frame, study_status, theta_history_figure
+from prefeval_core.workflow.views import pairs_frame, theta_history_figure
 
 _FRAME_KINDS: Final[dict[str, TableKind | None]] = {
     "ratings": None,  # long or wide: detected from the columns, as for a file
@@ -200,7 +202,7 @@ def decide(
     model: Model | None = None,
     mu: npt.ArrayLike | None = None,
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     settings: SamplerSettings | None = None,
 ) -> Decisions:
@@ -379,7 +381,9 @@ def _shown(value: float | None) -> str:
 
 
 @_double_precision
-def check_metric(data: Dataset, human: str, metric: str, *, eps: float = 0.0, gamma: float = 0.05, seed: int = 0) -> MetricCheckResult:
+def check_metric(
+    data: Dataset, human: str, metric: str, *, eps: float = 0.0, gamma: float = DEFAULT_GAMMA, seed: int = 0
+) -> MetricCheckResult:
     """Check ``metric`` against ``human`` (the Metric check page and ``diagnose``).
 
     Args:

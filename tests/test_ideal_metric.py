@@ -45,6 +45,8 @@ def test_same_seed_same_metric_and_settings_accept_the_matrix() -> None:
     first = ideal_metric_table(table, seed=5, extra_items=10)
     assert np.array_equal(first.metric, ideal_metric_table(table, seed=5, extra_items=10).metric)
     assert not np.array_equal(first.metric, ideal_metric_table(table, seed=6, extra_items=10).metric)
-    ProtocolSettings(budget=10, model="known_mu", mu=IDEAL_MU_ROWS, metrics=("ideal",))  # columns sum to 1
+    ProtocolSettings(
+        budget=10, model="known_mu", mu=IDEAL_MU_ROWS, metrics=("ideal",), error_control="none", futility=None
+    )  # columns sum to 1
     with pytest.raises(ValueError):
         ideal_metric_table(table, seed=0, mu=np.ones((3, 3)))

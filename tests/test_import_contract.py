@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-SHELL_MAY_IMPORT = ("prefeval_core.workflow", "prefeval_core.errors", "prefeval_core.vocabulary", "prefeval_core.runtime", "prefeval_core.figures")
+SHELL_MAY_IMPORT = tuple(f"prefeval_core.{name}" for name in ("workflow", "errors", "vocabulary", "runtime", "figures"))
 """What a shell may import from the core (the "door" contract's complement)."""
 
 

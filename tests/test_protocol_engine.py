@@ -15,7 +15,16 @@ GT, EQ, LT = 0, 1, 2
 def test_clear_pair_decided_in_round_one_all_tie_pair_waits_with_a_metric(model: str) -> None:
     table = comparison_table({("a", "b"): ([GT] * 30, [GT] * 30), ("a", "c"): ([EQ] * 25, [EQ] * 25)})
     mu = IDEAL_MU_ROWS if model == "known_mu" else None
-    settings = ProtocolSettings(budget=1000, batch=10, model=model, mu=mu, seed=3, metrics=("metric",))  # type: ignore[arg-type]
+    settings = ProtocolSettings(
+        budget=1000,
+        batch=10,
+        model=model,
+        mu=mu,
+        seed=3,
+        metrics=("metric",),
+        error_control="none",
+        futility=None,  # type: ignore[arg-type]
+    )
     rounds = []
     state = run_protocol(new_state(table, settings), replay_source(table), progress=rounds.append)
     assert rounds[0].decisions[0] == GT  # 10 human ">" plus 20 metric ">" on the rest
@@ -26,7 +35,7 @@ def test_clear_pair_decided_in_round_one_all_tie_pair_waits_with_a_metric(model:
 
 def test_same_seed_same_run_with_the_full_model() -> None:
     table = comparison_table({("a", "b"): ([GT, EQ, LT, GT] * 10, [GT, EQ, GT, GT] * 10), ("b", "c"): ([LT, EQ] * 20, [LT, LT] * 20)})
-    settings = ProtocolSettings(budget=60, batch=5, seed=11, metrics=("metric",))
+    settings = ProtocolSettings(budget=60, batch=5, seed=11, metrics=("metric",), error_control="none", futility=None)
     first = run_protocol(new_state(table, settings), replay_source(table))
     second = run_protocol(new_state(table, settings), replay_source(table))
     assert same_state(first, second)

@@ -36,6 +36,7 @@ GT, EQ, LT = 0, 1, 2
 
 
 def human_only(budget: int, batch: int = 10, seed: int = 0, unit: str = "comparisons", **kw) -> ProtocolSettings:
+    kw = {"error_control": "none", "futility": None, **kw}  # the paper's rule unless a test says otherwise
     return ProtocolSettings(budget=budget, batch=batch, model="human_only", seed=seed, unit=unit, **kw)  # type: ignore[arg-type]
 
 
@@ -103,7 +104,9 @@ def test_same_seed_same_run_and_the_seed_changes_the_order() -> None:
 def test_state_json_round_trip_is_lossless_and_tied_to_its_table() -> None:
     table = comparison_table({("a", "b"): ([GT, LT, EQ, GT] * 5, [GT, GT, EQ, -1] * 5), ("a", "c"): ([LT] * 7 + [-1] * 13, None)})
     mu = ((0.8, 0.25, 0.1), (0.1, 0.5, 0.1), (0.1, 0.25, 0.8))
-    settings_ = ProtocolSettings(budget=12, batch=3, model="known_mu", mu=mu, seed=5, human="h", metrics=("m",), eps_human=0.25)
+    settings_ = ProtocolSettings(
+        budget=12, batch=3, model="known_mu", mu=mu, seed=5, human="h", metrics=("m",), eps_human=0.25, error_control="none", futility=None
+    )
     state = run_protocol(new_state(table, settings_), replay_source(table), max_rounds=1)
     state = apply_judgments(state, [ComparisonJudgment("i019", "a", "b", GT), ComparisonJudgment("i001", "c", "a", GT)])
     restored = state_from_json(state_to_json(state), table)

@@ -101,9 +101,9 @@ def test_paired_t_reference_exact_case() -> None:
 
 def test_settings_refuse_mean_without_a_betting_control() -> None:
     with pytest.raises(SettingsError, match="mean statistic"):
-        ProtocolSettings(budget=10, model="human_only", statistic="mean", error_control="spending")
+        ProtocolSettings(budget=10, model="human_only", statistic="mean", error_control="spending", futility=None)
     with pytest.raises(SettingsError, match="equivalence margin"):
-        ProtocolSettings(budget=10, model="human_only", delta=0.5, error_control="anytime")
+        ProtocolSettings(budget=10, model="human_only", delta=0.5, error_control="anytime", futility=None)
 
 
 def test_tied_study_draws_the_tied_systems_alike() -> None:

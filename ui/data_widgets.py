@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from prefeval_core.workflow.datasets import Dataset, DatasetSummary, grouped_warnings
+from prefeval_core.workflow.input_kinds import input_kind_words
 from prefeval_core.workflow.raters import NEGATED_PREFIX, ROLE_WORDS, Direction, RaterRole, negated_copy
 from prefeval_core.workflow.session import DataChoice, InputKind, sample_names
 from prefeval_core.workflow.text_metrics import Against, MetricName
@@ -17,18 +18,6 @@ from ui.errors import escape_markdown, user_errors
 
 SOURCES = ("Bundled sample", "Your files")
 UPLOAD_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "gz"]
-KIND_LABELS = {
-    "": "detect automatically",
-    "ratings": "ratings (long: item, system, rater, score)",
-    "wide_ratings": "wide ratings (item, system, one column per rater)",
-    "preferences": "preferences (item, system_a, system_b, rater, label)",
-    "texts": "texts (item, system, output)",
-    "sources": "sources (item, source)",
-    "references": "references (item, reference)",
-    "mqm": "WMT MQM error annotations (system, seg_id, rater, category, severity)",
-    "arena": "Chatbot-Arena battles (model_a, model_b, winner)",
-    "ignored": "ignore this file",
-}
 
 
 def _on_source() -> None:
@@ -87,9 +76,10 @@ def column_mapping(choice: DataChoice) -> None:
                 options = list(cache.raw_columns(name, data))
                 left, right = st.columns(2)
                 label = escape_markdown(name)  # widget labels render Markdown: a file name is shown as written
+                kind_words = input_kind_words()  # from the field-format registry
                 kind = left.selectbox(
-                    f"{label}: holds", list(KIND_LABELS), index=list(KIND_LABELS).index(kinds.get(name, "")),
-                    format_func=KIND_LABELS.__getitem__, key=f"pe.w.kind{index}",
+                    f"{label}: holds", list(kind_words), index=list(kind_words).index(kinds.get(name, "")),
+                    format_func=kind_words.__getitem__, key=f"pe.w.kind{index}",
                 )  # fmt: skip
                 chosen = right.multiselect(
                     f"{label}: rater columns (wide ratings only; empty = all but item and system)",

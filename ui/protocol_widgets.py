@@ -7,52 +7,33 @@ widgets only collect a :class:`~prefeval_core.workflow.StudySetup` and show resu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.diagnostics.comparison import ERROR_LABELS
 from prefeval_core.figures.posterior import win_rate_figure
-from prefeval_core.protocol import (
-    POLICIES,
-    ProtocolResult,
-    ProtocolState,
-    Question,
-    is_finished,
-    protocol_result,
-    replay_source,
-    run_protocol,
-    undo_round,
-)
-from prefeval_core.store import open_store
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.answers import STATUS_WORDS, leaderboard_frame, study_leaderboard
+from prefeval_core.workflow.replay_steps import ERROR_LABELS, is_finished, next_round, run_to_end, start_recorded, undo_last
+from prefeval_core.workflow.replay_steps import replay_result as compare_with_reference
 from prefeval_core.workflow.session import DataChoice
-from prefeval_core.workflow.studies import begin_study, undo_study
+from prefeval_core.workflow.setup import SetupField, setup_fields, setup_from_values, setup_values
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
 from ui.live_round import decide_button, fresh_judgments
 
-MODES = {"replay": "Replay: reveal the human judgments already in the data", "live": "Live: people judge what the protocol asks for"}
-QUESTIONS = {"all-pairs": "Order of every pair (the paper)", "top-k": "The best k systems", "baseline": "Each system against a baseline"}
-UNITS = {
-    "auto": "as the human rater (ratings / comparisons)",
-    "ratings": "ratings of single outputs",
-    "comparisons": "comparisons of two outputs",
-}
-CONTROLS = {
-    "spending": "per pair: spending over the pool (γ over the whole run)",
-    "anytime": "per pair: anytime-valid e-values (γ over any looks)",
-    "question": "the whole answer: γ over all looks and all pairs",
-    "none": "none (the paper: γ at every look)",
-}
-STATISTICS = {"sign": "sign: better / worse items (the paper)", "mean": "mean score difference (ratings)"}
-PER_REQUEST = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
-MODELS = {"full": "Metric + human (full model)", "human_only": "Human only"}
+if TYPE_CHECKING:
+    from prefeval_core.data.dataset import Dataset
+    from prefeval_core.protocol import ProtocolResult, ProtocolState
+
+UNSET = "auto"
+"""The choice that leaves an optional choice unset (the cost unit: as the human rater)."""
+FORM_MODELS = ("full", "human_only")
+"""The decision models the form offers (``known_mu`` comes with the ideal metric)."""
 
 
 def current_setup(human: str, metrics: tuple[str, ...]) -> StudySetup:
@@ -64,77 +45,80 @@ def current_setup(human: str, metrics: tuple[str, ...]) -> StudySetup:
     return setup
 
 
-def _pick(column: DeltaGenerator, label: str, labels: Mapping[str, str], current: str, **options: Any) -> str:
-    """A select box over ``labels``' keys, shown by their labels, starting at ``current``."""
+def choice_words(field: SetupField) -> dict[str, str]:
+    """The choices the form offers for a declared setting, with their words (:data:`UNSET` first for an optional one)."""
+    words = field.setting.words()
+    return {UNSET: field.setting.none, **words} if field.optional else words
+
+
+def pick(column: DeltaGenerator, field: SetupField, current: Any, labels: Mapping[str, str] | None = None) -> Any:
+    """A select box over a declared setting's choices (or ``labels``), shown in words, starting at ``current``."""
+    labels = choice_words(field) if labels is None else labels
     keys = list(labels)
-    chosen: str = column.selectbox(
-        label, keys, index=keys.index(current) if current in keys else 0, format_func=lambda key: labels[key], **options
+    current = UNSET if current is None and field.optional else current
+    chosen = column.selectbox(
+        field.setting.label, keys, index=keys.index(current) if current in keys else 0, format_func=labels.__getitem__,
+        help=field.setting.help,
+    )  # fmt: skip
+    return None if chosen == UNSET else chosen
+
+
+def number(column: DeltaGenerator, field: SetupField, value: float, *, high: float | None = None, **options: Any) -> Any:
+    """A number input of a declared setting over the range the declaration shows (``high``: a
+    narrower top, e.g. the number of systems); an unset optional value shows as 0."""
+    low, top = field.setting.shown or (field.setting.bounds.low, field.setting.bounds.high)
+    top = top if high is None else high
+    assert low is not None and top is not None, f"{field.name}: the form shows bounded numbers only"
+    kind = field.kind
+    return column.number_input(
+        field.setting.label, kind(low), kind(top), kind(min(max(value, low), top)), help=field.setting.help, **options
     )
-    return chosen
 
 
 def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tuple[str, ...]) -> None:
-    """The study settings in a form (nothing runs until *Start*); *Start* creates a fresh protocol."""
-    values = current_setup(human, metrics)
+    """The study settings in a form, each widget made from the setting's declaration
+    (:func:`~prefeval_core.workflow.setup.setup_fields`); nothing runs until *Start*, which creates a fresh protocol."""
+    values = setup_values(current_setup(human, metrics))
+    f = setup_fields()
     systems = sorted(set(dataset.systems))
+    chosen: dict[str, Any] = {}
     with st.form("pe.w.settings"):
         c = list(st.columns([2, 2, 1, 2]))
-        mode = c[0].radio("Mode", list(MODES), index=list(MODES).index(values.mode), format_func=lambda key: MODES[key])
-        kind = _pick(c[1], "Question", QUESTIONS, values.question.kind)
-        k = c[2].number_input("k (top-k)", 1, max(1, len(systems) - 1), min(values.question.k, max(1, len(systems) - 1)))
-        baselines = c[3].multiselect("Baseline systems", systems, default=[b for b in values.question.baselines if b in systems])
-        c = list(st.columns(4))
-        unit = _pick(c[0], "A paid judgment is", UNITS, values.unit or "auto")
-        budget = c[1].number_input(
-            "Budget (judgments; 0 = all the data holds)",
-            0,
-            100_000_000,
-            values.budget or 0,
-            help="in the study's unit: ratings or comparisons",
-        )
-        batch = c[2].number_input("Batch N per round", 1, 10_000, values.batch, help="items per system (ratings) or per pair (comparisons)")
-        seed = c[3].number_input("Seed", 0, 2**31 - 1, values.seed)
-        c = list(st.columns(4))
-        control = _pick(c[0], "Error control", CONTROLS, values.error_control)
-        gamma = c[1].number_input("Significance level γ", 0.001, 0.5, values.gamma, step=0.01, format="%.3f")
-        futility_on = c[2].toggle(
-            "Futility stop",
-            value=values.futility is not None,
-            help="stop asking for a pair that can almost surely no longer be decided; with spending and a metric, "
-            "the metric's outcomes of the items left predict how they will go (it never decides a pair)",
-        )
-        beta = c[3].number_input("Futility level β", 0.001, 0.5, values.futility or 0.05, step=0.01, format="%.3f")
-        c = list(st.columns(4))
-        model = _pick(c[0], "Decision model", MODELS if metrics else {"human_only": MODELS["human_only"]}, values.decision_model)
-        sampler = c[1].selectbox("Sampler", ["fast", "nuts"], index=["fast", "nuts"].index(values.sampler), help="nuts: the slow reference")
-        policy = c[2].selectbox("Allocation (comparisons)", list(POLICIES), index=list(POLICIES).index(values.policy))
-        eps = c[3].number_input(
-            "Metric tie threshold", 0.0, 1e6, values.eps_metric, format="%.4f", help="score differences up to this are ties"
+        modes = f["mode"].setting.words()
+        mode = c[0].radio(f["mode"].setting.label, list(modes), index=list(modes).index(values["mode"]), format_func=modes.__getitem__)
+        chosen["kind"] = pick(c[1], f["kind"], values["kind"])
+        chosen["k"] = int(number(c[2], f["k"], values["k"], high=max(1, len(systems) - 1)))
+        chosen["baselines"] = tuple(
+            c[3].multiselect(f["baselines"].setting.label, systems, default=[b for b in values["baselines"] if b in systems])
         )
         c = list(st.columns(4))
-        statistic = _pick(c[0], "Statistic", STATISTICS, values.statistic, help="mean: decided with error control question or anytime")
-        delta = c[1].number_input(
-            "Equivalence margin δ (0 = none)", 0.0, 1e6, values.delta or 0.0, format="%.3f",
-            help="mean statistic: pairs shown to differ by less than δ (score units) are decided equivalent",
-        )  # fmt: skip
-        per_request = _pick(c[2], "A request buys", PER_REQUEST, values.ratings_per_request, help="where the data keep annotators apart")
-        per_item = c[3].number_input(
-            "Judgments per item (live)", 1, 20, values.judgments_per_item, help="each requested item goes to this many different annotators"
-        )
-        fraction = st.slider(
-            "Share of the human judgments that may be revealed (replay)", 0.05, 1.0, values.human_fraction, step=0.05,
-            help="the rest stay metric-only: the paper's regime of many metric-only items, on real data",
-        )  # fmt: skip
+        chosen["unit"] = pick(c[0], f["unit"], values["unit"])
+        chosen["budget"] = int(number(c[1], f["budget"], values["budget"] or 0)) or None
+        chosen["batch"] = int(number(c[2], f["batch"], values["batch"]))
+        chosen["seed"] = int(number(c[3], f["seed"], values["seed"]))
+        c = list(st.columns(4))
+        chosen["error_control"] = pick(c[0], f["error_control"], values["error_control"])
+        chosen["gamma"] = float(number(c[1], f["gamma"], values["gamma"], step=0.01, format="%.3f"))
+        futility_on = c[2].toggle("Futility stop", value=values["futility"] is not None, help=f["futility"].setting.help)
+        beta = number(c[3], f["futility"], values["futility"] or f["futility"].default, step=0.01, format="%.3f")
+        chosen["futility"] = float(beta) if futility_on else None
+        c = list(st.columns(4))
+        models = {key: word for key, word in f["model"].setting.words().items() if key in (FORM_MODELS if metrics else ("human_only",))}
+        chosen["model"] = pick(c[0], f["model"], current_setup(human, metrics).decision_model, models)
+        chosen["sampler"] = pick(c[1], f["sampler"], values["sampler"])
+        chosen["policy"] = pick(c[2], f["policy"], values["policy"])
+        chosen["eps_metric"] = float(number(c[3], f["eps_metric"], values["eps_metric"], format="%.4f"))
+        c = list(st.columns(4))
+        chosen["statistic"] = pick(c[0], f["statistic"], values["statistic"])
+        chosen["delta"] = float(number(c[1], f["delta"], values["delta"] or 0.0, format="%.3f")) or None
+        chosen["ratings_per_request"] = pick(c[2], f["ratings_per_request"], values["ratings_per_request"])
+        chosen["judgments_per_item"] = int(number(c[3], f["judgments_per_item"], values["judgments_per_item"]))
+        share = f["human_fraction"].setting
+        low, high = share.shown or (0.05, 1.0)
+        chosen["human_fraction"] = float(st.slider(share.label, low, high, values["human_fraction"], step=0.05, help=share.help))
         if st.form_submit_button("Start protocol", type="primary"):
             with user_errors("Starting the protocol"):
-                question = Question(kind, int(k) if kind == "top-k" else 1, tuple(baselines) if kind == "baseline" else ())  # type: ignore[arg-type]  # a key of QUESTIONS
-                setup = values.with_(
-                    mode="replay", question=question, unit=None if unit == "auto" else unit, budget=int(budget) or None, batch=int(batch),
-                    seed=int(seed), error_control=control, gamma=float(gamma), futility=float(beta) if futility_on else None,
-                    model=model, sampler=sampler, policy=policy, eps_metric=float(eps), human_fraction=float(fraction),
-                    judgments_per_item=int(per_item), statistic=statistic, delta=float(delta) or None,
-                    ratings_per_request=per_request,
-                )  # fmt: skip
+                setup = setup_from_values({**values, **chosen, "mode": "replay"})
                 if mode == "live":
                     setup = live_setup(choice, setup)
                 start(choice, setup)
@@ -150,7 +134,7 @@ def live_setup(choice: DataChoice, setup: StudySetup) -> StudySetup:
 
 def start(choice: DataChoice, setup: StudySetup) -> None:
     """A fresh protocol for ``setup``, recorded as a new study in the store."""
-    studies.adopt(begin_study(open_store(), choice, cache.dataset(choice), setup))
+    studies.adopt(start_recorded(choice, cache.dataset(choice), setup))
 
 
 def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
@@ -161,7 +145,7 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
     c = st.columns(3)
     if replay and c[0].button("Next batch", key="pe_next", type="primary", disabled=finished, width="stretch"):
         with user_errors("The protocol round"), st.spinner("Deciding ..."):
-            studies.commit(run_protocol(protocol, replay_source(protocol.table), max_rounds=1))
+            studies.commit(next_round(protocol))
         st.rerun()
     if not replay:
         with c[0]:
@@ -177,7 +161,7 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
             bar.progress(min(1.0, s.cost_used / max(1, s.settings.budget)), text=f"Round {s.round}: {views.cost_sentence(s)}")
 
         with user_errors("Running the protocol"):
-            studies.commit(run_protocol(protocol, replay_source(protocol.table), progress=progress))
+            studies.commit(run_to_end(protocol, progress=progress))
         st.rerun()
     if c[2].button("Undo last round", key="pe_undo", disabled=protocol.round == 0 and not protocol.open_reveals, width="stretch"):
         undo(protocol)
@@ -187,8 +171,7 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
 def undo(protocol: ProtocolState) -> None:
     """Undo the last round: the study's trail goes back one state (and keeps the undone one)."""
     record = st.session_state[state.STUDY]
-    back = None if record is None else undo_study(open_store(), record.id, protocol.table)
-    st.session_state[state.PROTOCOL] = undo_round(protocol) if back is None else back
+    st.session_state[state.PROTOCOL] = undo_last(protocol, None if record is None else record.id)
 
 
 def status(protocol: ProtocolState) -> None:
@@ -224,7 +207,7 @@ def replay_result(protocol: ProtocolState) -> ProtocolResult | None:
     setup = state.setup()
     if setup is not None and setup.mode != "replay":
         return None
-    return protocol_result(protocol)
+    return compare_with_reference(protocol)
 
 
 def win_rates(protocol: ProtocolState) -> None:
@@ -266,7 +249,7 @@ def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     if result is not None:
         comparison_view(protocol, result)
     frame = views.pairs_frame(protocol)
-    undecided = frame["decision"] == views.DECISION_WORDS[1]
+    undecided = frame["decision"] == views.DECISION_WORDS[UNDECIDED]
     if st.toggle(f"Only the {int(undecided.sum())} undecided pairs", key="pe.w.only_undecided"):
         frame = frame[undecided]
     st.dataframe(frame, hide_index=True, width="stretch", height=320)

@@ -40,6 +40,7 @@ from prefeval_core.baselines.inputs import pair_systems, revealed_rows
 from prefeval_core.baselines.intervals import IntervalDecisions, check_gamma, decision_from_interval
 from prefeval_core.errors import EngineError, settings_error
 from prefeval_core.pairs.counts import PairTable
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 FloatArray = npt.NDArray[np.float64]
 Resample = Literal["items", "comparisons"]
@@ -91,7 +92,7 @@ def bradley_terry_decisions(
     table: PairTable,
     revealed: npt.ArrayLike,
     *,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     n_resamples: int = 1000,
     resample: Resample = "items",

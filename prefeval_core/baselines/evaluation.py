@@ -45,6 +45,7 @@ from prefeval_core.diagnostics.comparison import (
 )
 from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import PairTable, count_triples, joint_counts
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import TIE
 
 MethodKind = Literal["prefeval_human_only", "prefeval_full", "ppi++", "clt", "bradley_terry"]
@@ -120,7 +121,7 @@ class MethodComparison:
 def compare_methods(
     table: PairTable,
     revealed: npt.ArrayLike,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     *,
     metric_codes: npt.ArrayLike | None = None,

@@ -44,6 +44,7 @@ from prefeval_core.baselines.inputs import revealed_rows, rows_by_pair
 from prefeval_core.baselines.intervals import IntervalDecisions, check_gamma, decision_from_interval
 from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import PairTable
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import VALUES
 
 FloatArray = npt.NDArray[np.float64]
@@ -82,7 +83,7 @@ def ppi_decisions(
     *,
     metric_codes: npt.ArrayLike | None = None,
     metric_names: tuple[str, ...] | None = None,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     min_labelled: int = 2,
 ) -> PPIDecisions:
     """PPI++ decision for every pair of ``table`` (conventions in the module docstring).

@@ -8,11 +8,13 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.workflow.datasets import MAX_BYTES, Dataset, InputKind, file_kinds_help, load_paths
-from prefeval_core.workflow.studies import Study, load_study, study_store
+
+if TYPE_CHECKING:
+    from prefeval_core.workflow.studies import Study
 
 INT_LIMIT: Final = 2**63
 """Integer options are below 2^63 (seeds, budgets and counts become int64 in numpy)."""
@@ -114,6 +116,8 @@ def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help
 def open_study(study_id: int) -> tuple[Study, Dataset]:
     """A study recorded in the store (``$PREFEVAL_DATABASE_URL``, else SQLite in
     ``$PREFEVAL_DATA_DIR``), resumed where it stands, and its data."""
+    from prefeval_core.workflow.studies import load_study, study_store  # the store (SQLAlchemy) only for study commands
+
     return load_study(study_store(), study_id)
 
 

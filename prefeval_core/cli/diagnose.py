@@ -20,6 +20,7 @@ from prefeval_core.cli._common import (
     seed_int,
 )
 from prefeval_core.cli._terminal import print_safe
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.workflow.metric_check import DEFAULT_SAMPLES, MetricCheck, check_json, check_metric
 
 MAX_SAMPLES = 1_000_000
@@ -40,7 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--eps", type=non_negative_float, default=0.0, help="tie threshold on the metric's score differences (default %(default)s)"
     )
-    parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level of the DAGs (default %(default)s)")
+    parser.add_argument(
+        "--gamma", type=open_probability, default=DEFAULT_GAMMA, help="significance level of the DAGs (default %(default)s)"
+    )
     parser.add_argument("--seed", type=seed_int, default=0, help="seed of the Favi-Score posterior (default %(default)s)")
     parser.add_argument(
         "--samples", type=int_in(1, MAX_SAMPLES), default=DEFAULT_SAMPLES, help="posterior draws per pair (default %(default)s)"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
 
 from prefeval_core.cli._common import (
     add_data_option,
@@ -18,137 +19,95 @@ from prefeval_core.cli._common import (
     positive_int,
     print_json,
     progress,
-    seed_int,
 )
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.protocol import ProtocolState, Question
-from prefeval_core.protocol.policies import POLICIES
-from prefeval_core.protocol.settings import STATISTICS
-from prefeval_core.sequential.evidence import ERROR_CONTROLS
+from prefeval_core.vocabulary.fields import Bounds
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
-from prefeval_core.workflow.setup import DEFAULT_FUTILITY, MAX_IDEAL_ITEMS
-from prefeval_core.workflow.views import study_status
+from prefeval_core.workflow.setup import COUNT, LEVEL, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
+from prefeval_core.workflow.status import study_status
+
+if TYPE_CHECKING:
+    from prefeval_core.protocol import ProtocolState
+
+PAPER_DEFAULTS: Final = {"unit": "comparisons", "error_control": "none"}
+"""``reproduce``'s defaults: the paper's pair-by-pair protocol without error control."""
+PER_RUN: Final = ("metrics", "seed")
+"""Settings ``reproduce`` loops over (its own ``--metrics`` and ``--seeds``)."""
+NUMBER_TYPES: Final[dict[tuple[type, Bounds], Callable[[str], Any]]] = {
+    (int, POSITIVE): positive_int,
+    (int, COUNT): non_negative_int,
+    (float, LEVEL): open_probability,
+    (float, Bounds(gt=0.0, le=1.0)): fraction,
+    (float, THRESHOLD): non_negative_float,
+    (float, Bounds(gt=0.0)): positive_float,
+}
+"""The option type of a number setting, by its declared bounds."""
 
 
-def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False) -> None:
-    """Options shared by ``replay`` and ``reproduce``: data, human rater, question, protocol settings, ``--json``.
+def add_study_options(parser: argparse.ArgumentParser, *, paper_defaults: bool = False, per_run: bool = False) -> None:
+    """The options of a study setup, one per declared setting with an option
+    (:func:`~prefeval_core.workflow.setup.setup_fields`), and ``--json``; shared by ``replay`` and ``reproduce``.
 
-    ``paper_defaults``: the paper's pair-by-pair protocol without error control (``reproduce``).
+    ``paper_defaults``: the paper's pair-by-pair protocol without error control (``reproduce``);
+    ``per_run``: also ``--metric`` and ``--seed`` (``replay``; ``reproduce`` loops over them).
     """
     add_data_option(parser)
-    parser.add_argument("--human", required=True, help="human rater, e.g. human:relevance")
+    defaults = PAPER_DEFAULTS if paper_defaults else {}
+    for field in setup_fields().values():
+        if field.option is not None and (per_run or field.name not in PER_RUN):
+            parser.add_argument(field.option, **option_arguments(field, defaults.get(field.name, field.default)))
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument(
-        "--question", choices=("all-pairs", "top-k", "baseline"), default="all-pairs", help="what to answer (default %(default)s)"
-    )
-    parser.add_argument("--k", type=positive_int, default=1, help="top-k: the size of the tier asked for (default %(default)s)")
-    parser.add_argument("--baseline", type=name_list, default=(), metavar="NAME[,NAME]", help="baseline: the baseline system(s)")
-    parser.add_argument(
-        "--cost-unit",
-        choices=("ratings", "comparisons"),
-        default="comparisons" if paper_defaults else None,
-        help="what one paid judgment is: ratings of outputs (scalar studies) or comparisons of two "
-        + ("(default: comparisons, the paper's protocol)" if paper_defaults else "(default: follows the human rater)"),
-    )
-    parser.add_argument("--budget", type=non_negative_int, help="judgments that may be revealed in total, in the cost unit (default: all)")
-    parser.add_argument(
-        "--batch",
-        type=positive_int,
-        default=10,
-        help="N: items per system (ratings) or per pair (comparisons) and round (default %(default)s)",
-    )
-    parser.add_argument("--gamma", type=open_probability, default=0.05, help="significance level (default %(default)s)")
-    parser.add_argument(
-        "--error-control",
-        choices=ERROR_CONTROLS,
-        default="none" if paper_defaults else "spending",
-        help="question: the whole answer protected (no true top-k member excluded, no false directional decision, with "
-        "probability 1 - gamma over all looks and pairs); spending / anytime (per pair): false decisions at a tied pair stay "
-        "below gamma over the whole run (a spending function over the pool / e-processes valid under any looking); none: the "
-        "paper's per-look rule (default %(default)s)",
-    )
-    parser.add_argument(
-        "--statistic",
-        choices=STATISTICS,
-        default="sign",
-        help="a pair's evidence: sign (counts of better / worse items, the paper's) or mean (paired score differences; "
-        "needs --error-control question or anytime) (default %(default)s)",
-    )
-    parser.add_argument(
-        "--delta",
-        type=positive_float,
-        help="equivalence margin in the human score's units (mean statistic): pairs shown to differ by less are "
-        "decided equivalent and cost no more judgments",
-    )
-    parser.add_argument(
-        "--ratings-per-request",
-        choices=("all", "one"),
-        default="all",
-        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean) "
-        "or one annotator's, rotated over the items by the seed (default %(default)s)",
-    )
-    parser.add_argument(
-        "--futility",
-        type=futility_level,
-        default=DEFAULT_FUTILITY,
-        help="beta of the predictive futility stop with error control (with spending and a metric, the metric's outcomes "
-        "of the items left predict them), or 'none' (default %(default)s)",
-    )
-    parser.add_argument(
-        "--eps", type=non_negative_float, default=0.0, help="tie threshold of metric score differences (default %(default)s)"
-    )
-    parser.add_argument(
-        "--eps-human", type=non_negative_float, default=0.0, help="tie threshold of human score differences (default %(default)s)"
-    )
-    parser.add_argument("--sampler", choices=("fast", "nuts"), default="fast", help="decision engine sampler (default %(default)s)")
-    parser.add_argument("--policy", choices=sorted(POLICIES), default="paper", help="allocation (comparisons studies; default %(default)s)")
-    parser.add_argument(
-        "--human-fraction",
-        type=fraction,
-        default=1.0,
-        help="share of human judgments that may be revealed (default 1)",
-    )
-    parser.add_argument("--max-rounds", type=positive_int, help="stop after this many rounds")
-    parser.add_argument(
-        "--ideal-items",
-        type=int_in(0, MAX_IDEAL_ITEMS),
-        default=0,
-        help="simulated metric-only items per pair (ideal metric)",
-    )
+
+
+def option_arguments(field: SetupField, default: Any) -> dict[str, Any]:
+    """``add_argument``'s keywords for a declared setting: type or choices, default, help."""
+    spec = field.setting
+    if field.required:
+        return {"required": True, "help": spec.help}
+    arguments: dict[str, Any] = {"default": default}
+    if field.kind is tuple:
+        arguments.update(type=name_list, metavar="NAME[,NAME,...]")
+    elif spec.choices is not None:
+        arguments["choices"] = tuple(spec.words())
+    elif field.kind in (int, float):
+        arguments["type"] = number_type(field, default)
+    if "type" in arguments and field.optional and default is not None:
+        arguments["help"] = f"{spec.help}, or 'none' ({spec.none}) (default: %(default)s)"
+    else:
+        shown = spec.none if default is None else "%(default)s" if default != () else "none"
+        arguments["help"] = f"{spec.help} (default: {shown})"
+    return arguments
+
+
+def number_type(field: SetupField, default: Any) -> Callable[[str], Any]:
+    """The option type of a number setting: its bounds checked; ``none`` accepted for one that may be
+    unset but is set by default (``--futility none``)."""
+    bounds = field.setting.bounds
+    if field.kind is int and bounds.le is not None:
+        return int_in(int(bounds.ge or 0), int(bounds.le))
+    parse = NUMBER_TYPES[field.kind, bounds]
+    if field.optional and default is not None:
+        return futility_level if parse is open_probability else parse
+    return parse
 
 
 def futility_level(text: str) -> float | None:
-    """β in (0, 1), or ``none``."""
+    """A level in (0, 1), or ``none``."""
     return None if text.strip().lower() == "none" else open_probability(text)
+
+
+def dest(field: SetupField) -> str:
+    """Where argparse keeps an option's value (``--cost-unit`` -> ``cost_unit``)."""
+    assert field.option is not None
+    return field.option.removeprefix("--").replace("-", "_")
 
 
 def setup_from_args(args: argparse.Namespace, metrics: tuple[str, ...], seed: int) -> StudySetup:
     """The study setup the options describe (``metrics`` and ``seed`` given separately: ``reproduce`` loops over them)."""
-    question = Question(
-        args.question, args.k if args.question == "top-k" else 1, tuple(args.baseline) if args.question == "baseline" else ()
-    )
-    return StudySetup(
-        human=args.human,
-        metrics=metrics,
-        question=question,
-        unit=args.cost_unit,
-        budget=args.budget,
-        batch=args.batch,
-        gamma=args.gamma,
-        error_control=args.error_control,
-        futility=args.futility,
-        eps_human=args.eps_human,
-        eps_metric=args.eps,
-        sampler=args.sampler,
-        policy=args.policy,
-        seed=seed,
-        human_fraction=args.human_fraction,
-        max_rounds=args.max_rounds,
-        ideal_items=args.ideal_items,
-        statistic=args.statistic,
-        delta=args.delta,
-        ratings_per_request=args.ratings_per_request,
-    )
+    values = {
+        name: getattr(args, dest(field)) for name, field in setup_fields().items() if field.option is not None and name not in PER_RUN
+    }
+    return setup_from_values({**values, "metrics": metrics, "seed": seed})
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -160,9 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "decide with the metrics' help, and compare the result with the full human evaluation. --metric ideal simulates the "
         "paper's ideal metric; without --metric the protocol is human only.",
     )
-    parser.add_argument("--metric", type=name_list, default=(), metavar="A[,B,...]", help="metric rater(s); omit for human only")
-    parser.add_argument("--seed", type=seed_int, default=0, help="seed of the reveal order and the sampler (default %(default)s)")
-    add_study_options(parser)
+    add_study_options(parser, per_run=True)
     parser.set_defaults(run=run)
 
 

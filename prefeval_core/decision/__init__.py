@@ -16,13 +16,15 @@ from prefeval_core.decision.decide import DecisionResult, decide_counts, decide_
 from prefeval_core.decision.draws import joint_posterior_draws, posterior_draws
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta
 from prefeval_core.decision.joint import MetricContributions, decide_joint, metric_contributions
-from prefeval_core.decision.options import EXACT_ROUTES, MAX_SEED, DecisionSettings, Model, Route, Sampler
+from prefeval_core.decision.options import EXACT_ROUTES, MAX_SEED, MODELS, SAMPLERS, DecisionSettings, Model, Route, Sampler
 from prefeval_core.decision.routes import fast_route, is_exact, joint_route
 from prefeval_core.decision.settings import MuRows, SamplerSettings
 
 __all__ = [
     "EXACT_ROUTES",
     "MAX_SEED",
+    "MODELS",
+    "SAMPLERS",
     "DecisionResult",
     "DecisionSettings",
     "MetricContributions",

@@ -36,6 +36,7 @@ from prefeval_core.decision.routes import fast_route
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import CountTriples
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def decide_pairs(
     model: Model = "full",
     mu: npt.ArrayLike | None = None,
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     settings: SamplerSettings | None = None,
     pair_ids: npt.ArrayLike | None = None,

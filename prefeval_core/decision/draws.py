@@ -34,6 +34,7 @@ from prefeval_core.decision.routes import fast_route, informing_metrics
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import JointCounts
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 FloatArray = npt.NDArray[np.float64]
 DRAWS_STREAM = 0x5D2A
@@ -48,7 +49,7 @@ def posterior_draws(
     model: Model = "full",
     mu: npt.ArrayLike | None = None,
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     draws: int = 4000,
     seed: int = 0,
     settings: SamplerSettings | None = None,
@@ -153,7 +154,7 @@ def joint_posterior_draws(
     *,
     model: Model = "full",
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     draws: int = 4000,
     seed: int = 0,
     settings: SamplerSettings | None = None,

@@ -24,6 +24,7 @@ from prefeval_core.decision.routes import informing_metrics, joint_route
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import JointCounts
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -34,7 +35,7 @@ def decide_joint(
     *,
     model: Model = "full",
     sampler: Sampler = "fast",
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     settings: SamplerSettings | None = None,
     pair_ids: npt.ArrayLike | None = None,
@@ -172,7 +173,7 @@ class MetricContributions:
 
 
 def metric_contributions(
-    counts: JointCounts, *, gamma: float = 0.05, seed: int = 0, settings: SamplerSettings | None = None
+    counts: JointCounts, *, gamma: float = DEFAULT_GAMMA, seed: int = 0, settings: SamplerSettings | None = None
 ) -> MetricContributions:
     """θ with all metrics, without each one, each alone and with humans only (full model, fast
     sampler): 2k + 1 decisions of the same pairs, for showing what each metric contributes."""

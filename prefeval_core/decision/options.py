@@ -20,6 +20,8 @@ from prefeval_core.errors import settings_error
 
 Model = Literal["human_only", "known_mu", "full"]
 Sampler = Literal["fast", "nuts"]
+MODELS: tuple[Model, ...] = get_args(Model)
+SAMPLERS: tuple[Sampler, ...] = get_args(Sampler)
 Route = Literal["closed_form", "enumeration", "importance", "joint_gibbs", "nuts_fallback", "nuts"]
 """``closed_form`` and ``enumeration`` are exact; ``importance`` (one metric) is importance sampling
 with exact weights; ``joint_gibbs`` (several metrics) is data augmentation (Gibbs) with Rao-Blackwellised
@@ -71,10 +73,10 @@ class DecisionSettings:
 def check_options(model: str, sampler: str, gamma: float, seed: int) -> None:
     """:class:`~prefeval_core.errors.SettingsError` naming the option if ``model`` or ``sampler``
     is unknown, ``gamma`` is not in (0, 1) or ``seed`` is not an integer in ``[0, 2**63)``."""
-    if model not in get_args(Model):
-        raise settings_error(f"unknown model {model!r}; expected one of {', '.join(get_args(Model))}", field="model")
-    if sampler not in get_args(Sampler):
-        raise settings_error(f"unknown sampler {sampler!r}; expected one of {', '.join(get_args(Sampler))}", field="sampler")
+    if model not in MODELS:
+        raise settings_error(f"unknown model {model!r}; expected one of {', '.join(MODELS)}", field="model")
+    if sampler not in SAMPLERS:
+        raise settings_error(f"unknown sampler {sampler!r}; expected one of {', '.join(SAMPLERS)}", field="sampler")
     check_gamma(gamma)
     check_seed(seed)
 

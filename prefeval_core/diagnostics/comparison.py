@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.errors import settings_error
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 ErrorType = Literal["correct_significant", "correct_undecided", "inversion", "omission", "insertion"]
@@ -49,12 +50,12 @@ ERROR_COLOURS: Final[dict[ErrorType, str]] = {
 }
 
 
-def human_reference_outcomes(n_all: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
+def human_reference_outcomes(n_all: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) -> npt.NDArray[np.int8]:
     """Reference outcome per pair from all its human outcome counts ``n_all`` (P, 3)."""
     return decision_from_theta(human_only_theta(n_all), gamma)
 
 
-def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
+def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) -> npt.NDArray[np.int8]:
     """Reference outcome per pair of the mean statistic (method.md §13): the two-sided paired
     t-test at ``gamma`` of the differences (P, T) (NaN: no difference on that item), direction of
     the mean; undecided with fewer than 2 differences or none that vary."""
@@ -86,7 +87,7 @@ def sign_test_p_values(m_all: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return p_values
 
 
-def naive_metric_outcomes(m_all: npt.ArrayLike, gamma: float = 0.05) -> npt.NDArray[np.int8]:
+def naive_metric_outcomes(m_all: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) -> npt.NDArray[np.int8]:
     """Naive metric outcome per pair: significant sign test at ``gamma``, direction of the
     larger of ``m>`` and ``m<``; ``m_all`` is (P, 3) metric outcome counts over all its items."""
     m_all = np.asarray(m_all, dtype=np.int64)
@@ -178,7 +179,7 @@ def compare_with_reference(
     outcomes: npt.ArrayLike,
     p_estimate: npt.ArrayLike,
     n_all: npt.ArrayLike,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     *,
     reference: npt.NDArray[np.int8] | None = None,
 ) -> Comparison:
@@ -192,7 +193,7 @@ def compare_with_reference(
     return Comparison(outcomes, reference, types, kld, error_frequencies(types), float(kld.mean()) if len(kld) else 0.0)
 
 
-def naive_metric_comparison(m_all: npt.ArrayLike, n_all: npt.ArrayLike, gamma: float = 0.05) -> Comparison:
+def naive_metric_comparison(m_all: npt.ArrayLike, n_all: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) -> Comparison:
     """The naive metric (Deriu et al. Table 2): sign-test outcomes of ``m_all`` (P, 3), rates
     ``(m + 1) / (sum + 3)``, against the human reference from ``n_all`` (P, 3)."""
     return compare_with_reference(naive_metric_outcomes(m_all, gamma), dirichlet_mean(m_all), n_all, gamma)

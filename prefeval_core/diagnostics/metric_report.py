@@ -22,6 +22,7 @@ from prefeval_core.diagnostics.sign_accuracy import SignAccuracy, sign_accuracy
 from prefeval_core.diagnostics.significance import SignificanceDags, significance_dags
 from prefeval_core.pairs.counts import PairTable, align_outcomes
 from prefeval_core.pairs.preferences import pair_outcomes
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def metric_report_from_table(
     table: PairTable,
     *,
     kendall: KendallResult | None = None,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     samples: int = 4000,
     level: float = 0.95,
@@ -119,7 +120,7 @@ def metric_report(
     metric: str,
     *,
     eps: float = 0.0,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     seed: int = 0,
     samples: int = 4000,
     level: float = 0.95,

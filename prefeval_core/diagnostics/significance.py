@@ -19,6 +19,7 @@ import numpy.typing as npt
 from prefeval_core.diagnostics.comparison import error_types, human_reference_outcomes, naive_metric_outcomes
 from prefeval_core.diagnostics.confusion import PairConfusions
 from prefeval_core.diagnostics.partial_order import PartialOrder, partial_order
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class SignificanceDags:
 
 
 def significance_dags(
-    confusions: PairConfusions, *, gamma: float = 0.05, protocol_outcomes: npt.ArrayLike | None = None
+    confusions: PairConfusions, *, gamma: float = DEFAULT_GAMMA, protocol_outcomes: npt.ArrayLike | None = None
 ) -> SignificanceDags:
     """Human, naive-metric and (optionally) protocol partial orders for the pairs of ``confusions``.
 

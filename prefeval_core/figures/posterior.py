@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 from prefeval_core.diagnostics.win_rate import WinRateDensities
 from prefeval_core.errors import settings_error
 from prefeval_core.figures._style import NEUTRAL, OUTCOME_COLOURS, base_layout
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 
 def win_rate_figure(densities: WinRateDensities, system_a: str, system_b: str, *, counts: Sequence[int] | None = None) -> go.Figure:
@@ -93,7 +94,7 @@ def win_rate_ridge(
     pairs: Sequence[tuple[str, str]],
     densities: Sequence[WinRateDensities],
     *,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     title: str = "Posterior of p> − p< per pair",
 ) -> go.Figure:
     """Ridge plot of the ``p> - p<`` densities of many pairs, one row per pair (top = first).

@@ -4,7 +4,8 @@ Typical use (replay of a finished human evaluation; the application layer
 :mod:`prefeval_core.workflow` does this from a :class:`~prefeval_core.workflow.StudySetup`)::
 
     table = build_study_table(ds, "human:relevance", ["rougeL"])
-    state = new_state(table, ProtocolSettings(budget=table.cost_available(), batch=10, unit=table.unit, metrics=("rougeL",)))
+    state = new_state(table, ProtocolSettings(budget=table.cost_available(), batch=10, unit=table.unit, metrics=("rougeL",),
+                                          error_control="spending", futility=0.05))
     state = run_protocol(state, replay_source(table), progress=print_round)
     result = protocol_result(state)
 
@@ -14,10 +15,12 @@ Live annotation: ``request = next_request(state)`` (export it), collect judgment
 (against the same study table).
 """
 
+from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, ErrorControlRule
 from prefeval_core.protocol.policies import POLICIES, closest_first, paper_allocation
+from prefeval_core.protocol.questions import QUESTION_KINDS, Question, QuestionKind, QuestionKindEntry
 from prefeval_core.protocol.result import ProtocolResult, TopKComparison, protocol_result
 from prefeval_core.protocol.run import Progress, Source, replay_source, run_protocol
-from prefeval_core.protocol.settings import ErrorControl, MuRows, Policy, ProtocolSettings, Question, QuestionKind
+from prefeval_core.protocol.settings import ErrorControl, MuRows, Policy, ProtocolSettings
 from prefeval_core.protocol.state import (
     PairStatus,
     ProtocolState,
@@ -49,11 +52,14 @@ from prefeval_core.protocol.steps import (
 from prefeval_core.protocol.table import RatingGrid, StudyTable, Unit, build_study_table
 
 __all__ = [
+    "ERROR_CONTROL_RULES",
     "POLICIES",
+    "QUESTION_KINDS",
     "AnnotationRequest",
     "ComparisonJudgment",
     "ComparisonTask",
     "ErrorControl",
+    "ErrorControlRule",
     "Judgment",
     "MuRows",
     "PairStatus",
@@ -65,6 +71,7 @@ __all__ = [
     "ProtocolState",
     "Question",
     "QuestionKind",
+    "QuestionKindEntry",
     "RatingGrid",
     "RatingJudgment",
     "RatingTask",

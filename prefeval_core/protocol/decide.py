@@ -37,9 +37,12 @@ import numpy.typing as npt
 
 from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts, decide_joint
 from prefeval_core.pairs.counts import JointCounts, pattern_index
+from prefeval_core.protocol.question_control import DecidedRound
+from prefeval_core.protocol.questions import question_pairs, top_k_members
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 
 def round_seed(seed: int, round_number: int) -> int:
@@ -72,7 +75,7 @@ def decide_pairs_of_round(
         previous = state.revealed_counts(before_round=number).subset(chosen)
         log_numerator = update_log_numerator(previous, counts, log_numerator, mu)
     evidence = anytime_decisions(counts, settings.gamma, log_numerator=log_numerator if with_metric else None, mu=mu)
-    undecided = evidence.decision == 1
+    undecided = evidence.decision == UNDECIDED
     stop = np.zeros(D, dtype=bool)
     if undecided.any():
         rows = np.flatnonzero(undecided)
@@ -147,7 +150,7 @@ def _spending(
         )
     decision = spending_decisions(looks, n[:, 0], gamma).decision
     stop = np.zeros(len(chosen), dtype=bool)
-    open_rows = np.flatnonzero(decision == 1)
+    open_rows = np.flatnonzero(decision == UNDECIDED)
     if open_rows.size:
         remaining, patterns = _remaining(state, chosen[open_rows])
         with_metric = state.table.k > 0 and state.settings.model != "human_only"
@@ -172,3 +175,21 @@ def _remaining(state: ProtocolState, pairs: npt.NDArray[np.int64]) -> tuple[npt.
     flat = position[table.row_pair[rows]] * J + pattern_index(codes)
     patterns = np.bincount(flat, minlength=len(pairs) * J).reshape(len(pairs), J).astype(np.int64)
     return patterns.sum(axis=1), patterns
+
+
+def decide_pairs_round(state: ProtocolState, number: int, sampler_settings: SamplerSettings | None) -> DecidedRound:
+    """Round ``number`` under a per-pair rule (``none``, ``spending``, ``anytime``): decide every
+    undecided pair of the question that got new judgments in it, and (top-k) update the members."""
+    table, settings = state.table, state.settings
+    rounds, _ = state.row_reveals
+    fresh = np.zeros(table.n_pairs, dtype=bool)
+    fresh[table.row_pair[rounds == number]] = True
+    asked = question_pairs(settings.question, table.systems, table.pair_systems)  # baseline: other pairs are never decided
+    chosen = np.flatnonzero(fresh & asked & (state.decisions == UNDECIDED))
+    decided = decide_pairs_of_round(state, chosen, number, sampler_settings)
+    decisions = state.decisions.copy()
+    decisions[chosen] = decided.decision
+    members = state.members
+    if settings.question.kind == "top-k":
+        members = top_k_members(members, decisions, table.pair_systems, settings.question.k)
+    return DecidedRound(chosen, decided, members)

@@ -62,8 +62,10 @@ class DecidedRound:
     members: BoolArray
 
 
-def decide_question_round(state: ProtocolState) -> DecidedRound:
-    """Decide the open round of ``state`` under error control ``question`` (module docstring)."""
+def decide_question_round(state: ProtocolState, number: int | None = None, sampler_settings: object = None) -> DecidedRound:
+    """Decide the open round of ``state`` under error control ``question`` (module docstring);
+    ``number`` and ``sampler_settings`` are the rules' common arguments, unused here (the round
+    decided is always the open one, and no sampler runs)."""
     table, settings = state.table, state.settings
     asked = question_pairs(settings.question, table.systems, table.pair_systems)
     status = state.status

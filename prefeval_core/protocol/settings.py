@@ -4,64 +4,34 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
-from prefeval_core.decision import Model, MuRows, Sampler
+from prefeval_core.decision import MODELS, SAMPLERS, Model, MuRows, Sampler
 from prefeval_core.errors import settings_error
+from prefeval_core.protocol.questions import Question
 from prefeval_core.protocol.table import Unit
 from prefeval_core.sequential.evidence import ERROR_CONTROLS, ErrorControl
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
-QuestionKind = Literal["all-pairs", "top-k", "baseline"]
-"""What the lead asks (method.md §12): the order of every pair, the best k systems, or each
-system against one or more baselines."""
 Statistic = Literal["sign", "mean"]
 """What a pair's evidence is (method.md §13): ``sign`` counts the items where A's human judgment
 is better, ties dropped (the paper's statistic, method.md §3-§5); ``mean`` is the mean paired score
 difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison)."""
-STATISTICS: tuple[Statistic, ...] = ("sign", "mean")
+STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
 
 
 @dataclass(frozen=True)
-class Question:
-    """The question a run answers (method.md §12).
-
-    Attributes:
-        kind: ``"all-pairs"`` (the paper), ``"top-k"`` or ``"baseline"``.
-        k: for ``top-k``: the size of the tier asked for (k >= 1).
-        baselines: for ``baseline``: the baseline systems B (each other system is decided
-            against each B; pairs of two non-baselines, or of two baselines, are not asked).
-    """
-
-    kind: QuestionKind = "all-pairs"
-    k: int = 1
-    baselines: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("all-pairs", "top-k", "baseline"):
-            raise settings_error(f"unknown question {self.kind!r}; expected all-pairs, top-k or baseline", field="question")
-        if self.kind == "top-k" and self.k < 1:
-            raise settings_error(f"top-k needs k >= 1, got {self.k}", field="k")
-        if self.kind == "baseline" and not self.baselines:
-            raise settings_error("the baseline question needs at least one baseline system", field="baseline")
-        if self.kind != "baseline" and self.baselines:
-            raise settings_error("baseline systems are only used by the baseline question", field="baseline")
-
-    def describe(self) -> str:
-        """The question in words."""
-        if self.kind == "top-k":
-            return f"which systems can be among the best {self.k}"
-        if self.kind == "baseline":
-            return f"is each system better or worse than {' and '.join(self.baselines)}"
-        return "the order of every pair of systems"
-
-
-@dataclass(frozen=True)
 class ProtocolSettings:
     """What a protocol run needs besides the study table; stored in the state, serialised with it.
+
+    Defaults: a study's settings come from its declared
+    :class:`~prefeval_core.workflow.setup.StudySetup` (:func:`~prefeval_core.workflow.setup.protocol_settings`).
+    ``error_control`` and ``futility`` have no default here (the protocol takes them only from the
+    setup, or from whoever builds the settings by hand); every other default equals the setup's.
 
     Attributes:
         budget: the most judgments that may be revealed, in the study's unit (ratings or
@@ -94,7 +64,7 @@ class ProtocolSettings:
 
     budget: int
     batch: int = 10
-    gamma: float = 0.05
+    gamma: float = DEFAULT_GAMMA
     model: Model = "full"
     mu: MuRows | None = None
     sampler: Sampler = "fast"
@@ -106,8 +76,8 @@ class ProtocolSettings:
     eps_metric: float = 0.0
     question: Question = field(default_factory=Question)
     unit: Unit = "comparisons"
-    error_control: ErrorControl = "none"
-    futility: float | None = None
+    error_control: ErrorControl = field(kw_only=True)
+    futility: float | None = field(kw_only=True)
     max_rounds: int | None = None
     statistic: Statistic = "sign"
     delta: float | None = None
@@ -125,10 +95,10 @@ class ProtocolSettings:
                 raise settings_error(f"{name} must be a finite number >= 0, got {value}", field=name)
         if not 0 <= self.seed < 2**63:
             raise settings_error(f"the seed must be in [0, 2^63), got {self.seed}", field="seed")
-        _check_choice("model", self.model, ("human_only", "known_mu", "full"))
-        _check_choice("sampler", self.sampler, ("fast", "nuts"))
-        _check_choice("policy", self.policy, ("paper", "closest_first"))
-        _check_choice("unit", self.unit, ("ratings", "comparisons"))
+        _check_choice("model", self.model, MODELS)
+        _check_choice("sampler", self.sampler, SAMPLERS)
+        _check_choice("policy", self.policy, get_args(Policy))
+        _check_choice("unit", self.unit, get_args(Unit))
         _check_choice("error_control", self.error_control, ERROR_CONTROLS)
         if self.model != "human_only" and not self.metrics:
             raise settings_error(f"model {self.model!r} needs a metric; without one use human_only", field="model")

@@ -20,6 +20,8 @@ from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.state import ProtocolState, new_state
 from prefeval_core.protocol.table import build_study_table
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 HUMAN = "human"
 
@@ -67,7 +69,7 @@ def simulate_question(
     error_control: str = "question",
     statistic: str = "mean",
     batch: int = 10,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     runs: int = 100,
     seed: int = 0,
 ) -> QuestionRuns:
@@ -108,6 +110,6 @@ def _failed(state: ProtocolState, n_tied: int, question: Question) -> bool:
     a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
     in_tier = np.array([s in tied for s in systems])
     decisions = state.decisions
-    tied_decided = in_tier[a] & in_tier[b] & (decisions != 1)  # true ties: any direction is false
+    tied_decided = in_tier[a] & in_tier[b] & (decisions != UNDECIDED)  # true ties: any direction is false
     lower_wins = (~in_tier[a] & in_tier[b] & (decisions == 0)) | (in_tier[a] & ~in_tier[b] & (decisions == 2))
     return bool((tied_decided | lower_wins).any())

@@ -18,9 +18,11 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 from prefeval_core.data.schema import StrictModel
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import Problem, SettingsError
-from prefeval_core.protocol.settings import Policy, QuestionKind, Statistic
+from prefeval_core.protocol.questions import QuestionKind
+from prefeval_core.protocol.settings import Policy, Statistic
 from prefeval_core.protocol.table import StudyTable, Unit
 from prefeval_core.sequential.evidence import ErrorControl
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 FORMAT_VERSION: Final = 2
 """Version of the JSON layout (1: the earlier per-pair layout)."""
@@ -52,7 +54,7 @@ class SettingsDocument(StrictModel):
 
     budget: Count
     batch: Positive = 10
-    gamma: Level = 0.05
+    gamma: Level = DEFAULT_GAMMA
     model: Model = "full"
     mu: Annotated[list[Annotated[list[Probability], Field(min_length=3, max_length=3)]], Field(min_length=3, max_length=3)] | None = None
     sampler: Sampler = "fast"
@@ -65,7 +67,7 @@ class SettingsDocument(StrictModel):
     eps_metric: Threshold = 0.0
     question: QuestionDocument = QuestionDocument()
     unit: Unit = "comparisons"
-    error_control: ErrorControl = "none"
+    error_control: ErrorControl = "none"  # a state saved before error control existed ran the paper's rule
     futility: Level | None = None
     max_rounds: Positive | None = None
     statistic: Statistic = "sign"

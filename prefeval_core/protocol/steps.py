@@ -30,10 +30,10 @@ import numpy.typing as npt
 
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.errors import PrefevalError
-from prefeval_core.protocol.decide import decide_pairs_of_round
+from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES
 from prefeval_core.protocol.policies import POLICIES
-from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
-from prefeval_core.protocol.questions import open_pairs, question_pairs, top_k_members
+from prefeval_core.protocol.question_control import DecidedRound
+from prefeval_core.protocol.questions import open_pairs, question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundRecord
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.vocabulary.outcomes import canonical_pair, oriented_code
@@ -307,21 +307,8 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
         sampler_settings: passed to the decision engine (e.g. smaller sampler sizes in tests).
     """
     number = state.round + 1
-    table = state.table
-    if state.settings.error_control == "question":
-        return _close_round(state, number, decide_question_round(state))
-    rounds, _ = state.row_reveals
-    fresh = np.zeros(table.n_pairs, dtype=bool)
-    fresh[table.row_pair[rounds == number]] = True
-    asked = question_pairs(state.settings.question, table.systems, table.pair_systems)  # baseline: other pairs are never decided
-    chosen = np.flatnonzero(fresh & asked & (state.decisions == 1))
-    decided = decide_pairs_of_round(state, chosen, number, sampler_settings)
-    decisions = state.decisions.copy()
-    decisions[chosen] = decided.decision
-    members = state.members
-    if state.settings.question.kind == "top-k":
-        members = top_k_members(members, decisions, table.pair_systems, state.settings.question.k)
-    return _close_round(state, number, DecidedRound(chosen, decided, members))
+    rule = ERROR_CONTROL_RULES[state.settings.error_control]
+    return _close_round(state, number, rule.decide(state, number, sampler_settings))
 
 
 def _close_round(state: ProtocolState, number: int, decided: DecidedRound) -> ProtocolState:

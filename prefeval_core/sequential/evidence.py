@@ -28,7 +28,7 @@ pairs, loses only ``-log(1 - w) = 0.1`` nats. Measured in ``bench/bench_error_co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -48,9 +48,9 @@ ErrorControl = Literal["none", "spending", "anytime", "question"]
 **per pair** with ``p> = p<`` over the whole run. ``question``: the whole answer protected — at most
 ``gamma`` probability, over all looks and all pairs the question involves, of excluding a true
 top-k member or of any false directional decision (:mod:`prefeval_core.protocol.question_control`)."""
-ERROR_CONTROLS: tuple[ErrorControl, ...] = ("none", "spending", "anytime", "question")
-PER_PAIR_CONTROLS: tuple[ErrorControl, ...] = ("spending", "anytime")
-"""The controls whose guarantee is per pair (labelled as such wherever they are offered)."""
+ERROR_CONTROLS: tuple[ErrorControl, ...] = get_args(ErrorControl)
+"""The built-in rules (their registry, with words and round functions, is
+:data:`prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES`)."""
 
 METRIC_SHARE = 0.1
 """``w``: the part of ``gamma`` given to the metric e-process in a metric model (module docstring)."""
@@ -128,7 +128,7 @@ def anytime_decisions(
     Args:
         counts: :class:`~prefeval_core.pairs.counts.JointCounts` of the pairs, or for human only their
             human outcome counts ``n`` (P, 3), order ``>, =, <``.
-        gamma: level (default of the protocol 0.05).
+        gamma: level (the default of a study is :data:`~prefeval_core.vocabulary.levels.DEFAULT_GAMMA`).
         log_numerator: (P, 2) running sums of the metric e-process
             (:func:`~prefeval_core.sequential.metric.update_log_numerator`); ``None`` for human only.
             Needs ``counts`` as JointCounts.

@@ -24,6 +24,7 @@ from prefeval_core.sequential.futility import Futility, futility
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION
 from prefeval_core.sequential.metric import initial_log_numerator, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import TIE
 
 
@@ -84,7 +85,7 @@ def simulate_runs(
     scenario: Scenario,
     runs: int,
     *,
-    gamma: float = 0.05,
+    gamma: float = DEFAULT_GAMMA,
     control: ErrorControl = "anytime",
     futility_rule: Futility = "off",
     beta: float | None = None,

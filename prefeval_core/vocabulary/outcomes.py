@@ -20,6 +20,9 @@ TIE: Final = 1
 """Code of ``=``: no preference."""
 WORSE: Final = 2
 """Code of ``<``: system B is better."""
+UNDECIDED: Final = TIE
+"""Decision code of a pair not (yet) significantly decided: the code of ``=``, so that an
+undecided pair reads as "no preference" wherever decisions and outcomes share an array."""
 MISSING: Final = -1
 """Code used in outcome arrays where a rater gave no outcome."""
 

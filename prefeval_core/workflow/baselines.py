@@ -12,6 +12,7 @@ from prefeval_core.baselines import MethodComparison, compare_methods
 from prefeval_core.diagnostics.comparison import ERROR_TYPES, error_types
 from prefeval_core.protocol import ProtocolState
 from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 FRAME_COLUMNS = ("method", "decided", "correct", "inversion", "omission", "insertion")
 
@@ -42,4 +43,4 @@ def baselines_frame(state: ProtocolState, comparison: MethodComparison) -> pd.Da
 def _row(name: str, decision: np.ndarray, types: np.ndarray) -> list[object]:
     counts = {t: int(np.sum(types == t)) for t in ERROR_TYPES}
     correct = counts["correct_significant"] + counts["correct_undecided"]
-    return [name, int(np.sum(decision != 1)), correct, counts["inversion"], counts["omission"], counts["insertion"]]
+    return [name, int(np.sum(decision != UNDECIDED)), correct, counts["inversion"], counts["omission"], counts["insertion"]]

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from prefeval_core.protocol import ProtocolState
-from prefeval_core.workflow.views import study_status
+from prefeval_core.workflow.status import study_status
 
 
 @dataclass(frozen=True)

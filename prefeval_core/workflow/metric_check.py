@@ -19,6 +19,7 @@ from prefeval_core.errors import settings_error
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.favi import favi_box_plot
 from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 MetricFigure = Literal["sign", "kendall", "favi", "dag_human", "dag_metric"]
 """The figures of a metric check."""
@@ -38,7 +39,7 @@ class MetricCheck:
     human: str
     metric: str
     eps: float = 0.0
-    gamma: float = 0.05
+    gamma: float = DEFAULT_GAMMA
     seed: int = 0
 
     def __post_init__(self) -> None:

@@ -21,6 +21,7 @@ from prefeval_core.data.limits import MAX_BYTES
 from prefeval_core.data.schema import StrictModel
 from prefeval_core.protocol.state_schema import Name, OutcomeCode, Seed, StateDocument, Threshold
 from prefeval_core.store.records import ComparisonLabel, Origin
+from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.workflow.setup_schema import SetupDocument
 
 SESSION_VERSION: Final = 2
@@ -68,7 +69,7 @@ class CheckDocument(StrictModel):
     human: Name
     metric: Name
     eps: Threshold = 0.0
-    gamma: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.05
+    gamma: Annotated[float, Field(gt=0.0, lt=1.0)] = DEFAULT_GAMMA
     seed: Seed = 0
 
 

@@ -1,23 +1,34 @@
-"""One typed description of a study: what the CLI's options and the Protocol page's form both fill in.
+"""The study setup, declared once: what the CLI's options, the Protocol page's form, the saved
+document and the protocol's settings are all read from.
 
 A :class:`StudySetup` says which data to use (human rater, metrics, tie thresholds, human
 fraction), which question to answer, in which unit humans are paid, and how the protocol runs
-(budget, batch, γ, error control, futility, seed, ...). :func:`protocol_settings` turns it,
-with the study table built from it, into the protocol's own settings. Every field has one
-meaning everywhere; options are ``Literal`` types.
+(budget, batch, γ, error control, futility, seed, ...). Each field is declared with its type, its
+default and a :class:`~prefeval_core.vocabulary.fields.Setting` (label, help, bounds, choices and
+their words, CLI option, what ``None`` means); from that one declaration come the options of
+``prefeval replay`` and ``reproduce`` (``cli/replay.py``), the Protocol form
+(``ui/protocol_widgets.py``), the schema of a saved setup (:mod:`~prefeval_core.workflow.setup_schema`)
+and the checks on construction. :func:`protocol_settings` turns a setup, with the study table
+built from it, into the protocol's own settings; the protocol takes its error control and
+futility only from there and shares every other default with this declaration.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields, replace
+from types import NoneType, UnionType
+from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
 
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import settings_error
+from prefeval_core.protocol.error_controls import control_words
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
-from prefeval_core.protocol.questions import question_pairs
-from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Question, Statistic
+from prefeval_core.protocol.questions import QUESTION_KINDS, Question, question_pairs
+from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Statistic
 from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit
+from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, Setting, check_declared, declared, setting
+from prefeval_core.vocabulary.levels import DEFAULT_FUTILITY, DEFAULT_GAMMA
 
 Mode = Literal["replay", "live"]
 """``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge
@@ -25,86 +36,153 @@ what the protocol asks for."""
 MAX_IDEAL_ITEMS: Final = 100_000
 """Simulated metric-only items per pair at most (the study table holds pairs x items rows)."""
 MAX_JUDGMENTS_PER_ITEM: Final = 1_000
-DEFAULT_FUTILITY = 0.05
-"""β of the predictive futility stop by default, the default γ (a pair is stopped when the
-probability that more judgments decide it is below β; :mod:`prefeval_core.sequential.futility`)."""
+LEVEL: Final = Bounds(gt=0.0, lt=1.0)
+COUNT: Final = Bounds(ge=0, lt=INT_LIMIT)
+POSITIVE: Final = Bounds(ge=1, lt=INT_LIMIT)
+THRESHOLD: Final = Bounds(ge=0.0)
+
+MODE_WORDS: Final = {
+    "replay": "Replay: reveal the human judgments already in the data",
+    "live": "Live: people judge what the protocol asks for",
+}
+UNIT_WORDS: Final = {"ratings": "ratings of single outputs", "comparisons": "comparisons of two outputs"}
+STATISTIC_WORDS: Final = {"sign": "sign: better / worse items (the paper)", "mean": "mean score difference (ratings)"}
+PER_REQUEST_WORDS: Final = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
+MODEL_WORDS: Final = {"full": "Metric + human (full model)", "human_only": "Human only", "known_mu": "The ideal metric's known mixture"}
+SAMPLER_WORDS: Final = {"fast": "fast (exact routes and importance sampling)", "nuts": "nuts (the slow NUTS reference)"}
+POLICY_WORDS: Final = {
+    "paper": "paper (every pair that matters, in turn)",
+    "closest_first": "closest_first (pairs nearest a decision first)",
+}
 
 
 @dataclass(frozen=True)
 class StudySetup:
-    """Everything a study needs besides the data (see the module docstring).
+    """Everything a study needs besides the data; each field's meaning is its ``help`` below.
 
-    Attributes:
-        human: the human rater, e.g. ``human:relevance``.
-        metrics: metric raters (empty: human only; ``ideal``: the simulated metric of method.md §10).
-        question: what to answer (all pairs, top-k, baseline).
-        unit: what one paid judgment is; ``None`` follows the human rater (scalar -> ratings,
-            pairwise -> comparisons).
-        mode: replay or live.
-        budget: the most judgments to reveal, in the study's unit; ``None``: all the data holds
-            (replay only).
-        batch: N per round (items per system, or comparisons per pair).
-        gamma: significance level γ.
-        error_control: ``spending`` (false decisions at true ties <= γ over the whole run, by a
-            spending function over the pool), ``anytime`` (the same by e-processes, valid under any
-            looking) or ``none`` (the paper's per-look rule).
-        futility: β of the predictive futility stop, or ``None`` (stop a pair only when no judgment
-            left could decide it); used with error control only: the paper's rule has no futility stop.
-        eps_human, eps_metric: tie thresholds of score differences (method.md §2).
-        model: decision model; ``None`` chooses: human only without metrics, the full model with
-            them, ``known_mu`` for the ideal metric.
-        sampler: ``fast`` or ``nuts`` (the reference).
-        policy: allocation policy (comparisons studies).
-        seed: seeds the reveal order, the sampler and the human-fraction draw.
-        human_fraction: share of the human judgments that may be revealed (the
-            paper's regime of many metric-only items on real data); the rest stay metric-only.
-        max_rounds: stop after this many rounds (``None``: no limit).
-        ideal_items: simulated metric-only items per pair for the ideal metric.
-        judgments_per_item: live studies: how many different annotators judge each requested item.
-        statistic: a pair's evidence: ``sign`` (the paper's) or ``mean`` (paired score
-            differences, method.md §13; error control ``question`` or ``anytime``).
-        delta: equivalence margin δ in the human score's units (``mean`` only), or ``None``.
-        ratings_per_request: where the data keep several annotators per output apart, whether a
-            request buys all their ratings (``all``) or one annotator's (``one``, rotated by the seed).
+    ``question`` is declared by :class:`~prefeval_core.protocol.questions.Question` (its kind, ``k``
+    and baselines). ``model`` ``None`` chooses: human only without metrics, the full model with them,
+    ``known_mu`` for the ideal metric (:attr:`decision_model`).
     """
 
-    human: str
-    metrics: tuple[str, ...] = ()
-    question: Question = field(default_factory=Question)
-    unit: Unit | None = None
-    mode: Mode = "replay"
-    budget: int | None = None
-    batch: int = 10
-    gamma: float = 0.05
-    error_control: ErrorControl = "spending"
-    futility: float | None = DEFAULT_FUTILITY
-    eps_human: float = 0.0
-    eps_metric: float = 0.0
-    model: Model | None = None
-    sampler: Sampler = "fast"
-    policy: Policy = "paper"
-    seed: int = 0
-    human_fraction: float = 1.0
-    max_rounds: int | None = None
-    ideal_items: int = 0
-    judgments_per_item: int = 1
-    statistic: Statistic = "sign"
-    delta: float | None = None
-    ratings_per_request: RatingsPerRequest = "all"
+    human: str = setting(label="Human rater", help="human rater, e.g. human:relevance")
+    metrics: tuple[str, ...] = setting(
+        (), label="Metrics", help="metric rater(s); omit for human only (ideal: the simulated metric of method.md §10)", option="metric"
+    )
+    question: Question = setting(Question(), label="Question", help="what to answer", option=None)
+    unit: Unit | None = setting(
+        None,
+        label="A paid judgment is",
+        help="what one paid judgment is: ratings of outputs (scalar studies) or comparisons of two",
+        choices=UNIT_WORDS,
+        option="cost-unit",
+        none="as the human rater (ratings / comparisons)",
+    )
+    mode: Mode = setting("replay", label="Mode", help="replay or live", choices=MODE_WORDS, option=None)
+    budget: int | None = setting(
+        None,
+        label="Budget (judgments; 0 = all the data holds)",
+        help="judgments that may be revealed in total, in the study's unit: ratings or comparisons",
+        bounds=COUNT,
+        none="all the data holds",
+        shown=(0, 100_000_000),
+    )
+    batch: int = setting(
+        10,
+        label="Batch N per round",
+        help="N: items per system (ratings) or per pair (comparisons) and round",
+        bounds=POSITIVE,
+        shown=(1, 10_000),
+    )
+    gamma: float = setting(DEFAULT_GAMMA, label="Significance level γ", help="significance level", bounds=LEVEL, shown=(0.001, 0.5))
+    error_control: ErrorControl = setting(
+        "spending",
+        label="Error control",
+        help="question: the whole answer protected (no true top-k member excluded, no false directional decision, with "
+        "probability 1 - gamma over all looks and pairs); spending / anytime (per pair): false decisions at a tied pair stay "
+        "below gamma over the whole run (a spending function over the pool / e-processes valid under any looking); none: the "
+        "paper's per-look rule",
+        choices=control_words,
+    )
+    futility: float | None = setting(
+        DEFAULT_FUTILITY,
+        label="Futility level β",
+        help="beta of the predictive futility stop with error control: stop asking for a pair that can almost surely no longer "
+        "be decided (with spending and a metric, the metric's outcomes of the items left predict them; it never decides a pair)",
+        bounds=LEVEL,
+        none="stop a pair only when no judgment left could decide it",
+        shown=(0.001, 0.5),
+    )
+    eps_human: float = setting(0.0, label="Human tie threshold", help="tie threshold of human score differences", bounds=THRESHOLD)
+    eps_metric: float = setting(
+        0.0,
+        label="Metric tie threshold",
+        help="tie threshold of metric score differences: differences up to this are ties",
+        bounds=THRESHOLD,
+        option="eps",
+        shown=(0.0, 1e6),
+    )
+    model: Model | None = setting(None, label="Decision model", help="the decision model", choices=MODEL_WORDS, option=None)
+    sampler: Sampler = setting("fast", label="Sampler", help="decision engine sampler", choices=SAMPLER_WORDS)
+    policy: Policy = setting("paper", label="Allocation (comparisons)", help="allocation (comparisons studies)", choices=POLICY_WORDS)
+    seed: int = setting(
+        0, label="Seed", help="seed of the reveal order, the sampler and the human-fraction draw", bounds=COUNT, shown=(0, 2**31 - 1)
+    )
+    human_fraction: float = setting(
+        1.0,
+        label="Share of the human judgments that may be revealed (replay)",
+        help="share of human judgments that may be revealed; the rest stay metric-only (the paper's regime of many "
+        "metric-only items, on real data)",
+        bounds=Bounds(gt=0.0, le=1.0),
+        shown=(0.05, 1.0),
+    )
+    max_rounds: int | None = setting(None, label="Round limit", help="stop after this many rounds", bounds=POSITIVE, none="no limit")
+    ideal_items: int = setting(
+        0,
+        label="Ideal-metric items",
+        help="simulated metric-only items per pair (ideal metric)",
+        bounds=Bounds(ge=0, le=MAX_IDEAL_ITEMS),
+    )
+    judgments_per_item: int = setting(
+        1,
+        label="Judgments per item (live)",
+        help="live studies: each requested item goes to this many different annotators",
+        bounds=Bounds(ge=1, le=MAX_JUDGMENTS_PER_ITEM),
+        option=None,
+        shown=(1, 20),
+    )
+    statistic: Statistic = setting(
+        "sign",
+        label="Statistic",
+        help="a pair's evidence: sign (counts of better / worse items, the paper's) or mean (paired score differences, "
+        "method.md §13; needs error control question or anytime)",
+        choices=STATISTIC_WORDS,
+    )
+    delta: float | None = setting(
+        None,
+        label="Equivalence margin δ (0 = none)",
+        help="equivalence margin in the human score's units (mean statistic): pairs shown to differ by less are "
+        "decided equivalent and cost no more judgments",
+        bounds=Bounds(gt=0.0),
+        none="no equivalence decisions",
+        shown=(0.0, 1e6),
+    )
+    ratings_per_request: RatingsPerRequest = setting(
+        "all",
+        label="A request buys",
+        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean) "
+        "or one annotator's, rotated over the items by the seed",
+        choices=PER_REQUEST_WORDS,
+    )
 
     def __post_init__(self) -> None:
-        if self.mode not in ("replay", "live"):
-            raise settings_error(f"unknown mode {self.mode!r}; expected replay or live", field="mode")
+        check_declared(self)
         if self.mode == "live" and self.budget is None:
             raise settings_error("a live study needs a budget (the judgments you will pay for)", field="budget")
         if len(set(self.metrics)) != len(self.metrics):
             raise settings_error(f"a metric is named twice in {', '.join(self.metrics)}", field="metric")
         if self.human in self.metrics:
             raise settings_error(f"the human rater {self.human!r} cannot also be a metric", field="metric")
-        if not 0 <= self.ideal_items <= MAX_IDEAL_ITEMS:
-            raise settings_error(f"ideal_items must be from 0 to {MAX_IDEAL_ITEMS:,}, got {self.ideal_items}", field="ideal_items")
-        if self.judgments_per_item < 1:
-            raise settings_error(f"judgments per item must be >= 1, got {self.judgments_per_item}", field="judgments_per_item")
 
     @property
     def decision_model(self) -> Model:
@@ -137,6 +215,81 @@ class StudySetup:
         return cls(
             question=Question(question.get("kind", "all-pairs"), int(question.get("k", 1)), tuple(question.get("baselines", ()))), **raw
         )
+
+
+@dataclass(frozen=True)
+class SetupField:
+    """One declared setting of a study, as the shells read it (:func:`setup_fields`).
+
+    Attributes:
+        name: the field's name in :class:`StudySetup`, or in its question (``kind``, ``k``, ``baselines``).
+        setting: its declaration (label, help, bounds, choices, option).
+        default: its default; ``MISSING`` (:data:`dataclasses.MISSING`): required.
+        kind: ``int``, ``float``, ``str`` or ``tuple`` (names).
+        optional: whether it may be ``None`` (unset).
+    """
+
+    name: str
+    setting: Setting
+    default: Any
+    kind: type
+    optional: bool
+
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING
+
+    @property
+    def option(self) -> str | None:
+        """Its command-line option (``--cost-unit``), or ``None``."""
+        if self.setting.option is None:
+            return None
+        return "--" + (self.setting.option or self.name.replace("_", "-"))
+
+
+def _fields_of(cls: type) -> list[SetupField]:
+    hints = get_type_hints(cls)
+    found = []
+    for name, (field, spec) in declared(cls).items():
+        hint = hints[name]
+        optional = get_origin(hint) in (Union, UnionType) and NoneType in get_args(hint)
+        inner = next(arg for arg in get_args(hint) if arg is not NoneType) if optional else hint
+        kind = inner if inner in (int, float, str) else tuple if get_origin(inner) is tuple else str if spec.choices else inner
+        found.append(SetupField(name, spec, field.default, kind, optional))
+    return found
+
+
+def setup_fields() -> dict[str, SetupField]:
+    """Every declared setting of a study, in declaration order, the question's (``kind``, ``k``,
+    ``baselines``) in its place: what the CLI's options and the Protocol form are made from."""
+    found: dict[str, SetupField] = {}
+    for entry in _fields_of(StudySetup):
+        if entry.kind is Question:
+            found.update((part.name, part) for part in _fields_of(Question))
+        else:
+            found[entry.name] = entry
+    return found
+
+
+def setup_from_values(values: Mapping[str, Any]) -> StudySetup:
+    """The setup of flat values named as in :func:`setup_fields` (a missing one: its default); a
+    question parameter its kind does not use (``k`` but for top-k, baselines but for baseline) is
+    dropped, so a form or a command line may always send both."""
+    parts = {field.name for field in fields(Question)}
+    question = {name: values[name] for name in parts if name in values}
+    entry = QUESTION_KINDS.get(question.get("kind", Question.kind))
+    if entry is not None and not entry.k:
+        question.pop("k", None)
+    if entry is not None and not entry.baselines:
+        question.pop("baselines", None)
+    rest = {name: value for name, value in values.items() if name not in parts}
+    return StudySetup(question=Question(**question), **rest)
+
+
+def setup_values(setup: StudySetup) -> dict[str, Any]:
+    """The flat values of ``setup``, named as in :func:`setup_fields` (inverse of :func:`setup_from_values`)."""
+    question = {field.name: getattr(setup.question, field.name) for field in fields(Question)}
+    return {**{name: getattr(setup, name) for name in declared(StudySetup) if name != "question"}, **question}
 
 
 def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:

@@ -40,8 +40,8 @@ from prefeval_core.workflow.feed import stored_judgments
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
+from prefeval_core.workflow.status import study_status
 from prefeval_core.workflow.study import start_study, study_table
-from prefeval_core.workflow.views import study_status
 
 RECORD_VERSION = 1
 """Version of the JSON a study record's setup holds (``{"version", "data", "setup"}``)."""
@@ -225,7 +225,7 @@ def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | 
 
 
 def study_json(study: Study) -> dict[str, Any]:
-    """Where the study stands, as ``studies show --json`` prints it: its :class:`~prefeval_core.workflow.views.StudyStatus`
+    """Where the study stands, as ``studies show --json`` prints it: its :class:`~prefeval_core.workflow.status.StudyStatus`
     fields, then ``id, name, dataset, stop_words, requested`` (tasks in the open request) and ``setup``."""
     status = study_status(study.state)
     return asdict(status) | {

@@ -26,7 +26,8 @@ from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.setup import StudySetup
-from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, study_status, theta_history_figure
+from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, theta_history_figure
 
 
 @dataclass(frozen=True)

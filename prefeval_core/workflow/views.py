@@ -17,84 +17,17 @@ from prefeval_core.diagnostics.partial_order import partial_order
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.report import ReportSection
-from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished, pairs_that_matter, stop_reason
+from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
+from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES
 from prefeval_core.protocol.questions import question_pairs
-from prefeval_core.protocol.stop import futile_pairs
 from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.workflow.answers import answer_words
+from prefeval_core.workflow.status import study_status
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
 UNIT_WORDS = {"ratings": "ratings", "comparisons": "comparisons"}
-STOP_WORDS = {
-    "running": "running",
-    "answered": "the question is answered",
-    "futile": "the pairs left were stopped as futile: they can almost surely no longer be decided",
-    "exhausted": "no judgment left can decide the pairs left (their items are used up, or all of them could not make a pair significant)",
-    "budget": "the budget is spent",
-    "max_rounds": "the round limit is reached",
-}
 WIN_RATE_DRAWS = 4000
 """Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
-
-
-@dataclass(frozen=True)
-class StudyStatus:
-    """A run at a glance.
-
-    Attributes:
-        round: completed rounds.
-        unit: what one judgment is; cost_used / budget in that unit.
-        decided, pairs: pairs with a significant decision / pairs of the question.
-        matter: pairs whose judgments can still change the answer.
-        finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
-        answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
-        futile_pairs: pairs that still matter but were stopped as futile; futility: β of that rule (None: off).
-    """
-
-    round: int
-    unit: str
-    cost_used: int
-    budget: int
-    decided: int
-    pairs: int
-    matter: int
-    finished: bool
-    stop_reason: str
-    answer: str
-    futile_pairs: tuple[tuple[str, str], ...] = ()
-    futility: float | None = None
-
-    @property
-    def stop_words(self) -> str:
-        """Why the run stopped, in words; a futility stop names its level β and its pairs."""
-        if self.stop_reason != "futile":
-            return STOP_WORDS[self.stop_reason]
-        pairs = ", ".join(f"{a} vs {b}" for a, b in self.futile_pairs)
-        level = "" if self.futility is None else f" (β = {self.futility:g})"
-        return f"stopped as futile{level}: {pairs} can almost surely no longer be decided"
-
-
-def study_status(state: ProtocolState) -> StudyStatus:
-    """The run's :class:`StudyStatus`."""
-    table, settings = state.table, state.settings
-    asked = question_pairs(settings.question, table.systems, table.pair_systems)
-    decided = int(np.sum(state.decisions[asked] != TIE))
-    finished = is_finished(state)
-    return StudyStatus(
-        round=state.round,
-        unit=table.unit,
-        cost_used=state.cost_used,
-        budget=settings.budget,
-        decided=decided,
-        pairs=int(asked.sum()),
-        matter=int(pairs_that_matter(state).sum()),
-        finished=finished,
-        stop_reason=stop_reason(state),
-        answer=answer_words(state),
-        futile_pairs=futile_pairs(state),
-        futility=settings.futility,
-    )
 
 
 def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np.bool_]:
@@ -136,12 +69,7 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
     return frame[question_pairs(state.settings.question, table.systems, table.pair_systems)].reset_index(drop=True)
 
 
-CONTROL_WORDS = {
-    "none": "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
-    "spending": "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
-    "anytime": "anytime-valid e-values (γ over any number of looks)",
-    "question": "question-level (the whole answer protected: Holm or closed testing over the question's pairs, γ over all looks)",
-}
+CONTROL_WORDS = {name: rule.words for name, rule in ERROR_CONTROL_RULES.items()}
 """The error control in force, in words, for every caption that shows decisions."""
 
 

@@ -1,0 +1,89 @@
+"""The error-control rules and their registry (method.md §12, §13).
+
+:data:`ERROR_CONTROL_RULES` maps a rule's name (``settings.error_control``) to its
+:class:`ErrorControlRule`: the words the form and the captions use, whether its guarantee is per
+pair, whether it has a futility stop, and the function that decides a round under it
+(:func:`~prefeval_core.protocol.steps.decide_round` calls it). The CLI's ``--error-control``
+choices and the Protocol form's picker list the registry; :data:`~prefeval_core.sequential.evidence.ErrorControl`
+names the built-in rules for the type checker, and a test keeps the two equal. **A new rule is a
+module with its round function and one line here.**
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prefeval_core.decision import SamplerSettings
+from prefeval_core.protocol.decide import decide_pairs_round
+from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
+from prefeval_core.protocol.state import ProtocolState
+
+RoundRule = Callable[[ProtocolState, int, SamplerSettings | None], DecidedRound]
+"""``(state, round number, sampler settings) -> DecidedRound``: the open round decided."""
+
+
+@dataclass(frozen=True)
+class ErrorControlRule:
+    """One error-control rule.
+
+    Attributes:
+        name: what ``--error-control`` and saved settings call it.
+        label: the rule in a few words, for a list of choices.
+        words: the rule in a sentence, for every caption that shows decisions.
+        per_pair: whether its guarantee is per pair (labelled as such wherever it is offered).
+        futility: whether it has a futility stop (the paper's rule has none).
+        decide: decides a round under it.
+    """
+
+    name: str
+    label: str
+    words: str
+    per_pair: bool
+    futility: bool
+    decide: RoundRule
+
+
+ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
+    rule.name: rule
+    for rule in (
+        ErrorControlRule(
+            "spending",
+            "per pair: spending over the pool (γ over the whole run)",
+            "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
+            per_pair=True,
+            futility=True,
+            decide=decide_pairs_round,
+        ),
+        ErrorControlRule(
+            "anytime",
+            "per pair: anytime-valid e-values (γ over any looks)",
+            "anytime-valid e-values (γ over any number of looks)",
+            per_pair=True,
+            futility=True,
+            decide=decide_pairs_round,
+        ),
+        ErrorControlRule(
+            "question",
+            "the whole answer: γ over all looks and all pairs",
+            "question-level (the whole answer protected: Holm or closed testing over the question's pairs, γ over all looks)",
+            per_pair=False,
+            futility=True,
+            decide=decide_question_round,
+        ),
+        ErrorControlRule(
+            "none",
+            "none (the paper: γ at every look)",
+            "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
+            per_pair=False,
+            futility=False,
+            decide=decide_pairs_round,
+        ),
+    )
+}
+"""Every error-control rule by name, in the order they are offered. Tests add one with ``monkeypatch.setitem``."""
+
+
+def control_words() -> dict[str, str]:
+    """Every registered rule and its label, in the order offered."""
+    return {name: rule.label for name, rule in ERROR_CONTROL_RULES.items()}

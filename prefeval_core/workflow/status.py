@@ -1,0 +1,82 @@
+"""Where a protocol run stands, in numbers and words (:class:`StudyStatus`): light enough for the
+command line's replay, which draws nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from prefeval_core.protocol import ProtocolState, is_finished, pairs_that_matter, stop_reason
+from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.stop import futile_pairs
+from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.workflow.answers import answer_words
+
+STOP_WORDS = {
+    "running": "running",
+    "answered": "the question is answered",
+    "futile": "the pairs left were stopped as futile: they can almost surely no longer be decided",
+    "exhausted": "no judgment left can decide the pairs left (their items are used up, or all of them could not make a pair significant)",
+    "budget": "the budget is spent",
+    "max_rounds": "the round limit is reached",
+}
+
+
+@dataclass(frozen=True)
+class StudyStatus:
+    """A run at a glance.
+
+    Attributes:
+        round: completed rounds.
+        unit: what one judgment is; cost_used / budget in that unit.
+        decided, pairs: pairs with a significant decision / pairs of the question.
+        matter: pairs whose judgments can still change the answer.
+        finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
+        answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
+        futile_pairs: pairs that still matter but were stopped as futile; futility: β of that rule (None: off).
+    """
+
+    round: int
+    unit: str
+    cost_used: int
+    budget: int
+    decided: int
+    pairs: int
+    matter: int
+    finished: bool
+    stop_reason: str
+    answer: str
+    futile_pairs: tuple[tuple[str, str], ...] = ()
+    futility: float | None = None
+
+    @property
+    def stop_words(self) -> str:
+        """Why the run stopped, in words; a futility stop names its level β and its pairs."""
+        if self.stop_reason != "futile":
+            return STOP_WORDS[self.stop_reason]
+        pairs = ", ".join(f"{a} vs {b}" for a, b in self.futile_pairs)
+        level = "" if self.futility is None else f" (β = {self.futility:g})"
+        return f"stopped as futile{level}: {pairs} can almost surely no longer be decided"
+
+
+def study_status(state: ProtocolState) -> StudyStatus:
+    """The run's :class:`StudyStatus`."""
+    table, settings = state.table, state.settings
+    asked = question_pairs(settings.question, table.systems, table.pair_systems)
+    decided = int(np.sum(state.decisions[asked] != TIE))
+    finished = is_finished(state)
+    return StudyStatus(
+        round=state.round,
+        unit=table.unit,
+        cost_used=state.cost_used,
+        budget=settings.budget,
+        decided=decided,
+        pairs=int(asked.sum()),
+        matter=int(pairs_that_matter(state).sum()),
+        finished=finished,
+        stop_reason=stop_reason(state),
+        answer=answer_words(state),
+        futile_pairs=futile_pairs(state),
+        futility=settings.futility,
+    )
