@@ -3,11 +3,10 @@ judged in the app (stored at once) or in request files; the store's judgments an
 
 import streamlit as st
 
-from prefeval_core.annotation.rating_scale import rating_scale
-from prefeval_core.store import open_store
 from prefeval_core.vocabulary.tasks import ComparisonTask
 from prefeval_core.workflow.forecast import budget_forecast
-from prefeval_core.workflow.studies import study_details
+from prefeval_core.workflow.queue import requested_tasks
+from prefeval_core.workflow.studies import request_scale, study_details, study_store
 from ui import annotate_widgets as aw
 from ui import live_round, state
 from ui.page import begin
@@ -19,14 +18,13 @@ study = st.session_state[state.STUDY]
 annotator = aw.annotator_input()
 study_id = None if study is None else study.id
 per_item = 1 if study is None else study.judgments_per_item
-details = None if study is None else study_details(open_store(), study.id)
+details = None if study is None else study_details(study_store(), study.id)
 criterion = None if details is None else details.criterion
 scale = None
 if protocol is not None:
-    tasks = aw.requested_tasks(protocol)
+    tasks = list(requested_tasks(protocol))
     unit = "ratings of single outputs" if protocol.table.unit == "ratings" else "comparisons of two outputs"
-    if protocol.table.unit == "ratings":
-        scale = rating_scale(dataset, protocol.settings.human or "")
+    scale = request_scale(dataset, protocol)
     st.caption(f"The study's request for round {protocol.round + 1}: {len(tasks)} {unit}. {budget_forecast(protocol).sentence()}")
 elif dataset.has_texts:
     st.caption("No protocol is running (start one on the Protocol page): compare any pair.")

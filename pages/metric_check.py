@@ -2,9 +2,10 @@
 
 import streamlit as st
 
+from prefeval_core.workflow.metric_check import reading
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
-from ui.metric_widgets import confusion_of_pair, dags_side_by_side, judges_view, metric_picker, reading, summary_figures
+from ui.metric_widgets import confusion_of_pair, dags_side_by_side, judges_view, metric_picker, summary_figures
 from ui.page import begin
 
 choice, dataset = begin("Metric check")

@@ -2,12 +2,11 @@
 
 import streamlit as st
 
-from prefeval_core.data.safe_csv import to_safe_csv
 from prefeval_core.workflow import views
+from prefeval_core.workflow.metric_check import metric_pairs_frame
 from prefeval_core.workflow.session import session_to_json
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems, user_errors
-from ui.metric_widgets import metric_pairs_frame
 from ui.page import begin
 from ui.session_io import RESTORE_KEY, on_restore, report_html, snapshot
 
@@ -37,7 +36,7 @@ else:
     st.markdown("**Protocol decisions per pair**")
     results = views.pairs_frame(protocol)
     st.dataframe(results, hide_index=True, width="stretch", height=300)
-    st.download_button("Results as CSV", to_safe_csv(results), "prefeval-results.csv", "text/csv", key="pe_results_csv")
+    st.download_button("Results as CSV", views.table_csv(results), "prefeval-results.csv", "text/csv", key="pe_results_csv")
 check = state.metric_check(dataset)
 if check is not None:
     st.markdown(
@@ -47,4 +46,4 @@ if check is not None:
     with user_errors(f"Checking {check.metric}"):
         diagnostics = metric_pairs_frame(cache.metric_report(choice, check))
     st.dataframe(diagnostics, hide_index=True, width="stretch", height=300)
-    st.download_button("Metric diagnostics as CSV", to_safe_csv(diagnostics), "prefeval-diagnostics.csv", "text/csv", key="pe_diag_csv")
+    st.download_button("Metric diagnostics as CSV", views.table_csv(diagnostics), "prefeval-diagnostics.csv", "text/csv", key="pe_diag_csv")

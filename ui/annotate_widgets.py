@@ -4,27 +4,35 @@ two), request files, the store's judgments with attribution, and the annotators'
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from itertools import combinations
 
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.annotation.labelstudio import comparison_project, rating_project, read_label_studio_export
-from prefeval_core.annotation.left_right import Choice, left_right, make_comparison
-from prefeval_core.annotation.position_bias import PositionBias
-from prefeval_core.annotation.rating_scale import RatingScale
-from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import DataError
-from prefeval_core.protocol import ProtocolState, next_request
-from prefeval_core.store import Judgment, Rating, StudyRecord, open_store, utc_now
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow import StudySetup
-from prefeval_core.workflow.annotators import agreement_rows, annotator_report, default_metric, why_no_agreement
+from prefeval_core.workflow.annotators import PositionBias, agreement_rows, annotator_report, default_metric, why_no_agreement
 from prefeval_core.workflow.annotators import study_judgments as stored_study_judgments  # the page's own takes a record
+from prefeval_core.workflow.datasets import Dataset
+from prefeval_core.workflow.judgments import (
+    Choice,
+    ExportFormat,
+    Judgment,
+    JudgmentKind,
+    StudyRecord,
+    export_judgments,
+    import_judged_requests,
+    record_comparison,
+    record_rating,
+    shown_sides,
+    undo_last,
+)
+from prefeval_core.workflow.labelstudio import import_label_studio_export, label_studio_project
 from prefeval_core.workflow.queue import next_for
-from prefeval_core.workflow.request_files import blind_key, fill_in_instructions, judged_requests
+from prefeval_core.workflow.request_files import RatingScale, blind_key, fill_in_instructions
 from prefeval_core.workflow.session import DataChoice
+from prefeval_core.workflow.studies import study_store
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash, set_annotator
@@ -67,12 +75,7 @@ def annotator_input() -> str:
 
 def study_judgments(dataset_key: str, study: StudyRecord | None) -> list[Judgment]:
     """The judgments that count for the study (or, without one, for the data), both kinds."""
-    return stored_study_judgments(open_store(), dataset_key, None if study is None else study.id)
-
-
-def requested_tasks(protocol: ProtocolState) -> list[Task]:
-    """The tasks of the protocol's next request."""
-    return list(next_request(protocol).tasks)
+    return stored_study_judgments(study_store(), dataset_key, None if study is None else study.id)
 
 
 def progress(tasks: list[Task], judgments: list[Judgment], annotator: str, per_item: int) -> None:
@@ -143,17 +146,15 @@ def _output(text: str, label: str) -> None:
 def _record_comparison(
     dataset_key: str, study_id: int | None, task: ComparisonTask, choice: Choice, left: str, annotator: str, criterion: str | None
 ) -> None:
-    comparison = make_comparison(dataset_key, task.item_id, task.system_a, task.system_b, choice, annotator, left, study_id=study_id)
-    open_store().add(replace(comparison, criterion=criterion))
+    record_comparison(study_store(), dataset_key, task, choice, left, annotator, study_id=study_id, criterion=criterion)
 
 
 def _record_rating(dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str, criterion: str | None) -> None:
-    rating = Rating(dataset_key, task.item_id, task.system, score, annotator, utc_now(), study_id=study_id, criterion=criterion)
-    open_store().add(rating)
+    record_rating(study_store(), dataset_key, task, score, annotator, study_id=study_id, criterion=criterion)
 
 
-def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: str) -> None:
-    undone = open_store().undo_last(dataset_key, annotator, study_id=study_id, kind=kind)  # type: ignore[arg-type]
+def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: JudgmentKind) -> None:
+    undone = undo_last(study_store(), dataset_key, annotator, kind, study_id=study_id)
     flash(f"Undid {annotator}'s judgment of item {undone.item_id}." if undone else "Nothing to undo.")
 
 
@@ -162,7 +163,7 @@ def compare_one(
 ) -> None:
     """The source, the two outputs in seeded random left/right order, the question (with the
     study's criterion), the buttons and shortcuts."""
-    left, right = left_right(st.session_state[state.ANNOTATION_SEED], choice.key, task.item_id, task.system_a, task.system_b)
+    left, right = shown_sides(st.session_state[state.ANNOTATION_SEED], choice.key, task)
     _source(dataset, task.item_id, collapsed=True)  # two outputs side by side: the source opens on demand
     columns = st.columns(2)
     for column, label, system in ((columns[0], "Output A", left), (columns[1], "Output B", right)):
@@ -233,13 +234,12 @@ def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: 
     if upload is None:
         return
     try:
-        judgments = judged_requests(
-            upload.name, upload.getvalue(), dataset_key, systems=systems, scale=scale, annotator=annotator, study_id=study_id
+        result = import_judged_requests(
+            study_store(), upload.name, upload.getvalue(), dataset_key, systems=systems, scale=scale, annotator=annotator, study_id=study_id
         )
     except DataError as error:
         st.session_state["pe.import_problems"] = error.problems
         return
-    result = open_store().add_many(judgments)
     flash(f"Imported {result.added} judgments from {upload.name} ({result.already_there} were already stored).")
 
 
@@ -275,14 +275,13 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
     if upload is None:
         return
     try:
-        key = blind_key(None, dataset_key, study_id)
-        loaded = read_label_studio_export(
-            upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale, key=key
+        imported = import_label_studio_export(
+            study_store(), upload.name, upload.getvalue(), dataset_key, study_id=study_id, systems=systems, scale=scale
         )
     except DataError as error:
         st.session_state["pe.ls_problems"] = error.problems
         return
-    result = open_store().add_many(loaded.judgments)
+    result, loaded = imported.stored, imported.loaded
     flash(
         f"Imported {result.added} judgments from the Label Studio export {upload.name} ({result.already_there} were already "
         f"stored; {loaded.unanswered} tasks not judged yet, {loaded.skipped} annotations skipped)."
@@ -295,18 +294,8 @@ def label_studio_files(
     """The same requests as a Label Studio project (tasks and labeling config, its heading naming ``criterion``); its
     JSON export uploaded back."""
     st.markdown("**Label Studio**")
-    key = blind_key(None, choice.key, study_id)
-    if scale is None:
-        pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
-        seed = st.session_state[state.ANNOTATION_SEED]
-        project = comparison_project(
-            pairs, choice.key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed, criterion=criterion
-        )
-    else:
-        outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(
-            outputs, choice.key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, criterion=criterion
-        )
+    seed = st.session_state[state.ANNOTATION_SEED]
+    project = label_studio_project(study_store(), tasks, dataset, choice.key, scale, study_id=study_id, seed=seed, criterion=criterion)
     left, right = st.columns(2)
     left.download_button(
         "Label Studio tasks (JSON)", project.tasks_json(), "prefeval-labelstudio-tasks.json", "application/json", key="pe.w.ls_tasks"
@@ -332,16 +321,15 @@ def store_view(dataset: Dataset, choice: DataChoice, study: StudyRecord | None, 
     (with the metric the study uses, or another the data holds)."""
     judgments = study_judgments(choice.key, study)
     where = f"study #{study.id}" if study is not None else "this data"
-    st.caption(f"{len(judgments)} judgments stored for {where} in {escape_markdown(open_store().where)}.")
+    st.caption(f"{len(judgments)} judgments stored for {where} in {escape_markdown(study_store().where)}.")
     if not judgments:
         return
     study_id = None if study is None else study.id
     columns = st.columns(3)
-    for column, fmt, mime in zip(
-        columns, ("csv", "jsonl", "parquet"), ("text/csv", "application/jsonl", "application/octet-stream"), strict=True
-    ):
+    formats: tuple[ExportFormat, ...] = ("csv", "jsonl", "parquet")
+    for column, fmt, mime in zip(columns, formats, ("text/csv", "application/jsonl", "application/octet-stream"), strict=True):
         column.download_button(
-            f"All judgments as {fmt.upper()}", open_store().export(fmt, choice.key, study_id=study_id),  # type: ignore[arg-type]
+            f"All judgments as {fmt.upper()}", export_judgments(study_store(), fmt, choice.key, study_id=study_id),
             f"prefeval-judgments.{fmt}", mime, key=f"pe.w.export_{fmt}",
         )  # fmt: skip
     agreement_view(judgments, dataset, choice, setup)

@@ -11,37 +11,30 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from prefeval_core import workflow
-from prefeval_core.annotation.blind import BlindKey
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.rater_roles import RaterProfile, profile_raters
-from prefeval_core.data.reading import RawTable, read_table_bytes
-from prefeval_core.decision import Model
-from prefeval_core.diagnostics.metric_report import MetricReport
-from prefeval_core.diagnostics.partial_order import partial_order
-from prefeval_core.diagnostics.win_rate import WinRateDensities
-from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.posterior import win_rate_ridge
-from prefeval_core.pairs.summary import DatasetSummary, summarise_dataset
-from prefeval_core.protocol import ProtocolState, StudyTable, state_to_json
-from prefeval_core.textmetrics.embedding import SentenceEncoder, load_encoder
-from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
 from prefeval_core.vocabulary.tasks import Task
-from prefeval_core.workflow import StudySetup, annotators, study_report, views
+from prefeval_core.workflow import StudySetup, annotators, study_report, text_metrics, views
 from prefeval_core.workflow.annotators import MetricJudgments
 from prefeval_core.workflow.baselines import baselines_at, baselines_frame
+from prefeval_core.workflow.datasets import Dataset, DatasetSummary, describe_data, file_columns
 from prefeval_core.workflow.judges import JudgeComparison, compare_judges
-from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, check_metric
+from prefeval_core.workflow.metric_check import MetricCheck, MetricFigure, MetricReport, check_metric
 from prefeval_core.workflow.metric_check import metric_figure as figure_of
-from prefeval_core.workflow.request_files import RequestFileFormat
+from prefeval_core.workflow.raters import RaterProfile
+from prefeval_core.workflow.raters import rater_profiles as profiles_of
+from prefeval_core.workflow.request_files import BlindKey, RequestFileFormat
 from prefeval_core.workflow.request_files import request_files as files_of
 from prefeval_core.workflow.session import DataChoice
+from prefeval_core.workflow.studies import state_key
+from prefeval_core.workflow.study import ProtocolState, StudyTable
 from prefeval_core.workflow.study_report import JudgeBought
+from prefeval_core.workflow.text_metrics import Against, MetricName, SentenceEncoder
+from prefeval_core.workflow.views import Model, WinRateDensities
 
 MAX_UPLOAD_MB = 50
 """Size limit of one uploaded file (also ``server.maxUploadSize`` in .streamlit/config.toml)."""
@@ -52,6 +45,7 @@ def _choice_hash(choice: DataChoice) -> tuple[object, ...]:
 
 
 _HASH: dict[str | type[Any], Callable[[Any], Any]] = {DataChoice: _choice_hash}
+_STATE_HASH: dict[str | type[Any], Callable[[Any], Any]] = {ProtocolState: state_key}
 
 
 @st.cache_data(max_entries=6, hash_funcs=_HASH, show_spinner="Loading the data ...")
@@ -62,20 +56,19 @@ def dataset(choice: DataChoice) -> Dataset:
 
 @st.cache_data(max_entries=6, hash_funcs=_HASH, show_spinner=False)
 def rater_profiles(choice: DataChoice) -> tuple[RaterProfile, ...]:
-    """Each rater's role, direction, scale and flags (:func:`~prefeval_core.data.rater_roles.profile_raters`)."""
-    return profile_raters(dataset(choice))
+    """Each rater's role, direction, scale and flags (:func:`~prefeval_core.workflow.raters.rater_profiles`)."""
+    return profiles_of(dataset(choice))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def raw_columns(name: str, data: bytes) -> tuple[str, ...]:
     """Column names of an uploaded file (for the column mapping)."""
-    table: RawTable = read_table_bytes(name, data, max_bytes=MAX_UPLOAD_MB * 1024 * 1024)
-    return tuple(table.frame.columns)
+    return file_columns(name, data, max_bytes=MAX_UPLOAD_MB * 1024 * 1024)
 
 
 @st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner="Summarising ...")
 def summary(choice: DataChoice, human: str | None, metric: str | None) -> DatasetSummary:
-    return summarise_dataset(dataset(choice), human, metric)
+    return describe_data(dataset(choice), human, metric)
 
 
 @st.cache_data(max_entries=8, hash_funcs=_HASH, show_spinner=False)
@@ -108,21 +101,19 @@ def win_rates(
     return views.win_rates(counts, model, mu, gamma, seed)
 
 
-@st.cache_data(max_entries=4, hash_funcs={ProtocolState: state_to_json}, show_spinner="Running PPI++ and Bradley–Terry ...")
+@st.cache_data(max_entries=4, hash_funcs=_STATE_HASH, show_spinner="Running PPI++ and Bradley–Terry ...")
 def baselines(protocol: ProtocolState) -> pd.DataFrame:
     """The run next to the baselines on the judgments it revealed (:mod:`prefeval_core.workflow.baselines`)."""
     return baselines_frame(protocol, baselines_at(protocol))
 
 
-@st.cache_data(
-    max_entries=4, hash_funcs={ProtocolState: state_to_json}, show_spinner="Running the same study with human judgments only ..."
-)
+@st.cache_data(max_entries=4, hash_funcs=_STATE_HASH, show_spinner="Running the same study with human judgments only ...")
 def judge_bought(protocol: ProtocolState) -> JudgeBought | None:
     """What the study's judge saved against the same replay with human judgments only."""
     return study_report.judge_bought(protocol)
 
 
-@st.cache_data(max_entries=8, hash_funcs={ProtocolState: state_to_json}, show_spinner="Deciding with and without each metric ...")
+@st.cache_data(max_entries=8, hash_funcs=_STATE_HASH, show_spinner="Deciding with and without each metric ...")
 def contributions(protocol: ProtocolState, pair: int) -> pd.DataFrame:
     """:func:`prefeval_core.workflow.views.contributions_frame`, cached per state and pair."""
     return views.contributions_frame(protocol, pair)
@@ -144,10 +135,7 @@ def judge_comparison(choice: DataChoice, human: str, judges: tuple[str, ...], k:
 def text_metric_file(choice: DataChoice, metrics: tuple[MetricName, ...], against: Against) -> tuple[str, bytes]:
     """A long ratings CSV ``item_id, system, rater, score`` of text metrics computed from the
     data's texts (raters ``<metric>-ref`` / ``<metric>-src``), to load along with the data."""
-    data = dataset(choice)
-    segments = align_segments(data.texts, data.references, data.sources, against=against)
-    ratings = metric_ratings(segments, metrics, against=against, encoder=encoder() if LEARNED_METRICS & set(metrics) else None)
-    return f"computed-{'-'.join(metrics)}-{against}.csv", ratings.to_csv(index=False).encode()
+    return text_metrics.text_metric_file(dataset(choice), metrics, against, encoder)
 
 
 def learned_metrics_available() -> bool:
@@ -158,7 +146,7 @@ def learned_metrics_available() -> bool:
 @st.cache_resource(show_spinner="Loading the sentence encoder (about 10 s) ...")
 def encoder() -> SentenceEncoder:
     """The all-MiniLM-L6-v2 encoder, loaded once per server; read-only (inference only)."""
-    return load_encoder()
+    return text_metrics.load_sentence_encoder()
 
 
 @st.cache_data(max_entries=32, hash_funcs=_HASH, show_spinner=False)
@@ -173,8 +161,7 @@ def decisions_dag_figure(
 ) -> tuple[go.Figure, tuple[tuple[str, ...], ...]]:
     """The DAG of a set of pair decisions (edges coloured by error type against ``reference``
     when given), and its cycles."""
-    order = partial_order(pairs, np.asarray(decisions, dtype=np.int8), reference=reference, theta=np.asarray(theta, dtype=np.float64))
-    return dag_figure(order, title=title), order.cycles
+    return views.decisions_dag(pairs, decisions, reference, theta, title)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -8,13 +8,11 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.formats import InputKind
-from prefeval_core.data.rater_roles import NEGATED_PREFIX, ROLE_WORDS, Direction, RaterRole, group_problems, negated_raters_file
-from prefeval_core.pairs.summary import DatasetSummary
-from prefeval_core.textmetrics.rate import Against, MetricName
+from prefeval_core.workflow.datasets import Dataset, DatasetSummary, grouped_warnings
 from prefeval_core.workflow.input_kinds import input_kind_words
-from prefeval_core.workflow.session import DataChoice, sample_names
+from prefeval_core.workflow.raters import NEGATED_PREFIX, ROLE_WORDS, Direction, RaterRole, negated_copy
+from prefeval_core.workflow.session import DataChoice, InputKind, sample_names
+from prefeval_core.workflow.text_metrics import Against, MetricName
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
 
@@ -165,7 +163,7 @@ def warnings_view(dataset: Dataset) -> None:
     warnings = dataset.report.warnings
     if not warnings:
         return
-    groups = group_problems(warnings)
+    groups = grouped_warnings(dataset)
     lines = "\n".join(f"- {escape_markdown(g.line())}" for g in groups)
     st.warning(f"{len(warnings):,} warning(s) about the data, {len(groups)} kind(s):\n{lines}")
 
@@ -188,7 +186,7 @@ def _on_roles(names: tuple[str, ...]) -> None:
 
 
 def _add_negated(choice: DataChoice, raters: tuple[str, ...]) -> None:
-    state.set_data(replace(choice, computed=(*choice.computed, negated_raters_file(cache.dataset(choice), raters))), keep_choices=True)
+    state.set_data(replace(choice, computed=(*choice.computed, negated_copy(cache.dataset(choice), raters))), keep_choices=True)
 
 
 def rater_roles_view(dataset: Dataset, choice: DataChoice, human: str, metrics: tuple[str, ...]) -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.protocol import next_request
-from prefeval_core.store import open_store
 from prefeval_core.vocabulary.tasks import ComparisonTask
+from prefeval_core.workflow.datasets import Dataset
+from prefeval_core.workflow.queue import requested_tasks
 from prefeval_core.workflow.roles import Annotator
-from prefeval_core.workflow.studies import Study, resume_study, study_parts
+from prefeval_core.workflow.studies import Study, resume_study, study_parts, study_store
 from ui import annotate_widgets as aw
 from ui import cache, roles, state
 from ui.errors import escape_markdown, user_errors
@@ -22,7 +21,7 @@ def begin_judging() -> tuple[Annotator, Study, Dataset]:
     run_through_the_app()
     state.ensure_state()
     who = roles.invitee()
-    store = open_store()
+    store = study_store()
     with user_errors("Opening your study"):
         data, setup = study_parts(store.study(who.study_id))
         dataset = cache.dataset(data)
@@ -35,7 +34,7 @@ def judge(who: Annotator, study: Study, dataset: Dataset) -> None:
     st.title(f"Judge the {escape_markdown(study.criterion)}")
     st.caption(f"Signed in by your personal link as **{escape_markdown(who.annotator)}**; every judgment is saved the moment you make it.")
     aw.guidelines_box(study.guidelines)
-    tasks = list(next_request(study.state).tasks) if study.setup.mode == "live" else []
+    tasks = list(requested_tasks(study.state)) if study.setup.mode == "live" else []
     if not tasks:
         st.info("Nothing to judge right now: the lead will open the next round. Come back to this link later.")
         return

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from prefeval_core.protocol import Judgment, ProtocolState
-from prefeval_core.store import open_store
-from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.feed import Judgment, ProtocolState, decide_now, round_progress, stored_judgments
 from prefeval_core.workflow.session import DataChoice
+from prefeval_core.workflow.studies import study_store
 from ui import state, studies
 from ui.errors import user_errors
 from ui.page import flash
@@ -18,7 +17,7 @@ def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgmen
     """The study's complete, combined stored judgments the protocol has not seen."""
     record = st.session_state[state.STUDY]
     per_item = 1 if record is None else record.judgments_per_item
-    return stored_judgments(open_store(), choice.key, protocol, study_id=None if record is None else record.id, per_item=per_item)
+    return stored_judgments(study_store(), choice.key, protocol, study_id=None if record is None else record.id, per_item=per_item)
 
 
 CONFIRM = "pe.confirm_decide"

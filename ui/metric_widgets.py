@@ -1,19 +1,14 @@
-"""Widgets of the Metric check page: the figures of one metric's diagnostics and a plain reading."""
+"""Widgets of the Metric check page: the metric and its settings, the figures of its diagnostics, judges side by side."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.diagnostics.comparison import ERROR_LABELS
-from prefeval_core.diagnostics.metric_report import MetricReport, report_json
 from prefeval_core.figures.confusion import confusion_heatmap
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.judges import default_judges, judge_candidates, judges_frame
-from prefeval_core.workflow.metric_check import MetricCheck
+from prefeval_core.workflow.metric_check import MetricCheck, MetricReport
 from prefeval_core.workflow.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors
@@ -61,35 +56,6 @@ def judges_view(choice: DataChoice, dataset: Dataset, check: MetricCheck) -> Non
     )
 
 
-def reading(report: MetricReport) -> list[str]:
-    """A few sentences saying what the figures show, in plain words (numbers from ``report``)."""
-    metric, human = report.metric, report.human
-    lines = [
-        f"{metric} agrees with {human} on which system is better for {report.sign.sample:.0%} of the items "
-        f"(sample-level sign accuracy) and for {report.sign.system:.0%} of the {report.sign.pairs} system pairs (system-level: "
-        "whether the metric's item wins and the human's point the same way — counted from item wins, not from mean scores)."
-    ]
-    if report.kendall is not None and not math.isnan(report.kendall.tau):
-        lines.append(
-            f"Kendall tau-b between the two scores is {report.kendall.tau:.3f} over {report.kendall.segments:,} segments "
-            f"({report.kendall.tau_grouped:.3f} averaged per item)."
-        )
-    favoured = []
-    for system, scores in report.systems.items():
-        values = np.asarray(scores.scores, dtype=float)
-        if values.size:
-            favoured.append((float(np.mean(values > 0)), int(np.sum(values > 0)), values.size, float(np.median(values)), system))
-    if favoured:
-        _, count, total, median, system = max(favoured)
-        lines.append(f"{metric} favours {system} in {count} of {total} pairs with errors (median Favi-Score {median:+.2f}).")
-        _, count, total, median, system = min(favoured)
-        lines.append(f"{metric} is hardest on {system}: it favours it in only {count} of {total} pairs (median Favi-Score {median:+.2f}).")
-    types, counts = np.unique(report.dags.naive_error_types, return_counts=True)
-    parts = ", ".join(f"{n} {ERROR_LABELS.get(t, t).lower()}" for t, n in zip(types, counts, strict=True))
-    lines.append(f"A sign test on {metric} alone, against the full human evaluation, gives: {parts} (pairs).")
-    return lines
-
-
 def summary_figures(choice: DataChoice, check: MetricCheck) -> None:
     left, right = st.columns(2)
     left.plotly_chart(cache.metric_figure(choice, check, "sign"), key="pe.fig.sign")
@@ -117,18 +83,3 @@ def dags_side_by_side(choice: DataChoice, check: MetricCheck) -> None:
         "Arrows point from the significantly better system to the worse (transitive edges left out); "
         "colours: error type against the human reference."
     )
-
-
-def metric_pairs_frame(report: MetricReport) -> pd.DataFrame:
-    """Per pair: items, errors, Favi-Score with its interval, the human reference and naive
-    metric outcomes and the naive outcome's error type (confusion rows = metric, columns = human)."""
-    frame = pd.DataFrame(report_json(report)["pairs"])
-    words = {0: "> A better", 1: "not significant", 2: "< B better"}
-    agree = np.trace(report.confusions.K, axis1=1, axis2=2)
-    frame["confusion"] = [f"same outcome on {int(a)} of {int(n)} items" for a, n in zip(agree, frame["items"], strict=True)]
-    frame["favi_interval"] = frame["favi_interval"].map(lambda v: f"{v[0]:+.2f} to {v[1]:+.2f}")
-    frame["human reference"] = [words[int(c)] for c in report.dags.reference]
-    frame["naive metric"] = [words[int(c)] for c in report.dags.naive]
-    frame["error type"] = [ERROR_LABELS.get(t, t) for t in report.dags.naive_error_types]
-    names = {"system_a": "system A", "system_b": "system B", "confusion": "agreement", "favi": "Favi-Score"}
-    return frame.rename(columns=names | {"favi_interval": "Favi-Score 95% interval", "errors": "errors (items)"})

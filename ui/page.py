@@ -8,7 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from prefeval_core.data.dataset import Dataset
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.session import DataChoice
 from ui import cache, state
 from ui.errors import escape_markdown, user_errors

@@ -12,7 +12,6 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from prefeval_core.store import open_store
 from prefeval_core.workflow.roles import (
     LEAD_PASSWORD_ENV,
     TOKEN_PARAM,
@@ -22,6 +21,7 @@ from prefeval_core.workflow.roles import (
     lead_password,
     password_matches,
 )
+from prefeval_core.workflow.studies import study_store as open_store
 from ui import state
 from ui.errors import escape_markdown
 

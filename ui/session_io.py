@@ -5,22 +5,19 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Mapping
-from dataclasses import asdict
 from typing import Any
 
 import streamlit as st
 
 from prefeval_core.errors import PrefevalError, Problem
-from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
-from prefeval_core.protocol import ProtocolState, protocol_result, state_to_dict
-from prefeval_core.store import open_store
-from prefeval_core.workflow import StudySetup, views
+from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.judges import default_judges
 from prefeval_core.workflow.metric_check import MetricCheck
-from prefeval_core.workflow.session import SessionSnapshot, session_from_json
-from prefeval_core.workflow.session_restore import restore_session, session_dataset
-from prefeval_core.workflow.studies import begin_study
-from prefeval_core.workflow.study_report import judge_bought, judges_section, metric_section, study_report_html
+from prefeval_core.workflow.session import SessionSnapshot, session_from_json, session_snapshot
+from prefeval_core.workflow.session_restore import restore_into_store
+from prefeval_core.workflow.studies import study_store
+from prefeval_core.workflow.study import ProtocolState
+from prefeval_core.workflow.study_report import session_report_html
 from ui import cache, state, studies
 from ui.page import flash
 
@@ -30,35 +27,22 @@ _LOG = logging.getLogger(__name__)
 
 def snapshot(session: Mapping[str, Any]) -> SessionSnapshot:
     """The session as data: data choice, raters, study setup, metric check, protocol state, stored judgments."""
-    choice = session[state.DATA]
-    protocol: ProtocolState | None = session[state.PROTOCOL]
     setup: StudySetup | None = session[state.SETUP]
     check: MetricCheck | None = session[state.CHECK]
-    store = open_store()
-    return SessionSnapshot(
-        data=choice,
-        human=session[state.HUMAN],
-        metrics=tuple(session[state.METRICS] or ()),
-        setup=None if setup is None else setup.as_dict(),
-        check=None if check is None else asdict(check),
-        protocol=None if protocol is None else state_to_dict(protocol),
-        annotations=(*store.comparisons(choice.key), *store.ratings(choice.key)),
-    )
+    protocol: ProtocolState | None = session[state.PROTOCOL]
+    metrics = tuple(session[state.METRICS] or ())
+    return session_snapshot(study_store(), session[state.DATA], session[state.HUMAN], metrics, setup, check, protocol)
 
 
 def restore(snap: SessionSnapshot, file: str = "session.json") -> int:
     """Put a snapshot into the session; its annotations go to the store. Returns how many were new.
 
-    Everything is checked first (:func:`~prefeval_core.workflow.session_restore.restore_session`):
+    Everything is checked first (:func:`~prefeval_core.workflow.session_restore.restore_into_store`):
     a refused file changes neither the session nor the store."""
-    store = open_store()
-    dataset = session_dataset(snap, file, lambda: cache.dataset(snap.data))
-    known = {s.study.id for s in store.list_studies()}
-    restored = restore_session(snap, dataset, file=file, table_of=lambda setup: cache.study_table(snap.data, setup), known_studies=known)
-    added = store.add_many(restored.annotations).added  # one transaction: all or nothing, before the session changes
-    study = None
-    if restored.protocol is not None and restored.setup is not None:  # a restored run continues as a new study
-        study = begin_study(store, snap.data, dataset, restored.setup, "restored from a session file", state=restored.protocol)
+    done = restore_into_store(
+        study_store(), snap, file, load=lambda: cache.dataset(snap.data), table_of=lambda setup: cache.study_table(snap.data, setup)
+    )
+    restored = done.session
     st.session_state[state.DATA] = snap.data
     st.session_state[state.HUMAN] = snap.human
     st.session_state[state.METRICS] = snap.metrics
@@ -66,9 +50,9 @@ def restore(snap: SessionSnapshot, file: str = "session.json") -> int:
     st.session_state[state.CHECK] = restored.check
     st.session_state[state.PROTOCOL] = restored.protocol
     st.session_state[state.STUDY] = None
-    if study is not None:
-        studies.adopt(study)
-    return added
+    if done.study is not None:
+        studies.adopt(done.study)
+    return done.added
 
 
 def on_restore() -> None:
@@ -99,9 +83,6 @@ def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
     protocol: ProtocolState | None = session[state.PROTOCOL]
     check = state.metric_check(dataset)
     metric = None if check is None else cache.metric_report(choice, check)
-    appendix = []
-    if figures and metric is not None and check is not None:
-        appendix = diagnostics_sections(metric, confusions_shown=3, seed=check.seed)
     judges = None
     if check is not None and (chosen := default_judges(dataset, check.human, check.metric, tuple(session[state.METRICS] or ()))):
         question = None if protocol is None else protocol.settings.question
@@ -109,13 +90,6 @@ def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
         with contextlib.suppress(PrefevalError):  # judges that share no system with the human rater: no section
             judges = cache.judge_comparison(choice, check.human, chosen, k, check.eps)
     title = f"prefeval report: {choice.name}"
-    if protocol is None:
-        sections = [*([] if metric is None else [metric_section(metric)]), *([] if judges is None else [judges_section(judges)])]
-        return html_report(title, [*sections, *appendix])
+    seed = 0 if check is None else check.seed
     setup: StudySetup | None = session[state.SETUP]
-    replay = setup is None or setup.mode == "replay"
-    result = protocol_result(protocol) if replay else None
-    if figures:
-        appendix.append(ReportSection("Decisions across rounds", figures=(views.theta_history_figure(protocol),)))
-    bought = judge_bought(protocol) if replay else None
-    return study_report_html(title, protocol, result, judges=judges, metric=metric, bought=bought, appendix=appendix)
+    return session_report_html(title, protocol, setup, metric=metric, judges=judges, figures=figures, seed=seed)

@@ -12,13 +12,12 @@ from typing import Any
 
 import streamlit as st
 
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.data.rater_roles import Direction, RaterRole, default_raters, direction_of, profile_raters, rater_role
-from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
+from prefeval_core.workflow import raters as rater_choices
+from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session import DataChoice
-from prefeval_core.workflow.studies import recalled_data, remember_data
+from prefeval_core.workflow.studies import recalled_data, remember_data, study_store
 
 DATA = "pe.data"
 HUMAN = "pe.human"
@@ -94,7 +93,7 @@ def _data_to_url(choice: DataChoice) -> None:
     """Uploaded data are kept in the store and named in the address (``?data=<digest>``), so a
     reload (a new session) finds them; a sample needs no name there."""
     if choice.kind == "upload":
-        st.session_state[DATA_DIGEST] = remember_data(open_store(), choice)
+        st.session_state[DATA_DIGEST] = remember_data(study_store(), choice)
         st.query_params[DATA_PARAM] = st.session_state[DATA_DIGEST]
     else:
         st.session_state.pop(DATA_DIGEST, None)
@@ -110,32 +109,27 @@ def data_from_url() -> None:
         return
     wanted = st.query_params.get(DATA_PARAM)
     if wanted and data_choice() == DataChoice.sample():
-        recalled = recalled_data(open_store(), wanted)
+        recalled = recalled_data(study_store(), wanted)
         if recalled is None:
             st.query_params.pop(DATA_PARAM, None)
             return
         st.session_state[DATA], st.session_state[DATA_DIGEST] = recalled, wanted
 
 
-def rater_roles(dataset: Dataset) -> dict[str, RaterRole]:
+def rater_roles(dataset: Dataset) -> dict[str, rater_choices.RaterRole]:
     """Each rater's role: as detected from its name, or as the user set it on the Data page."""
-    edits: dict[str, RaterRole] = st.session_state.get(ROLE_EDITS) or {}
-    return {r: edits.get(r, rater_role(r)) for r in dataset.raters}
+    return rater_choices.rater_roles(dataset, st.session_state.get(ROLE_EDITS) or {})
 
 
-def rater_directions(dataset: Dataset) -> dict[str, Direction]:
+def rater_directions(dataset: Dataset) -> dict[str, rater_choices.Direction]:
     """Each rater's direction: as detected from its name and scores, or as the user set it on the Data page."""
-    edits: dict[str, Direction] = st.session_state.get(DIRECTION_EDITS) or {}
-    scores = dataset.ratings.groupby("rater")["score"]
-    detected = {str(r): direction_of(str(r), values.to_numpy(dtype=float)) for r, values in scores}
-    return {r: edits.get(r, detected.get(r, "higher")) for r in dataset.raters}
+    return rater_choices.rater_directions(dataset, st.session_state.get(DIRECTION_EDITS) or {})
 
 
 def metric_candidates(dataset: Dataset, human: str) -> list[str]:
     """Raters that can serve as metrics for ``human``: the metrics and LLM judges that are higher
     is better (never a human rater, one annotator, or a lower-is-better rater as it stands)."""
-    roles, directions = rater_roles(dataset), rater_directions(dataset)
-    return [r for r in dataset.raters if r != human and roles[r] in ("metric", "judge") and directions[r] == "higher"]
+    return rater_choices.metric_candidates(dataset, human, rater_roles(dataset), rater_directions(dataset))
 
 
 def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
@@ -143,13 +137,7 @@ def raters(dataset: Dataset) -> tuple[str, tuple[str, ...]]:
     human, metrics = st.session_state[HUMAN], st.session_state[METRICS]
     if human not in dataset.raters:
         preset = DEFAULT_RATERS.get(dataset.name)
-        detected, paired = default_raters(profile_raters(dataset), dataset.ratings)
-        human = preset[0] if preset and preset[0] in dataset.raters else detected or dataset.raters[0]
-        candidates = metric_candidates(dataset, human)
-        if preset and all(m in candidates for m in preset[1]):
-            metrics = preset[1]
-        else:
-            metrics = tuple(m for m in paired if m in candidates) if detected == human else tuple(candidates[:1])
+        human, metrics = rater_choices.starting_raters(dataset, rater_roles(dataset), rater_directions(dataset), preset)
         st.session_state[HUMAN], st.session_state[METRICS] = human, metrics
     metrics = tuple(m for m in (metrics or ()) if m in dataset.raters and m != human)
     st.session_state[METRICS] = metrics

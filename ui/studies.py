@@ -6,9 +6,17 @@ from __future__ import annotations
 import streamlit as st
 
 from prefeval_core.errors import PrefevalError
-from prefeval_core.protocol import ProtocolState
-from prefeval_core.store import StateKind, open_store
-from prefeval_core.workflow.studies import Study, all_study_details, list_studies, record_state, resume_study, study_parts
+from prefeval_core.workflow.studies import (
+    ProtocolState,
+    StateKind,
+    Study,
+    all_study_details,
+    list_studies,
+    record_state,
+    resume_study,
+    study_parts,
+    study_store,
+)
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 
@@ -25,8 +33,8 @@ def adopt(study: Study) -> None:
 
 def resume(study_id: int) -> None:
     """Resume a stored study (its data loaded through the cache)."""
-    data, _ = study_parts(open_store().study(study_id))
-    adopt(resume_study(open_store(), study_id, cache.dataset(data)))
+    data, _ = study_parts(study_store().study(study_id))
+    adopt(resume_study(study_store(), study_id, cache.dataset(data)))
 
 
 def resume_from_url() -> None:
@@ -54,17 +62,17 @@ def commit(protocol: ProtocolState, kind: StateKind = "round") -> None:
     st.session_state[state.PROTOCOL] = protocol
     record = st.session_state[state.STUDY]
     if record is not None:
-        record_state(open_store(), record.id, protocol, kind)
+        record_state(study_store(), record.id, protocol, kind)
 
 
 def studies_picker(dataset_key: str) -> None:
     """The stored studies of these data (archived ones left out), newest first, each marked live or
     replay, with a button to resume one."""
-    summaries = list_studies(open_store(), dataset_key)
+    summaries = list_studies(study_store(), dataset_key)
     if not summaries:
         return
     current = st.session_state[state.STUDY]
-    kinds = {i: d.kind for i, d in all_study_details(open_store()).items()}
+    kinds = {i: d.kind for i, d in all_study_details(study_store()).items()}
     labels = {
         s.study.id: f"#{s.study.id} [{kinds.get(s.study.id, 'study')}] {s.study.name} · {s.rounds} rounds · cost {s.cost or 0:g}"
         for s in summaries

@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 import pandas as pd
 import streamlit as st
 
-from prefeval_core.store import Judgment, StudyRecord, open_store
+from prefeval_core.workflow.judgments import Judgment, StudyRecord
 from prefeval_core.workflow.roles import annotator_link, invitations, invite_annotator, revoke_annotator
-from prefeval_core.workflow.studies import archive_study, rename_study, set_criterion, study_details
+from prefeval_core.workflow.studies import archive_study, rename_study, set_criterion, study_details, study_store
 from ui.errors import escape_markdown, user_errors
 from ui.page import flash
 
@@ -27,33 +27,33 @@ def _base_url() -> str:
 def _invite(study_id: int) -> None:
     name = st.session_state.get("pe.w.invite_name", "")
     with user_errors("Inviting the annotator", stop=False):
-        token = invite_annotator(open_store(), study_id, name)
+        token = invite_annotator(study_store(), study_id, name)
         st.session_state[LINK] = (name.strip(), annotator_link(_base_url(), token))
         st.session_state["pe.w.invite_name"] = ""
 
 
 def _revoke(study_id: int, name: str) -> None:
-    revoked = revoke_annotator(open_store(), study_id, name)
+    revoked = revoke_annotator(study_store(), study_id, name)
     flash(f"{name}'s link no longer works." if revoked else f"{name} had no working link.")
 
 
 def criterion_form(study: StudyRecord) -> None:
     """The criterion and guidelines the annotators see; the study's name; archive."""
-    current = study_details(open_store(), study.id)
+    current = study_details(study_store(), study.id)
     with st.form("pe.w.criterion"):
         criterion = st.text_input("Criterion (what annotators judge)", value=current.criterion)
         guidelines = st.text_area("Guidelines (Markdown, shown on every screen)", value=current.guidelines, height=120)
         name = st.text_input("Study name", value=study.name)
         if st.form_submit_button("Save"):
             with user_errors("Saving the study's details", stop=False):
-                set_criterion(open_store(), study.id, criterion, guidelines)
+                set_criterion(study_store(), study.id, criterion, guidelines)
                 if name.strip() != study.name:
-                    rename_study(open_store(), study.id, name)
+                    rename_study(study_store(), study.id, name)
                 flash("Saved: the next screens ask for the new criterion (stored judgments keep theirs).")
                 st.rerun()
     archived = current.archived_at is not None
     if st.button("Bring back from the archive" if archived else "Archive this study", key="pe_archive"):
-        archive_study(open_store(), study.id, not archived)
+        archive_study(study_store(), study.id, not archived)
         flash("The study is back in the list." if archived else "Archived: the study no longer shows in the list (nothing is deleted).")
         st.rerun()
 
@@ -73,7 +73,7 @@ def team_view(study: StudyRecord | None, judgments: list[Judgment]) -> None:
         st.success(f"Send this link to {escape_markdown(made[0])} (shown once; invite again for a new one):")
         st.code(made[1], language=None)
     judged = Counter(j.annotator for j in judgments if j.undone_at is None)
-    links = invitations(open_store(), study.id)
+    links = invitations(study_store(), study.id)
     rows = [
         {"annotator": i.annotator, "invited": i.created_at, "link": "revoked " + i.revoked_at if i.revoked_at else "works",
          "judgments": judged.get(i.annotator, 0)}

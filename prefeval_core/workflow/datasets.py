@@ -1,8 +1,10 @@
 """Data in: load files, folders and bundled samples, describe them, check them.
 
 The door to the data layer (:mod:`prefeval_core.data`) for the CLI's ``--data``/``FILE...``
-(``describe``, ``validate``, ``diagnose``, ``replay``, ...) and the notebook API's ``load``:
-each problem names its file, row, line and column (:class:`~prefeval_core.errors.DataError`).
+(``describe``, ``validate``, ``diagnose``, ``replay``, ...), the notebook API's ``load`` and the
+dashboard's Data page (an upload's columns, the summary, the warnings grouped; the dashboard
+loads through :meth:`~prefeval_core.workflow.session.DataChoice.load`): each problem names its
+file, row, line and column (:class:`~prefeval_core.errors.DataError`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from prefeval_core.data.dataset import Dataset, Source, load_dataset
 from prefeval_core.data.field_formats import field_format_help, input_kinds
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.formats import TableKind as TableKind  # what a frame of the notebook API holds
-from prefeval_core.data.reading import MAX_BYTES
+from prefeval_core.data.rater_roles import ProblemGroup, group_problems
+from prefeval_core.data.reading import MAX_BYTES, read_table_bytes
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.pairs.preferences import pair_outcomes
 from prefeval_core.pairs.summary import DatasetSummary, summarise_dataset
@@ -71,6 +74,20 @@ def load_paths(
 def describe_data(dataset: Dataset, human: str | None = None, metric: str | None = None) -> DatasetSummary:
     """Systems, items, raters and, given ``human`` and ``metric``, each pair's coverage by both."""
     return summarise_dataset(dataset, human, metric)
+
+
+def file_columns(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> tuple[str, ...]:
+    """The column names of an uploaded file ``name`` (its bytes ``data``), for a column mapping.
+
+    Raises:
+        DataError: the file cannot be read (too large, not a table, ...).
+    """
+    return tuple(read_table_bytes(name, data, max_bytes=max_bytes).frame.columns)
+
+
+def grouped_warnings(dataset: Dataset) -> tuple[ProblemGroup, ...]:
+    """The data's warnings grouped by (severity, kind, file), in the order each group first appears."""
+    return group_problems(dataset.report.warnings)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ by the e-mail Label Studio's users API gives for the user id. Task data, config 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -30,10 +30,11 @@ from prefeval_core.annotation.labelstudio import (
     study_tasks,
     tasks_in_project,
 )
+from prefeval_core.annotation.rating_scale import RatingScale
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import PrefevalError
 from prefeval_core.protocol import next_request
-from prefeval_core.store import Store, open_store
+from prefeval_core.store import ImportResult, Store, open_store
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow.request_files import blind_key
 from prefeval_core.workflow.studies import Study, resume_study, study_parts
@@ -124,6 +125,69 @@ class Imported:
         return dict(vars(self))
 
 
+def label_studio_project(
+    store: Store,
+    tasks: Sequence[Task],
+    dataset: Dataset,
+    dataset_key: str,
+    scale: RatingScale | None,
+    *,
+    study_id: int | None,
+    seed: int,
+    criterion: str | None = None,
+) -> LabelStudioProject:
+    """The comparisons of ``tasks`` (``scale`` None; outputs in the keyed left/right order of
+    ``seed``) or its ratings on ``scale`` as a Label Studio project, its heading naming ``criterion``."""
+    key = blind_key(store, dataset_key, study_id)
+    if scale is None:
+        pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
+        return comparison_project(
+            pairs, dataset_key, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, seed=seed, criterion=criterion
+        )
+    outputs = [t for t in tasks if isinstance(t, RatingTask)]
+    return rating_project(
+        outputs, dataset_key, scale, key=key, texts=dataset.texts, sources=dataset.sources, study_id=study_id, criterion=criterion
+    )
+
+
+@dataclass(frozen=True)
+class LabelStudioImported:
+    """A Label Studio export read (``loaded``: its judgments, tasks, unanswered and skipped ones)
+    and stored (``stored``: how many were new, how many already there)."""
+
+    loaded: LabelStudioImport
+    stored: ImportResult
+
+
+def import_label_studio_export(
+    store: Store,
+    name: str,
+    data: bytes,
+    dataset_key: str,
+    *,
+    systems: Collection[str],
+    study_id: int | None,
+    scale: RatingScale | None,
+    known: Collection[Task] | None = None,
+    latest_wins: bool = False,
+    users: Mapping[str, str] | None = None,
+) -> LabelStudioImported:
+    """Store every judgment of Label Studio's JSON export ``data`` (file ``name``) of a project
+    exported for ``dataset_key`` and ``study_id``, in one transaction (arguments as
+    :func:`~prefeval_core.annotation.labelstudio.read_label_studio_export`; ``users``: the e-mail
+    of each user id).
+
+    Raises:
+        DataError: not a JSON export, or an answer that cannot be taken; nothing is stored then.
+    """
+    key = blind_key(store, dataset_key, study_id)
+    loaded = read_label_studio_export(
+        name, data, dataset_key, study_id=study_id, systems=systems, scale=scale, known=known, key=key, latest_wins=latest_wins,
+        users=users,
+    )  # fmt: skip
+    return LabelStudioImported(loaded, store.add_many(loaded.judgments))
+
+
 def project_title(study_id: int, key: BlindKey) -> str:
     """The title of a study's project on a server: its id and a tag keyed with the study's secret
     (``key``), so that the same id in another store names another project; names no system."""
@@ -139,16 +203,8 @@ def _open(store: Store | None, study_id: int) -> tuple[Store, Study, Dataset]:
 
 def _project(store: Store, study: Study, dataset: Dataset, tasks: Sequence[Task], seed: int) -> StudyProject:
     scale = study.rating_scale(dataset)
-    key = blind_key(store, study.data.key, study.id)
-    common: dict[str, Any] = {"key": key, "texts": dataset.texts, "sources": dataset.sources, "study_id": study.id}
-    if scale is None:
-        pairs = [t for t in tasks if isinstance(t, ComparisonTask)]
-        project = comparison_project(pairs, study.data.key, seed=seed, criterion=study.criterion, **common)
-        control: RatingControl | str = "choices"
-    else:
-        outputs = [t for t in tasks if isinstance(t, RatingTask)]
-        project = rating_project(outputs, study.data.key, scale, criterion=study.criterion, **common)
-        control = rating_control(scale)
+    project = label_studio_project(store, tasks, dataset, study.data.key, scale, study_id=study.id, seed=seed, criterion=study.criterion)
+    control: RatingControl | str = "choices" if scale is None else rating_control(scale)
     return StudyProject(study.id, project, study.table.unit, control, len(next_request(study.state).tasks))
 
 
@@ -160,11 +216,11 @@ def export_project(study_id: int, *, seed: int = 0, store: Store | None = None) 
 
 
 def _read(store: Store, study: Study, dataset: Dataset, name: str, data: bytes, *, latest_wins: bool, users: dict[str, str]) -> Imported:
-    loaded: LabelStudioImport = read_label_studio_export(
-        name, data, study.data.key, study_id=study.id, systems=dataset.systems, scale=study.rating_scale(dataset),
-        known=study_tasks(study.table), key=blind_key(store, study.data.key, study.id), latest_wins=latest_wins, users=users,
+    read = import_label_studio_export(
+        store, name, data, study.data.key, systems=dataset.systems, study_id=study.id, scale=study.rating_scale(dataset),
+        known=study_tasks(study.table), latest_wins=latest_wins, users=users,
     )  # fmt: skip
-    stored = store.add_many(loaded.judgments)
+    loaded, stored = read.loaded, read.stored
     return Imported(study.id, loaded.tasks, len(loaded.judgments), stored.added, stored.already_there, loaded.unanswered, loaded.skipped)
 
 

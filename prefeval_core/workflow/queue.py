@@ -16,9 +16,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from prefeval_core.protocol import ProtocolState, next_request
 from prefeval_core.store import Judgment, next_task
 from prefeval_core.store.assignment import annotators_by_task
 from prefeval_core.vocabulary.tasks import Task
+
+
+def requested_tasks(state: ProtocolState) -> tuple[Task, ...]:
+    """The tasks of the protocol's next request, in the protocol's order (empty when it asks for nothing more)."""
+    return tuple(next_request(state).tasks)
 
 
 def _rng(seed: int, annotator: str) -> np.random.Generator:

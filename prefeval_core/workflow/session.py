@@ -14,7 +14,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
 from prefeval_core.data.bundled import SAMPLES_DIR, sample_names  # a clone's sample_data/, or the installed copy
@@ -23,8 +23,10 @@ from prefeval_core.data.formats import InputKind
 from prefeval_core.data.reading import MAX_BYTES
 from prefeval_core.data.schema import at_path, load_json, validated
 from prefeval_core.errors import DataError, PrefevalError, SettingsError
-from prefeval_core.store import Comparison, Judgment, Rating, utc_now
+from prefeval_core.protocol import ProtocolState, state_to_dict
+from prefeval_core.store import Comparison, Judgment, Rating, Store, utc_now
 from prefeval_core.store.records import judgment_values
+from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session_schema import (
     JUDGMENT_TAGS,
     SESSION_VERSION,
@@ -33,6 +35,7 @@ from prefeval_core.workflow.session_schema import (
     RatingDocument,
     SessionDocument,
 )
+from prefeval_core.workflow.setup import StudySetup
 
 DEFAULT_SAMPLE: Final = "summeval"
 
@@ -154,6 +157,28 @@ class SessionSnapshot:
     protocol: Any = None
     annotations: tuple[Judgment, ...] = ()
     saved_at: str = field(default_factory=utc_now)
+
+
+def session_snapshot(
+    store: Store,
+    data: DataChoice,
+    human: str | None,
+    metrics: tuple[str, ...],
+    setup: StudySetup | None,
+    check: MetricCheck | None,
+    protocol: ProtocolState | None,
+) -> SessionSnapshot:
+    """A session as data, saved now: its choices and protocol state, and the judgments of its
+    data in ``store`` (those that count, comparisons then ratings)."""
+    return SessionSnapshot(
+        data=data,
+        human=human,
+        metrics=metrics,
+        setup=None if setup is None else setup.as_dict(),
+        check=None if check is None else asdict(check),
+        protocol=None if protocol is None else state_to_dict(protocol),
+        annotations=(*store.comparisons(data.key), *store.ratings(data.key)),
+    )
 
 
 def session_to_json(snapshot: SessionSnapshot) -> str:

