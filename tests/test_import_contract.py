@@ -63,3 +63,13 @@ def test_the_dashboards_entry_script_goes_through_the_door_too(script: str) -> N
     imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     core = [name for name in imported if name.startswith("prefeval_core")]
     assert all(name.startswith(SHELL_MAY_IMPORT) for name in core), core
+
+
+def test_the_architecture_page_draws_the_graph_the_contract_checks() -> None:
+    """docs/architecture.md's diagram is the output of ``scripts/import_graph.py --mermaid``, whose
+    layers are read from the contract: a changed import between units means regenerating it."""
+    drawn = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "import_graph.py"), "--mermaid"], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
+    assert drawn in (ROOT / "docs" / "architecture.md").read_text()
+    assert "upward" not in drawn  # no import goes up a layer
