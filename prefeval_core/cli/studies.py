@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress
+from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.datasets import Dataset
@@ -72,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.add_argument("--budget", type=positive_int, help="the most judgments to pay for (a live study needs one)")
     start.add_argument("--batch", type=positive_int, default=10, help="per round: items per system, or comparisons per pair (default 10)")
     start.add_argument("--per-item", type=positive_int, default=1, help="different annotators per requested item (default 1)")
-    start.add_argument("--seed", type=int, default=0, help="seed of the request order and the sampler (default 0)")
+    start.add_argument("--seed", type=seed_int, default=0, help="seed of the request order and the sampler (default 0)")
     start.add_argument("--criterion", default="", help="what annotators judge (default: from --human, human:relevance -> relevance)")
     start.add_argument("--study-name", default="", help="the study's name (default: its question and raters)")
     parser.add_argument("--json", action="store_true", help="print JSON")
