@@ -8,10 +8,9 @@ import pytest
 
 import prefeval_core.api as pe
 from prefeval_core.diagnostics.leaderboard import leaderboard
-from prefeval_core.protocol import ProtocolState, Question
+from prefeval_core.protocol import QUESTION_KINDS, ProtocolState, Question
 from prefeval_core.protocol.stop import futile_pairs, stop_reason
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.protocol import QUESTION_KINDS
 from prefeval_core.workflow.answers import Decided, leaderboard_frame, study_leaderboard, system_status
 from prefeval_core.workflow.views import study_status
 

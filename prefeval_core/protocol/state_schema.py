@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic_core import PydanticCustomError
 
 from prefeval_core.data.schema import StrictModel
 from prefeval_core.decision import Model, Sampler
@@ -50,7 +51,7 @@ def registered(names: Callable[[], Iterable[str]]) -> AfterValidator:
     def check(value: str) -> str:
         known = tuple(names())
         if value not in known:
-            raise ValueError(f"Input should be {' or '.join(map(repr, known))}")
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": " or ".join(map(repr, known))})
         return value
 
     return AfterValidator(check)
