@@ -12,7 +12,7 @@ from prefeval_core.decision import MODELS, SAMPLERS, Model, MuRows, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.questions import Question
 from prefeval_core.protocol.table import Unit
-from prefeval_core.sequential.evidence import ERROR_CONTROLS, ErrorControl
+from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 Statistic = Literal["sign", "mean"]
@@ -48,8 +48,8 @@ class ProtocolSettings:
         eps_human, eps_metric: tie thresholds used to make outcomes (method.md §2).
         question: what the run answers.
         unit: what one judgment is (method.md §12), as the study table says.
-        error_control: ``none`` (the paper's per-look rule), ``spending`` or ``anytime``
-            (:data:`~prefeval_core.sequential.evidence.ErrorControl`).
+        error_control: a registered rule (:data:`~prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES`):
+            ``none`` (the paper's per-look rule), ``spending``, ``anytime`` or ``question``.
         futility: with error control (``spending`` or ``anytime``), β of the predictive futility stop (stop
             asking for a pair when the probability that it can still be decided before its items
             run out is below β); ``None``: stop only when no remaining judgment could decide it.
@@ -99,7 +99,7 @@ class ProtocolSettings:
         _check_choice("sampler", self.sampler, SAMPLERS)
         _check_choice("policy", self.policy, get_args(Policy))
         _check_choice("unit", self.unit, get_args(Unit))
-        _check_choice("error_control", self.error_control, ERROR_CONTROLS)
+        _check_choice("error_control", self.error_control, registered_controls())
         if self.model != "human_only" and not self.metrics:
             raise settings_error(f"model {self.model!r} needs a metric; without one use human_only", field="model")
         if (self.model == "known_mu") != (self.mu is not None):
@@ -149,6 +149,13 @@ class ProtocolSettings:
         if raw.get("mu") is not None:
             raw["mu"] = tuple(tuple(float(v) for v in row) for row in raw["mu"])
         return cls(**raw)
+
+
+def registered_controls() -> tuple[str, ...]:
+    """The names of the registered error-control rules."""
+    from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES  # on use: the rules decide states holding these settings
+
+    return tuple(ERROR_CONTROL_RULES)
 
 
 def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
