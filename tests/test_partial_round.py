@@ -15,8 +15,8 @@ from prefeval_core.store import Rating, Store, open_store, utc_now
 from prefeval_core.vocabulary.tasks import RatingTask
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
-from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.queue import requested_tasks
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import Study, begin_study, record_state, resume_study
 from tests.page_fixtures import data_dir, page, run_ok
 
@@ -130,7 +130,7 @@ def test_the_annotate_page_asks_before_deciding_part_way(data_dir: Path) -> None
 
 def test_the_annotate_page_withdraws_the_open_requests_by_choice(data_dir: Path) -> None:
     store = open_store(data_dir)
-    study, asked = study_with_16_of_100(store)
+    study, _ = study_with_16_of_100(store)
     at = page("annotate.py")
     at.query_params["study"] = str(study.id)
     run_ok(at)

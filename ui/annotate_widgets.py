@@ -284,7 +284,8 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
     result, loaded = imported.stored, imported.loaded
     flash(
         f"Imported {result.added} judgments from the Label Studio export {upload.name} ({result.already_there} were already "
-        f"stored; {loaded.unanswered} tasks not judged yet, {loaded.skipped} annotations skipped)."
+        f"stored, {result.replaced} earlier answers replaced by their edits; {loaded.unanswered} tasks not judged yet, "
+        f"{loaded.skipped} annotations skipped)."
     )
 
 
