@@ -10,7 +10,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from prefeval_core.protocol import next_request, state_from_json, state_to_dict, state_to_json, undo_round
+import pytest
+
+from prefeval_core.errors import SettingsError
+from prefeval_core.protocol import next_request, state_from_dict, state_from_json, state_to_dict, state_to_json, undo_round
 from prefeval_core.store import Rating, Store, open_store, utc_now
 from prefeval_core.vocabulary.tasks import RatingTask
 from prefeval_core.workflow import StudySetup
@@ -107,6 +110,20 @@ def test_a_late_judgment_of_a_withdrawn_task_is_fed_once_the_task_is_asked_again
     rate(store, study, [asked_again[0], not_again[0]], "ann1")
     late = stored_judgments(store, data.key, early.state, study_id=study.id)
     assert [(j.item_id, j.system) for j in late] == [(asked_again[0].item_id, asked_again[0].system)]
+
+
+@pytest.mark.parametrize(
+    ("withdrawn", "refusal"),
+    [([[10**6, 1]], r"withdrawn\[0\]\[0\].*outside the study table"), ([[0, 1]], r"withdrawn\[0\]\[1\].*after the last decided round")],
+)
+def test_a_saved_state_with_impossible_withdrawals_is_refused(withdrawn: list[list[int]], refusal: str) -> None:
+    from prefeval_core.workflow.study import start_study, study_table
+
+    setup = StudySetup(human="human", unit="ratings", budget=150, batch=10)
+    table = study_table(four_systems().load(), setup)
+    saved = state_to_dict(start_study(table, setup)) | {"withdrawn": withdrawn}
+    with pytest.raises(SettingsError, match=refusal):
+        state_from_dict(saved, table)
 
 
 def test_the_annotate_page_asks_before_deciding_part_way(data_dir: Path) -> None:

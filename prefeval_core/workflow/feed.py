@@ -51,7 +51,7 @@ def unseen_judgments(state: ProtocolState, complete: pd.DataFrame) -> list[Judgm
         items = {name: i for i, name in enumerate(table.items)}
         for item, system, score, judgments in complete[["item_id", "system", "score", "judgments"]].itertuples(index=False):
             s, i = systems.get(str(system)), items.get(str(item))
-            key = (str(item), str(system))
+            key: tuple[str, ...] = (str(item), str(system))
             if s is None or i is None or _not_wanted(state, s * len(table.items) + i, key in requested):
                 continue
             candidates.append((requested.get(key, len(requested)), RatingJudgment(key[0], key[1], float(score), int(judgments))))
