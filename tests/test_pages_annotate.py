@@ -75,6 +75,20 @@ def test_the_lead_annotates_under_a_name_of_the_session_not_of_the_address(data_
     assert run_ok(at).get("progress")[0].proto.text.startswith("0 of 100 judged by lead")
 
 
+def test_the_lead_is_warned_when_annotating_under_an_invited_annotators_name(data_dir: Path) -> None:  # noqa: F811
+    from prefeval_core.workflow.roles import invite_annotator
+    from tests.test_partial_round import study_with_16_of_100
+
+    store = open_store(data_dir)
+    study, _ = study_with_16_of_100(store)
+    invite_annotator(store, study.id, "alice")
+    at = page("annotate.py")
+    at.query_params["study"] = str(study.id)
+    assert not run_ok(at).warning
+    at.text_input(key="pe.w.annotator").input("alice")
+    assert "alice is an invited annotator" in run_ok(at).warning[0].value
+
+
 def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> None:  # noqa: F811
     at = start_protocol(500, batch=1, mode="live", unit="comparisons")
     annotate = run_ok(page_with_protocol("annotate.py", at))
