@@ -5,9 +5,9 @@ records, per judgment slot — a grid cell ``system * I + item`` in a ratings st
 in a comparisons study — the round it was revealed in (0: not yet), its value (a score, or an
 outcome code 0 ``>`` / 1 ``=`` / 2 ``<`` in canonical pair order) and the judgments it cost,
 plus one :class:`RoundRecord` per completed round. Human judgments revealed after the last
-completed round belong to the open round ``round + 1`` until it is decided. Slots of an open request
-the lead withdrew when deciding a round early are listed with that round (``withdrawn``): a request
-asks for them only once nothing else is left (:mod:`prefeval_core.protocol.steps`).
+completed round belong to the open round ``round + 1`` until it is decided. The slots of an open
+request the lead withdrew when deciding a round early are listed with that round (``withdrawn``):
+a request asks for them only once nothing else is left (:mod:`prefeval_core.protocol.steps`).
 
 Serialised (:func:`state_to_json`), the state holds only what changes (reveals, records,
 settings) and the table's fingerprint; it is restored against the same table, rebuilt from the
@@ -326,8 +326,7 @@ def state_from_dict(data: Any, table: StudyTable) -> ProtocolState:
         )
         for r in document.records
     )
-    withdrawn = tuple(sorted((slot, round_number) for slot, round_number in document.withdrawn))
-    return ProtocolState(settings=settings, table=table, reveals=reveals, records=records, withdrawn=withdrawn)
+    return ProtocolState(settings=settings, table=table, reveals=reveals, records=records, withdrawn=tuple(sorted(document.withdrawn)))
 
 
 def state_to_json(state: ProtocolState) -> str:

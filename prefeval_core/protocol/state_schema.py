@@ -5,9 +5,9 @@ bounds (rounds >= 0, θ and posterior means in [0, 1], decision codes 0/1/2, bat
 0 < γ < 1, seeds in [0, 2^63)) and the option names (the settings' ``Literal`` types).
 :func:`check_against_table` checks the rest against the study table the state is restored on:
 slot and pair indices within the table, one value per chosen pair, comparison outcomes 0/1/2,
-rounds numbered 1..round, withdrawn requests once each and in a completed round, and the
-judgments used within the budget (a state saved before requests could be withdrawn has none). Every refusal is a
-:class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
+rounds numbered 1..round, withdrawn requests once each and in a completed round (a state saved
+before requests could be withdrawn has none), and the judgments used within the budget. Every
+refusal is a :class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ for again in round 2 stays one task, so nobody answers it twice. **Pull** reads 
 export (every task) and stores each answer once however often it is pulled, the annotator named
 by the e-mail Label Studio's users API gives for the user id. An annotator has one judgment per
 request, across tasks, projects and pulls: an answer edited in Label Studio replaces the one
-stored before (the latest wins; the earlier is kept in the store, marked undone). Task data, config and checks:
-:mod:`prefeval_core.annotation.labelstudio`.
+stored before (the latest wins; the earlier is kept in the store, marked undone). Task data,
+config and checks: :mod:`prefeval_core.annotation.labelstudio`.
 """
 
 from __future__ import annotations
