@@ -112,6 +112,17 @@ def test_a_late_judgment_of_a_withdrawn_task_is_fed_once_the_task_is_asked_again
     assert [(j.item_id, j.system) for j in late] == [(asked_again[0].item_id, asked_again[0].system)]
 
 
+def test_studies_step_withdraws_the_open_requests_when_asked(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefeval_core.cli import main
+
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(data_dir))
+    store = open_store(data_dir)
+    study, _ = study_with_16_of_100(store)
+    assert main(["studies", "step", str(study.id), "--withdraw-open", "--json"]) == 0
+    stepped = resume_study(store, study.id, four_systems().load()).state
+    assert (stepped.round, stepped.cost_used, len(stepped.withdrawn)) == (1, 16, 84)
+
+
 @pytest.mark.parametrize(
     ("withdrawn", "refusal"),
     [([[10**6, 1]], r"withdrawn\[0\]\[0\].*outside the study table"), ([[0, 1]], r"withdrawn\[0\]\[1\].*after the last decided round")],
