@@ -207,9 +207,9 @@ def load_study(store: Store, study_id: int) -> tuple[Study, Dataset]:
 def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | None = None, open_requests: OpenRequests = "keep") -> Study:
     """Move the study on by one step and record the new state: a replay study runs its next round;
     a live study takes the stored judgments that are complete (judged by enough annotators) and
-    decides, keeping or withdrawing the open requests still unjudged (:func:`~prefeval_core.workflow.feed.decide_now`;
-    ``progress`` hears how many judgments were new and requests withdrawn). A step that changes
-    nothing records nothing."""
+    decides, keeping or withdrawing the open requests still unjudged
+    (:func:`~prefeval_core.workflow.feed.decide_now`; ``progress`` hears how many judgments were
+    new and requests withdrawn). A step that changes nothing records nothing."""
     if study.setup.mode == "replay":
         state = run_protocol(study.state, replay_source(study.table), max_rounds=1)
         kind: StateKind = "round"
