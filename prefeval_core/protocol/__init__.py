@@ -49,6 +49,7 @@ from prefeval_core.protocol.steps import (
     pairs_that_matter,
     stop_reason,
     undo_round,
+    withdraw_requests,
 )
 from prefeval_core.protocol.table import RatingGrid, StudyTable, Unit, build_study_table
 
@@ -101,4 +102,5 @@ __all__ = [
     "state_to_json",
     "stop_reason",
     "undo_round",
+    "withdraw_requests",
 ]

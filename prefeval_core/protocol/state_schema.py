@@ -7,8 +7,9 @@ kind and the error control: registered in :data:`~prefeval_core.protocol.questio
 and :data:`~prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES` when the state is read).
 :func:`check_against_table` checks the rest against the study table the state is restored on:
 slot and pair indices within the table, one value per chosen pair, comparison outcomes 0/1/2,
-rounds numbered 1..round, and the judgments used within the budget. Every refusal is a
-:class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
+rounds numbered 1..round, withdrawn requests once each and in a completed round (a state saved
+before requests could be withdrawn has none), and the judgments used within the budget. Every
+refusal is a :class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ OptionalProbability = Probability | None
 OptionalFinite = float | None
 Reveal = Annotated[tuple[Count, float, Positive, Count], Field(strict=False)]
 """``[slot, value, round, cost]`` (a JSON array: the one place a list stands for a tuple)."""
+Withdrawal = Annotated[tuple[Count, Positive], Field(strict=False)]
+"""``[slot, round]``: the slot's request withdrawn when round ``round`` was decided."""
 
 
 class RecordDocument(StrictModel):
@@ -122,6 +125,7 @@ class StateDocument(StrictModel):
     round: Count
     reveals: list[Reveal]
     records: list[RecordDocument]
+    withdrawn: list[Withdrawal] = Field(default_factory=list)
 
 
 def _refused(path: str, message: str) -> SettingsError:
@@ -147,6 +151,13 @@ def check_against_table(state: StateDocument, table: StudyTable) -> None:
     used = sum(cost for *_, cost in state.reveals)
     if used > state.settings.budget:
         raise _refused("settings.budget", f"the budget {state.settings.budget:,} is below the {used:,} judgments already used")
+    withdrawn: set[int] = set()
+    for index, (slot, round_number) in enumerate(state.withdrawn):
+        if slot >= slots or slot in withdrawn:
+            raise _refused(f"withdrawn[{index}][0]", f"withdrawn slot {slot} is outside the study table or listed twice")
+        if round_number > state.round:
+            raise _refused(f"withdrawn[{index}][1]", f"withdrawn in round {round_number}, after the last decided round {state.round}")
+        withdrawn.add(slot)
     if len(state.records) != state.round:
         raise _refused("round", f"round {state.round} but {len(state.records)} round records")
     for index, record in enumerate(state.records):
