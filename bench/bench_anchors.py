@@ -27,10 +27,14 @@ systems, two tied at the top, the others 0.5 lower; all-pairs: five systems, two
 the others 0.5, 1.0 and 1.5 lower), N = 10: cost and error share with the metric against human
 only, under ``question (mean)`` and ``spending (sign)``.
 
+Part ``sim-anchor``: successive elimination on the simulated top-1 studies of
+``bench_question_control.py --part sim`` (2, 3, 4 tied, N = 10) and of part ``ideal``, same seeds.
+
 Usage (from the repository root)::
 
     PYTHONPATH=. .venv/bin/python bench/bench_anchors.py --part real [--seeds 10]
     PYTHONPATH=. .venv/bin/python bench/bench_anchors.py --part ideal [--runs 200] [--questions top-1,all-pairs]
+    PYTHONPATH=. .venv/bin/python bench/bench_anchors.py --part sim-anchor [--runs 1000]
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ from prefeval_core.protocol.questions import reference_members
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
-from prefeval_core.protocol.simulation import simulate_question
+from prefeval_core.protocol.simulation import HUMAN as SIMULATED
+from prefeval_core.protocol.simulation import simulate_question, tied_top_study
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.steps import item_order
 from prefeval_core.protocol.table import StudyTable, build_study_table
@@ -244,11 +249,31 @@ def ideal(runs: int, questions: tuple[str, ...]) -> None:
                 sys.stdout.flush()
 
 
+def sim_elimination(runs: int) -> None:
+    """Successive elimination on the simulated top-1 studies of ``bench_question_control.py --part sim``
+    (N = 10: the same studies and item orders) and of part ``ideal``."""
+    print("| study | tied | rule | runs | cost | error share | 2 s.e. |")
+    print("|---|---|---|---|---|---|---|")
+    cells = [(f"question-control sim, {tied} tied", tied, 10_000 * tied + BATCH) for tied in (2, 3, 4)]
+    for label, tied, seed in [*cells, ("ideal-metric sim (top-1)", 2, 20_006)]:
+        for bound in ("t", "hoeffding"):
+            failures, costs = 0, []
+            for run in range(runs):
+                table = build_study_table(tied_top_study(6, tied, 60, seed=seed + run), SIMULATED)
+                outcome = elimination(table, seed + run, bound)
+                failures += int(not outcome.members[:tied].all())
+                costs.append(outcome.cost)
+            share = failures / runs
+            se2 = 2 * math.sqrt(max(share * (1 - share), GAMMA * (1 - GAMMA)) / runs)
+            print(f"| {label} | {tied} | successive elimination, {bound} | {runs} | {np.mean(costs):.3f} | {share:.3f} | {se2:.3f} |")
+            sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", default="real,ideal")
+    parser.add_argument("--part", default="real,ideal,sim-anchor")
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--runs", type=int, default=200, help="ideal: runs per cell")
+    parser.add_argument("--runs", type=int, default=200, help="ideal, sim-anchor: runs per cell")
     parser.add_argument("--questions", default="top-1,all-pairs", help="ideal: top-1 and/or all-pairs")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_anchors.py {' '.join(sys.argv[1:])}")
@@ -256,6 +281,8 @@ def main() -> None:
         real(args.seeds)
     if "ideal" in args.part:
         ideal(args.runs, tuple(args.questions.split(",")))
+    if "sim-anchor" in args.part:
+        sim_elimination(args.runs)
 
 
 if __name__ == "__main__":
