@@ -72,6 +72,8 @@ def test_tied_best_systems_are_excluded_in_at_most_gamma_of_the_runs(bound: str)
 def test_ideal_mu_is_the_papers_at_accuracy_0_8_and_has_that_sign_accuracy() -> None:
     assert ideal_mu(0.8) == pytest.approx(np.array(IDEAL_MU_ROWS))
     assert np.allclose(np.array(ideal_mu(0.6)).sum(axis=0), 1.0)
+    with pytest.raises(SettingsError):
+        ideal_mu(1.2)
     table = with_ideal_metric(tied_top_study(6, 2, 200, seed=1), 0.7, seed=1)
     decisive = table.human != 1
     assert np.mean(table.metrics[decisive, 0] == table.human[decisive]) == pytest.approx(0.7, abs=0.02)

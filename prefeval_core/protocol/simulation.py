@@ -21,6 +21,7 @@ import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import MuRows
+from prefeval_core.errors import settings_error
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
@@ -39,7 +40,7 @@ def ideal_mu(accuracy: float) -> MuRows:
     tie or the wrong sign with half the rest each; a human tie keeps the paper's column
     ``(0.25, 0.5, 0.25)`` **(choice)**. ``ideal_mu(0.8)`` is the paper's ``mu_sim``."""
     if not 0.0 <= accuracy <= 1.0:
-        raise ValueError(f"accuracy must be in [0, 1], got {accuracy}")
+        raise settings_error(f"a sign accuracy must be in [0, 1], got {accuracy}", field="metric_accuracy")
     rest = (1.0 - accuracy) / 2.0
     return ((accuracy, 0.25, rest), (rest, 0.5, rest), (rest, 0.25, accuracy))
 
