@@ -9,11 +9,17 @@ code (0 ``>``, 1 undecided, 2 ``<``), a point estimate and an interval:
 * :func:`bradley_terry_decisions`: Bradley–Terry (``evalica``) on the revealed human judgments
   with seeded bootstrap intervals (:mod:`prefeval_core.baselines.bradley_terry`).
 
+For the top-1 question of a ratings study, :func:`successive_elimination` is a sequential anchor
+(successive elimination on paired score differences with a union bound over looks and systems,
+:mod:`prefeval_core.baselines.elimination`), and :func:`ppi_interval` the PPI++ interval of one
+mean (any paired quantity, e.g. score differences).
+
 :func:`compare_methods` runs them beside prefeval's decision engine on the same revealed
 judgments and scores each against the full human evaluation (method.md §6).
 """
 
 from prefeval_core.baselines.bradley_terry import RESAMPLES, BradleyTerryDecisions, Resample, bradley_terry_decisions
+from prefeval_core.baselines.elimination import Bound, EliminationRun, successive_elimination
 from prefeval_core.baselines.evaluation import (
     METHOD_KINDS,
     MethodComparison,
@@ -24,12 +30,14 @@ from prefeval_core.baselines.evaluation import (
     withhold_human,
 )
 from prefeval_core.baselines.intervals import IntervalDecisions, decision_from_interval
-from prefeval_core.baselines.ppi import PPIDecisions, metric_predictions, ppi_decisions
+from prefeval_core.baselines.ppi import PPIDecisions, metric_predictions, ppi_decisions, ppi_interval
 
 __all__ = [
     "METHOD_KINDS",
     "RESAMPLES",
+    "Bound",
     "BradleyTerryDecisions",
+    "EliminationRun",
     "IntervalDecisions",
     "MethodComparison",
     "MethodKind",
@@ -42,5 +50,7 @@ __all__ = [
     "human_ratings",
     "metric_predictions",
     "ppi_decisions",
+    "ppi_interval",
+    "successive_elimination",
     "withhold_human",
 ]

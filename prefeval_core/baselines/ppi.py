@@ -122,7 +122,7 @@ def ppi_decisions(
         if is_labelled.sum() < min_labelled:
             continue
         y, y_hat = truth[rows][is_labelled], prediction[rows][is_labelled]
-        low[pair], high[pair] = _pair_interval(y, y_hat, prediction[rows][~is_labelled], gamma)
+        low[pair], high[pair] = ppi_interval(y, y_hat, prediction[rows][~is_labelled], gamma)
         estimate[pair] = (low[pair] + high[pair]) / 2.0
     return PPIDecisions(
         decision=decision_from_interval(low, high),
@@ -136,8 +136,11 @@ def ppi_decisions(
     )
 
 
-def _pair_interval(y: FloatArray, y_hat: FloatArray, y_hat_unlabelled: FloatArray, gamma: float) -> tuple[float, float]:
-    """``(low, high)`` of the PPI++ interval of one pair (edge cases in the module docstring)."""
+def ppi_interval(y: FloatArray, y_hat: FloatArray, y_hat_unlabelled: FloatArray, gamma: float) -> tuple[float, float]:
+    """``(low, high)``: the two-sided ``1 - gamma`` PPI++ interval of the mean of ``y`` (one pair:
+    labelled values ``y``, their predictions ``y_hat``, the unlabelled rows' predictions), with the
+    edge cases of the module docstring (no unlabelled row, or a constant predictor: the classical
+    interval)."""
     # ppi_py imports numba, statsmodels and scikit-learn (seconds): only when PPI++ runs
     from ppi_py import classical_mean_ci, ppi_mean_ci
 

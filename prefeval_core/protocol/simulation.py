@@ -3,30 +3,56 @@ control guarantees (method.md §13).
 
 A tie is exact on every item: the tied systems' outputs are drawn from one distribution given the
 item (exchangeable: the null of the paired symmetry test, and a true tie of the mean too). The
-other systems are ``gap`` lower on average. Scores are Likert-like: means of three 1-5 ratings
-(steps of 1/3), an item effect shared by all systems plus output noise.
+other systems are ``gap`` lower on average (or, as a ``ladder``, ``gap``, ``2 gap``, ... lower).
+Scores are Likert-like: means of three 1-5 ratings (steps of 1/3), an item effect shared by all
+systems plus output noise.
+
+With ``metric_accuracy`` a, the study gets the ideal metric of method.md §10 (an outcome-level
+metric drawn from a fixed mixture matrix given each item's human outcome) with the matrix
+:func:`ideal_mu` (a): it reproduces the paper's ``mu_sim`` at a = 0.8.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.decision import MuRows
+from prefeval_core.errors import settings_error
+from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.state import ProtocolState, new_state
-from prefeval_core.protocol.table import build_study_table
+from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
-from prefeval_core.vocabulary.outcomes import UNDECIDED
+from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
 
 HUMAN = "human"
 
 
-def tied_top_study(n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.5, noise: float = 0.8, seed: int = 0) -> Dataset:
+def ideal_mu(accuracy: float) -> MuRows:
+    """The ideal metric's mixture matrix (rows = metric, columns = human, order ``>, =, <``) with
+    sign accuracy ``accuracy`` on decisive human outcomes: the right sign with that probability, a
+    tie or the wrong sign with half the rest each; a human tie keeps the paper's column
+    ``(0.25, 0.5, 0.25)`` **(choice)**. ``ideal_mu(0.8)`` is the paper's ``mu_sim``."""
+    if not 0.0 <= accuracy <= 1.0:
+        raise settings_error(f"a sign accuracy must be in [0, 1], got {accuracy}", field="metric_accuracy")
+    rest = (1.0 - accuracy) / 2.0
+    return ((accuracy, 0.25, rest), (rest, 0.5, rest), (rest, 0.25, accuracy))
+
+
+def true_means(n_systems: int, n_tied: int, *, gap: float = 0.5, ladder: bool = False) -> tuple[float, ...]:
+    """Each system's mean score in :func:`tied_top_study` (before rounding and clipping)."""
+    return tuple(4.0 if s < n_tied else 4.0 - gap * ((s - n_tied + 1) if ladder else 1) for s in range(n_systems))
+
+
+def tied_top_study(
+    n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.5, noise: float = 0.8, ladder: bool = False, seed: int = 0
+) -> Dataset:
     """A study of ``n_systems`` systems (``s00``, ``s01``, ...) on ``n_items`` items whose first
     ``n_tied`` systems are exactly tied at the top (module docstring); ``n_tied = n_systems``:
     every system tied (the global null)."""
@@ -37,7 +63,7 @@ def tied_top_study(n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.
         raw = mean + item_effect + rng.normal(0.0, noise, n_items)
         return np.clip(np.round(raw * 3) / 3, 1.0, 5.0)
 
-    columns = [scores(4.0 if s < n_tied else 4.0 - gap) for s in range(n_systems)]
+    columns = [scores(mean) for mean in true_means(n_systems, n_tied, gap=gap, ladder=ladder)]
     rows = [(f"i{i:04d}", f"s{s:02d}", HUMAN, float(columns[s][i])) for s in range(n_systems) for i in range(n_items)]
     ratings = pd.DataFrame(rows, columns=["item_id", "system", "rater", "score"])
     empty = pd.DataFrame()
@@ -46,6 +72,14 @@ def tied_top_study(n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.
 
 def _no_preferences() -> pd.DataFrame:
     return pd.DataFrame({"item_id": [], "system_a": [], "system_b": [], "rater": [], "outcome": []})
+
+
+def with_ideal_metric(data: Dataset, accuracy: float, seed: int) -> StudyTable:
+    """The ratings table of a simulated study with the ideal metric of sign accuracy ``accuracy``
+    (:func:`ideal_mu`; metric name ``"ideal"``), drawn with ``seed``."""
+    table = build_study_table(data, HUMAN, (IDEAL_METRIC_NAME,), seed=seed)
+    metric = ideal_metric_table(table.pair_table(None), seed=seed, mu=np.array(ideal_mu(accuracy))).metric
+    return replace(table, metrics=metric[:, None])
 
 
 @dataclass(frozen=True)
@@ -72,17 +106,24 @@ def simulate_question(
     gamma: float = DEFAULT_GAMMA,
     runs: int = 100,
     seed: int = 0,
+    ladder: bool = False,
+    metric_accuracy: float | None = None,
 ) -> QuestionRuns:
-    """Replay ``runs`` simulated studies (seeds ``seed``, ``seed + 1``, ...) with the given rule."""
+    """Replay ``runs`` simulated studies (seeds ``seed``, ``seed + 1``, ...) with the given rule;
+    with ``metric_accuracy``, the ideal metric of that sign accuracy is in the model (``known_mu``:
+    under ``spending`` it informs the futility stop, method.md §12)."""
     failures, costs = 0, []
+    means = true_means(n_systems, n_tied, ladder=ladder)
     for run in range(runs):
-        data = tied_top_study(n_systems, n_tied, n_items, seed=seed + run)
-        table = build_study_table(data, HUMAN)
+        data = tied_top_study(n_systems, n_tied, n_items, ladder=ladder, seed=seed + run)
+        table = build_study_table(data, HUMAN) if metric_accuracy is None else with_ideal_metric(data, metric_accuracy, seed + run)
         settings = ProtocolSettings(
             budget=table.cost_available(),
             batch=batch,
             gamma=gamma,
-            model="human_only",
+            model="human_only" if metric_accuracy is None else "known_mu",
+            mu=None if metric_accuracy is None else ideal_mu(metric_accuracy),
+            metrics=() if metric_accuracy is None else (IDEAL_METRIC_NAME,),
             seed=seed + run,
             question=question,
             unit="ratings",
@@ -91,25 +132,24 @@ def simulate_question(
             futility=None if error_control == "none" else gamma,
         )
         state = run_protocol(new_state(table, settings), replay_source(table))
-        failures += int(_failed(state, n_tied, question))
+        failures += int(_failed(state, means, question))
         costs.append(protocol_result(state).cost_fraction)
     share = failures / runs
     return QuestionRuns(runs, share, float(np.sqrt(max(share * (1 - share), 1e-12) / runs)), float(np.mean(costs)))
 
 
-def _failed(state: ProtocolState, n_tied: int, question: Question) -> bool:
+def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) -> bool:
     """A false exclusion of a true top-k member, or a false directional decision (between two
-    tied systems, or a lower system declared better than a top one)."""
+    systems of equal true mean, which are exchangeable on every item, or against the true order)."""
     systems = state.table.systems
-    tied = {f"s{s:02d}" for s in range(n_tied)}
+    true = np.array([means[int(s[1:])] for s in systems])
+    top = true == true.max()
     if question.entry.tier:
-        if n_tied < question.k:  # the tier is then the tied systems and every lower one: not simulated here
+        if top.sum() < question.k:  # the tier is then the tied systems and every lower one: not simulated here
             return False
-        kept = {s for s, member in zip(systems, state.members, strict=True) if member}
-        return not tied <= kept
+        return bool((top & ~state.members).any())
     a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
-    in_tier = np.array([s in tied for s in systems])
     decisions = state.decisions
-    tied_decided = in_tier[a] & in_tier[b] & (decisions != UNDECIDED)  # true ties: any direction is false
-    lower_wins = (~in_tier[a] & in_tier[b] & (decisions == 0)) | (in_tier[a] & ~in_tier[b] & (decisions == 2))
-    return bool((tied_decided | lower_wins).any())
+    tied_decided = (true[a] == true[b]) & (decisions != UNDECIDED)  # true ties: any direction is false
+    wrong_way = ((true[a] < true[b]) & (decisions == BETTER)) | ((true[a] > true[b]) & (decisions == WORSE))
+    return bool((tied_decided | wrong_way).any())
