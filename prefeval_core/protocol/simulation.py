@@ -9,6 +9,7 @@ other systems are ``gap`` lower on average. Scores are Likert-like: means of thr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.state import ProtocolState, new_state
 from prefeval_core.protocol.table import build_study_table
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
-from prefeval_core.vocabulary.outcomes import UNDECIDED
+from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
 
 HUMAN = "human"
 
@@ -75,8 +76,91 @@ def simulate_question(
 ) -> QuestionRuns:
     """Replay ``runs`` simulated studies (seeds ``seed``, ``seed + 1``, ...) with the given rule."""
     failures, costs = 0, []
+    for state in _replays(n_systems, n_tied, n_items, 0.5, question, error_control, statistic, batch, gamma, runs, seed):
+        failures += int(_failed(state, n_tied, question))
+        costs.append(protocol_result(state).cost_fraction)
+    share = failures / runs
+    return QuestionRuns(runs, share, float(np.sqrt(max(share * (1 - share), 1e-12) / runs)), float(np.mean(costs)))
+
+
+@dataclass(frozen=True)
+class DiscoveryRuns:
+    """Runs of one simulated pairwise setting (all-pairs or baseline), every pair counted.
+
+    Attributes:
+        runs: number of runs.
+        fdr: the false discovery rate: the mean over runs of false directional decisions / decisions
+            (0 in a run without any); ``fdr_standard_error`` its Monte-Carlo standard error.
+        any_false: the share of runs with at least one false directional decision (the FWER).
+        power: the mean share of the truly different pairs decided in their true direction.
+        cost: the mean cost fraction.
+    """
+
+    runs: int
+    fdr: float
+    fdr_standard_error: float
+    any_false: float
+    power: float
+    cost: float
+
+
+def simulate_discoveries(
+    *,
+    n_systems: int,
+    n_tied: int,
+    n_items: int,
+    gap: float = 0.5,
+    question: Question | None = None,
+    error_control: str = "fdr",
+    statistic: str = "mean",
+    batch: int = 10,
+    gamma: float = DEFAULT_GAMMA,
+    runs: int = 100,
+    seed: int = 0,
+) -> DiscoveryRuns:
+    """Replay ``runs`` simulated studies (:func:`tied_top_study`: the ``n_tied`` top systems tie,
+    the others tie ``gap`` lower; seeds ``seed``, ``seed + 1``, ...) and count every pair's
+    directional decision against the true means (default question: all-pairs)."""
+    asked = question or Question()
+    truth = np.where(np.arange(n_systems) < n_tied, 0.0, -gap)
+    shares, any_false, power, costs = [], 0, [], []
+    for state in _replays(n_systems, n_tied, n_items, gap, asked, error_control, statistic, batch, gamma, runs, seed):
+        a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
+        sign = np.sign(truth[a] - truth[b])
+        said = np.select([state.decisions == BETTER, state.decisions == WORSE], [1.0, -1.0], 0.0)
+        false = (said != 0) & (said != sign)
+        decided = int((said != 0).sum())
+        shares.append(false.sum() / max(decided, 1))
+        any_false += int(false.any())
+        power.append(float(((said == sign) & (sign != 0)).sum() / max(int((sign != 0).sum()), 1)))
+        costs.append(protocol_result(state).cost_fraction)
+    return DiscoveryRuns(
+        runs=runs,
+        fdr=float(np.mean(shares)),
+        fdr_standard_error=float(np.std(shares) / np.sqrt(runs)),
+        any_false=any_false / runs,
+        power=float(np.mean(power)),
+        cost=float(np.mean(costs)),
+    )
+
+
+def _replays(
+    n_systems: int,
+    n_tied: int,
+    n_items: int,
+    gap: float,
+    question: Question,
+    error_control: str,
+    statistic: str,
+    batch: int,
+    gamma: float,
+    runs: int,
+    seed: int,
+) -> Iterator[ProtocolState]:
+    """The finished replays of ``runs`` simulated studies (seeds ``seed``, ``seed + 1``, ...),
+    human only, the futility level β = γ under error control."""
     for run in range(runs):
-        data = tied_top_study(n_systems, n_tied, n_items, seed=seed + run)
+        data = tied_top_study(n_systems, n_tied, n_items, gap=gap, seed=seed + run)
         table = build_study_table(data, HUMAN)
         settings = ProtocolSettings(
             budget=table.cost_available(),
@@ -90,11 +174,7 @@ def simulate_question(
             statistic=statistic,  # type: ignore[arg-type]
             futility=None if error_control == "none" else gamma,
         )
-        state = run_protocol(new_state(table, settings), replay_source(table))
-        failures += int(_failed(state, n_tied, question))
-        costs.append(protocol_result(state).cost_fraction)
-    share = failures / runs
-    return QuestionRuns(runs, share, float(np.sqrt(max(share * (1 - share), 1e-12) / runs)), float(np.mean(costs)))
+        yield run_protocol(new_state(table, settings), replay_source(table))
 
 
 def _failed(state: ProtocolState, n_tied: int, question: Question) -> bool:
