@@ -65,7 +65,7 @@ def test_fdr_is_registered_and_refused_for_top_k() -> None:
         ProtocolSettings(budget=10, model="human_only", question=Question("top-k", 1), error_control="fdr", futility=None)
     assert raised.value.problems[0].column == "error_control"
     for statistic in ("sign", "mean"):
-        ProtocolSettings(budget=10, model="human_only", statistic=statistic, error_control="fdr", futility=0.05)  # type: ignore[arg-type]
+        ProtocolSettings(budget=10, model="human_only", statistic=statistic, error_control="fdr", futility=0.05)
 
 
 @pytest.mark.parametrize("statistic", ["sign", "mean"])
