@@ -5,15 +5,22 @@ rules of round 2 on the same seeds (the same item orders).
 Part 1 (simulation): six systems (eight for top-3), 2, 3 or 4 exactly tied at the top (ties exact
 in the item pool: module ``prefeval_core.protocol.simulation``), and the all-tied null; N in {1, 10};
 ``--runs`` runs per cell: the share of runs excluding a tied top member (top-1, top-3) or with any
-false directional decision (all-pairs, all tied), with 2 Monte-Carlo s.e.
+false directional decision (all-pairs, all tied), with 2 Monte-Carlo s.e. With ``--rules`` naming
+``fdr``: all-pairs and baseline studies with true ties *and* real differences (the top systems tie,
+the others tie ``gap`` lower), e-BH (``fdr``) against Holm (``question``) on the same seeds: the
+false discovery rate with 2 s.e., the share of runs with any false decision, power (share of the
+truly different pairs decided the right way) and cost.
 
 Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges as control
 variates), WMT21 TED all-pairs with equivalence margins: cost, exact match, false exclusions,
 inversions; ``--seeds`` seeds.
 
+``--studies`` keeps the real-data rows whose label is one of its comma-separated labels, and
+``--rules`` filters their rules too.
+
 Usage (from the repository root)::
 
-    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real]
+    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real] [--rules question,fdr]
 """
 
 from __future__ import annotations
@@ -30,12 +37,19 @@ from prefeval_core.data.dataset import load_dataset
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
-from prefeval_core.protocol.simulation import simulate_question
+from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import build_study_table
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RULES = (("question", "mean"), ("spending", "sign"))
+PAIR_RULES = (("question", "mean"), ("fdr", "mean"))
+DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
+    (Question(), 6, 2, 0.5, 60, "mean"),
+    (Question(), 6, 2, 0.5, 60, "sign"),
+    (Question(), 8, 4, 0.5, 100, "mean"),
+    (Question("baseline", baselines=("s00",)), 6, 2, 0.5, 60, "mean"),
+)
 
 
 def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...]) -> None:
@@ -44,7 +58,7 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
     cells = [("top-k", 1, 6, tied) for tied in (2, 3, 4)] + [("top-k", 3, 8, tied) for tied in (3, 4)] + [("all-pairs", 1, 5, 5)]
     for kind, k, systems, tied in cells:
         for batch in batches:
-            for control, statistic in rules:
+            for control, statistic in (rule for rule in rules if kind != "top-k" or rule[0] != "fdr"):
                 question = Question(kind, k) if kind == "top-k" else Question()  # type: ignore[arg-type]
                 result = simulate_question(
                     n_systems=systems, n_tied=tied, n_items=60, question=question, error_control=control,
@@ -58,12 +72,32 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                 sys.stdout.flush()
 
 
+def discoveries(runs: int, batches: tuple[int, ...], controls: tuple[str, ...]) -> None:
+    print("| question | systems | tied at the top | gap | items | N | rule | runs | FDR | 2 s.e. | any false | power | cost |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for question, systems, tied, gap, items, statistic in DISCOVERY_CELLS:
+        for batch in batches:
+            for control in controls:
+                result = simulate_discoveries(
+                    n_systems=systems, n_tied=tied, n_items=items, gap=gap, question=question, error_control=control,
+                    statistic=statistic, batch=batch, runs=runs, seed=20_000 + 100 * tied + batch,
+                )  # fmt: skip
+                label = f"baseline {', '.join(question.baselines)}" if question.baselines else question.kind
+                se2 = 2 * max(result.fdr_standard_error, math.sqrt(0.05 * 0.95 / result.runs))
+                cells = (
+                    label, systems, tied, gap, items, batch, f"{control} ({statistic})", result.runs, f"{result.fdr:.3f}",
+                    f"{se2:.3f}", f"{result.any_false:.3f}", f"{result.power:.3f}", f"{result.cost:.3f}",
+                )  # fmt: skip
+                print("| " + " | ".join(map(str, cells)) + " |")
+                sys.stdout.flush()
+
+
 def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
     state = run_protocol(new_state(table, settings), replay_source(table))
     return state, protocol_result(state)
 
 
-def real(seeds: int) -> None:
+def real(seeds: int, controls: tuple[str, ...], studies: tuple[str, ...]) -> None:
     summeval = load_dataset(SHARED / "summeval")
     ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
     judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
@@ -76,7 +110,8 @@ def real(seeds: int) -> None:
         ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one", RULES[:1]),
         ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one", RULES[:1]),
         ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "all", RULES[:1]),
-        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", RULES),
+        ("SummEval relevance all-pairs", summeval, "human:relevance", (), pairs, None, "all", PAIR_RULES),
+        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", (*RULES, PAIR_RULES[1])),
         ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", RULES[:1]),
         ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", RULES[:1]),
     ]
@@ -84,7 +119,9 @@ def real(seeds: int) -> None:
     print("| " + " | ".join(header) + " | equivalent pairs | s / run |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, data, human, metrics, question, delta, per_request, rules in rows:
-        for control, statistic in rules:
+        if studies and label not in studies:
+            continue
+        for control, statistic in (rule for rule in rules if rule[0] in controls):
             costs, exact, errors, equivalent = [], 0, 0, 0
             start = time.perf_counter()
             for seed in range(seeds):
@@ -119,15 +156,22 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--part", default="sim,real")
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
-    parser.add_argument("--rules", default="question,spending", help="simulation: question (mean) and/or spending (sign)")
+    parser.add_argument(
+        "--rules", default="question,spending", help="question (mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)"
+    )
+    parser.add_argument("--studies", default="", help="real data: the rows with these labels, comma-separated (default: all)")
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
-    print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
+    print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options} --studies '{args.studies}'")
+    controls = tuple(args.rules.split(","))
+    batches = tuple(int(n) for n in args.batches.split(","))
     if "real" in args.part:
-        real(args.seeds)
+        real(args.seeds, controls, tuple(label for label in args.studies.split(",") if label))
     if "sim" in args.part:
-        rules = tuple(rule for rule in RULES if rule[0] in args.rules.split(","))
-        simulation(args.runs, tuple(int(n) for n in args.batches.split(",")), rules)
+        rules = tuple(rule for rule in (*RULES, PAIR_RULES[1]) if rule[0] in controls)
+        simulation(args.runs, batches, rules)
+        if "fdr" in controls:
+            discoveries(args.runs, batches, tuple(control for control, _ in PAIR_RULES))
 
 
 if __name__ == "__main__":

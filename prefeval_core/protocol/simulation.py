@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
+from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
@@ -120,14 +121,16 @@ def simulate_discoveries(
 ) -> DiscoveryRuns:
     """Replay ``runs`` simulated studies (:func:`tied_top_study`: the ``n_tied`` top systems tie,
     the others tie ``gap`` lower; seeds ``seed``, ``seed + 1``, ...) and count every pair's
-    directional decision against the true means (default question: all-pairs)."""
+    asked pair's directional decision against the true means (default question: all-pairs)."""
     asked = question or Question()
     truth = np.where(np.arange(n_systems) < n_tied, 0.0, -gap)
     shares, any_false, power, costs = [], 0, [], []
     for state in _replays(n_systems, n_tied, n_items, gap, asked, error_control, statistic, batch, gamma, runs, seed):
-        a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
+        table = state.table
+        kept = question_pairs(asked, table.systems, table.pair_systems)
+        a, b = table.pair_systems[kept, 0], table.pair_systems[kept, 1]
         sign = np.sign(truth[a] - truth[b])
-        said = np.select([state.decisions == BETTER, state.decisions == WORSE], [1.0, -1.0], 0.0)
+        said = np.select([state.decisions[kept] == BETTER, state.decisions[kept] == WORSE], [1.0, -1.0], 0.0)
         false = (said != 0) & (said != sign)
         decided = int((said != 0).sum())
         shares.append(false.sum() / max(decided, 1))
