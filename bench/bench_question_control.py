@@ -15,8 +15,9 @@ Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM
 variates), WMT21 TED all-pairs with equivalence margins: cost, exact match, false exclusions,
 inversions; ``--seeds`` seeds.
 
-``--studies`` keeps the real-data rows whose label is one of its comma-separated labels, and
-``--rules`` filters their rules too.
+With ``fdr`` in ``--rules``: SummEval relevance and WMT21 TED all-pairs (human only), ``fdr`` against
+``question`` on the same seeds: cost, pairs decided, and the decisions against the full data's
+paired t-tests (correct, inversions, insertions: decided where the full data do not decide).
 
 Usage (from the repository root)::
 
@@ -40,6 +41,7 @@ from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import build_study_table
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RULES = (("question", "mean"), ("spending", "sign"))
@@ -97,7 +99,7 @@ def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
     return state, protocol_result(state)
 
 
-def real(seeds: int, controls: tuple[str, ...], studies: tuple[str, ...]) -> None:
+def real(seeds: int) -> None:
     summeval = load_dataset(SHARED / "summeval")
     ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
     judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
@@ -110,8 +112,7 @@ def real(seeds: int, controls: tuple[str, ...], studies: tuple[str, ...]) -> Non
         ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one", RULES[:1]),
         ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one", RULES[:1]),
         ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "all", RULES[:1]),
-        ("SummEval relevance all-pairs", summeval, "human:relevance", (), pairs, None, "all", PAIR_RULES),
-        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", (*RULES, PAIR_RULES[1])),
+        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", RULES),
         ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", RULES[:1]),
         ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", RULES[:1]),
     ]
@@ -119,9 +120,7 @@ def real(seeds: int, controls: tuple[str, ...], studies: tuple[str, ...]) -> Non
     print("| " + " | ".join(header) + " | equivalent pairs | s / run |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, data, human, metrics, question, delta, per_request, rules in rows:
-        if studies and label not in studies:
-            continue
-        for control, statistic in (rule for rule in rules if rule[0] in controls):
+        for control, statistic in rules:
             costs, exact, errors, equivalent = [], 0, 0, 0
             start = time.perf_counter()
             for seed in range(seeds):
@@ -150,6 +149,38 @@ def real(seeds: int, controls: tuple[str, ...], studies: tuple[str, ...]) -> Non
             sys.stdout.flush()
 
 
+def real_pairs(seeds: int) -> None:
+    header = "| study | rule | seeds | cost (mean, range) | pairs decided | of the full data's | correct | inversions | insertions |"
+    print(header + " s / run |\n|---|---|---|---|---|---|---|---|---|---|")
+    studies = (("SummEval relevance all-pairs", "summeval", "human:relevance"), ("WMT21 TED all-pairs", "wmt21_ted_ende_mqm", "human"))
+    for label, name, human in studies:
+        data = load_dataset(SHARED / name)
+        for control, statistic in PAIR_RULES:
+            costs, counts = [], np.zeros(5)
+            start = time.perf_counter()
+            for seed in range(seeds):
+                table = build_study_table(data, human, seed=seed)
+                settings = ProtocolSettings(
+                    budget=table.cost_available(), batch=10, seed=seed, unit=table.unit, model="human_only",
+                    error_control=control, statistic=statistic, futility=0.05,  # type: ignore[arg-type]
+                )  # fmt: skip
+                _, result = _run(table, settings)
+                costs.append(result.cost_fraction)
+                types = result.comparison.error_types
+                reference = result.comparison.reference != UNDECIDED
+                counts += [
+                    np.sum(result.comparison.outcomes != UNDECIDED), reference.sum(), np.sum(types == "correct_significant"),
+                    np.sum(types == "inversion"), np.sum(types == "insertion"),
+                ]  # fmt: skip
+            elapsed = (time.perf_counter() - start) / seeds
+            decided, full, correct, inversions, insertions = counts / seeds
+            print(
+                f"| {label} | {control} ({statistic}) | {seeds} | {np.mean(costs):.3f} ({min(costs):.3f}–{max(costs):.3f}) | "
+                f"{decided:.1f} | {full:.0f} | {correct:.1f} | {inversions:.1f} | {insertions:.1f} | {elapsed:.1f} |"
+            )
+            sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
@@ -159,14 +190,16 @@ def main() -> None:
     parser.add_argument(
         "--rules", default="question,spending", help="question (mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)"
     )
-    parser.add_argument("--studies", default="", help="real data: the rows with these labels, comma-separated (default: all)")
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
-    print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options} --studies '{args.studies}'")
+    print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
     batches = tuple(int(n) for n in args.batches.split(","))
     if "real" in args.part:
-        real(args.seeds, controls, tuple(label for label in args.studies.split(",") if label))
+        if "fdr" in controls:
+            real_pairs(args.seeds)
+        else:
+            real(args.seeds)
     if "sim" in args.part:
         rules = tuple(rule for rule in (*RULES, PAIR_RULES[1]) if rule[0] in controls)
         simulation(args.runs, batches, rules)
