@@ -7,9 +7,9 @@ in the item pool: module ``prefeval_core.protocol.simulation``), and the all-tie
 ``--runs`` runs per cell: the share of runs excluding a tied top member (top-1, top-3) or with any
 false directional decision (all-pairs, all tied), with 2 Monte-Carlo s.e. With ``--rules`` naming
 ``fdr``: all-pairs and baseline studies with true ties *and* real differences (the top systems tie,
-the others tie ``gap`` lower), e-BH (``fdr``) against Holm (``question``) on the same seeds: the
-false discovery rate with 2 s.e., the share of runs with any false decision, power (share of the
-truly different pairs decided the right way) and cost.
+the others tie ``gap`` lower) and the all-tied null, e-BH (``fdr``) against Holm (``question``) on
+the same seeds: the false discovery rate with 2 s.e., the share of runs with any false decision,
+power (share of the truly different pairs decided the right way) and cost (``--cells`` picks cells).
 
 Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges as control
 variates), WMT21 TED all-pairs with equivalence margins: cost, exact match, false exclusions,
@@ -47,9 +47,10 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RULES = (("question", "mean"), ("spending", "sign"))
 PAIR_RULES = (("question", "mean"), ("fdr", "mean"))
 DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
+    (Question(), 5, 5, 0.5, 60, "mean"),  # the global null: FDR = the share of runs with a false decision
     (Question(), 6, 2, 0.5, 60, "mean"),
     (Question(), 6, 2, 0.5, 60, "sign"),
-    (Question(), 8, 4, 0.5, 100, "mean"),
+    (Question(), 8, 4, 0.5, 60, "mean"),
     (Question("baseline", baselines=("s00",)), 6, 2, 0.5, 60, "mean"),
 )
 
@@ -60,7 +61,7 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
     cells = [("top-k", 1, 6, tied) for tied in (2, 3, 4)] + [("top-k", 3, 8, tied) for tied in (3, 4)] + [("all-pairs", 1, 5, 5)]
     for kind, k, systems, tied in cells:
         for batch in batches:
-            for control, statistic in (rule for rule in rules if kind != "top-k" or rule[0] != "fdr"):
+            for control, statistic in rules:
                 question = Question(kind, k) if kind == "top-k" else Question()  # type: ignore[arg-type]
                 result = simulate_question(
                     n_systems=systems, n_tied=tied, n_items=60, question=question, error_control=control,
@@ -74,21 +75,22 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                 sys.stdout.flush()
 
 
-def discoveries(runs: int, batches: tuple[int, ...], controls: tuple[str, ...]) -> None:
+def discoveries(runs: int, batches: tuple[int, ...], cells: tuple[int, ...]) -> None:
     print("| question | systems | tied at the top | gap | items | N | rule | runs | FDR | 2 s.e. | any false | power | cost |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for question, systems, tied, gap, items, statistic in DISCOVERY_CELLS:
+    for question, systems, tied, gap, items, statistic in (DISCOVERY_CELLS[cell] for cell in cells):
         for batch in batches:
-            for control in controls:
+            for control, _ in PAIR_RULES:
                 result = simulate_discoveries(
                     n_systems=systems, n_tied=tied, n_items=items, gap=gap, question=question, error_control=control,
                     statistic=statistic, batch=batch, runs=runs, seed=20_000 + 100 * tied + batch,
                 )  # fmt: skip
                 label = f"baseline {', '.join(question.baselines)}" if question.baselines else question.kind
                 se2 = 2 * max(result.fdr_standard_error, math.sqrt(0.05 * 0.95 / result.runs))
+                power = f"{result.power:.3f}" if tied < systems else "–"
                 cells = (
                     label, systems, tied, gap, items, batch, f"{control} ({statistic})", result.runs, f"{result.fdr:.3f}",
-                    f"{se2:.3f}", f"{result.any_false:.3f}", f"{result.power:.3f}", f"{result.cost:.3f}",
+                    f"{se2:.3f}", f"{result.any_false:.3f}", power, f"{result.cost:.3f}",
                 )  # fmt: skip
                 print("| " + " | ".join(map(str, cells)) + " |")
                 sys.stdout.flush()
@@ -187,11 +189,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--part", default="sim,real")
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
+    parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
         "--rules", default="question,spending", help="question (mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)"
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
+    options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
     batches = tuple(int(n) for n in args.batches.split(","))
@@ -201,10 +205,11 @@ def main() -> None:
         else:
             real(args.seeds)
     if "sim" in args.part:
-        rules = tuple(rule for rule in (*RULES, PAIR_RULES[1]) if rule[0] in controls)
-        simulation(args.runs, batches, rules)
+        rules = tuple(rule for rule in RULES if rule[0] in controls)
+        if rules:
+            simulation(args.runs, batches, rules)
         if "fdr" in controls:
-            discoveries(args.runs, batches, tuple(control for control, _ in PAIR_RULES))
+            discoveries(args.runs, batches, tuple(int(cell) for cell in args.cells.split(",")))
 
 
 if __name__ == "__main__":
