@@ -156,7 +156,7 @@ class StudySetup:
         "sign",
         label="Statistic",
         help="a pair's evidence: sign (counts of better / worse items, the paper's) or mean (paired score differences, "
-        "method.md §13; needs error control question or anytime)",
+        "method.md §13; needs error control question, fdr or anytime)",
         choices=STATISTIC_WORDS,
     )
     delta: float | None = setting(
