@@ -89,18 +89,19 @@ def decide_fdr_round(state: ProtocolState, number: int | None = None, sampler_se
 
 
 def stopped_log_e(current: FloatArray, frozen: FloatArray, decisions: npt.NDArray[np.int8], equivalent: BoolArray) -> FloatArray:
-    """(P, 2) the log e-values e-BH uses (module docstring).
+    """(P, 2) the log e-values e-BH uses (module docstring; an e-value 0 is ``-inf``).
 
     Args:
         current: (P, 2) current log e-values against "A is not better" and "B is not better".
-        frozen: (P, 2) each pair's log e-values as recorded at its last decided round (the
-            deciding round for a decided pair).
+        frozen: (P, 2) each pair's log e-values as recorded by the last round that decided on it
+            (for a decided pair, the round that decided it).
         decisions: (P,) decisions so far.
         equivalent: (P,) pairs shown equivalent.
     """
     log_e = np.where(current[:, [0]] >= current[:, [1]], [[0.0, -np.inf]], [[-np.inf, 0.0]]) + current
-    log_e[decisions == BETTER] = np.column_stack([frozen[decisions == BETTER, 0], np.full(int((decisions == BETTER).sum()), -np.inf)])
-    log_e[decisions == WORSE] = np.column_stack([np.full(int((decisions == WORSE).sum()), -np.inf), frozen[decisions == WORSE, 1]])
+    better, worse = decisions == BETTER, decisions == WORSE
+    log_e[better, 0], log_e[better, 1] = frozen[better, 0], -np.inf
+    log_e[worse, 0], log_e[worse, 1] = -np.inf, frozen[worse, 1]
     log_e[equivalent] = -np.inf
     return np.asarray(log_e, dtype=np.float64)
 
@@ -126,7 +127,7 @@ def ebh_directions(log_e: FloatArray, asked: BoolArray, decisions: npt.NDArray[n
 
     Args:
         log_e: (P, 2) log e-values for ``>`` and ``<`` (:func:`stopped_log_e`: at most one side
-            of a pair above 0, a decided pair's frozen).
+            of a pair finite, a decided pair's frozen).
         asked: (P,) the family's pairs (fixed by the question).
         decisions: (P,) decisions so far (kept; they are in the e-BH set again, module docstring).
     """
