@@ -4,11 +4,14 @@ and real differences."""
 
 from __future__ import annotations
 
+import argparse
 import math
 
 import numpy as np
 import pytest
 
+import prefeval_core.api as pe
+from prefeval_core.cli import build_parser
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import ERROR_CONTROL_RULES
 from prefeval_core.protocol.fdr_control import ebh_directions, ebh_rejections, stopped_log_e
@@ -18,6 +21,8 @@ from prefeval_core.protocol.simulation import HUMAN, simulate_discoveries, tied_
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import build_study_table
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
+from prefeval_core.workflow.setup import setup_fields
+from prefeval_core.workflow.views import decision_paths
 
 
 def test_ebh_exact_case() -> None:
@@ -66,6 +71,18 @@ def test_fdr_is_registered_and_refused_for_top_k() -> None:
     assert raised.value.problems[0].column == "error_control"
     for statistic in ("sign", "mean"):
         ProtocolSettings(budget=10, model="human_only", statistic=statistic, error_control="fdr", futility=0.05)
+
+
+def test_fdr_is_offered_by_the_cli_and_the_form_and_runs_through_the_door() -> None:
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    control = next(a for a in subparsers.choices["replay"]._actions if "--error-control" in a.option_strings)
+    assert "fdr" in (control.choices or ())
+    assert "fdr" in setup_fields()["error_control"].setting.words()
+    run = pe.replay(pe.load_sample("summeval"), "human:relevance", error_control="fdr", statistic="mean", futility=0.05, budget=900)
+    state = run.run.state
+    assert state.settings.error_control == "fdr" and (state.decisions != TIE).any()
+    found = decision_paths(state)
+    assert found.lower is None and found.upper is None and found.paths  # the e-BH threshold moves with the other pairs
 
 
 @pytest.mark.parametrize("statistic", ["sign", "mean"])
