@@ -1,5 +1,6 @@
-"""Annotate: what the study asks for next — a rating of one output or a comparison of two —
-judged in the app (stored at once) or in request files; the store's judgments and agreement."""
+"""Annotate (the lead's page): what the study asks for next — a rating of one output or a
+comparison of two — judged in the app under a name the lead chooses (stored at once) or in request
+files; the store's judgments and agreement; the team (annotators judge through their links)."""
 
 import streamlit as st
 
@@ -15,7 +16,7 @@ from ui.team_widgets import team_view
 choice, dataset = begin("Annotate")
 protocol = st.session_state[state.PROTOCOL]
 study = st.session_state[state.STUDY]
-annotator = aw.annotator_input()
+annotator = aw.annotator_input(study)
 study_id = None if study is None else study.id
 per_item = 1 if study is None else study.judgments_per_item
 details = None if study is None else study_details(study_store(), study.id)

@@ -23,4 +23,5 @@ bash scripts/label-studio-server.sh >/dev/null \
 # (tests/test_package.py builds the wheel and installs it into a fresh venv with .venv/bin/uv: the install check)
 # the import contract first (pyproject.toml [tool.importlinter]; tests/test_import_contract.py plants violations)
 .venv/bin/lint-imports --no-logo --no-cache
-exec .venv/bin/python -m pytest "$@"
+# two workers (this machine kind has two cores); the slowest test alone takes a few minutes
+exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"

@@ -23,12 +23,14 @@ from prefeval_core.annotation.labelstudio import PREFERENCE, SCORE
 @dataclass(frozen=True)
 class Answer:
     """One annotation of a task: what the ``result`` value is (``None``: an empty result), by
-    which user, when, and whether it was cancelled (skipped)."""
+    which user, when (``edited``: the minute it was last changed, else ``minute``), and whether
+    it was cancelled (skipped)."""
 
     value: dict[str, Any] | None
     user: int | dict[str, Any] = 1
     minute: int = 0
     cancelled: bool = False
+    edited: int | None = None
 
 
 def choice(label: str) -> dict[str, Any]:
@@ -59,7 +61,7 @@ def _annotation(number: int, task_id: int, task: dict[str, Any], answer: Answer)
         "was_cancelled": answer.cancelled,
         "ground_truth": False,
         "created_at": stamp,
-        "updated_at": stamp,
+        "updated_at": stamp if answer.edited is None else f"2025-03-04T10:{answer.edited:02d}:07.512345Z",
         "draft_created_at": None,
         "lead_time": 4.2,
         "prediction": {},

@@ -85,5 +85,5 @@ def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
 
     stored = open_store(tmp_path / "store").comparisons()
     assert len(stored) == 1
-    assert stored[0].annotator == "anonymous"
+    assert stored[0].annotator == "lead"  # the lead judged, not having named themself
     assert (tmp_path / "annotate.png").stat().st_size > 10_000

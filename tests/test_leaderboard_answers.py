@@ -8,10 +8,10 @@ import pytest
 
 import prefeval_core.api as pe
 from prefeval_core.diagnostics.leaderboard import leaderboard
-from prefeval_core.protocol import ProtocolState, Question
+from prefeval_core.protocol import QUESTION_KINDS, ProtocolState, Question
 from prefeval_core.protocol.stop import futile_pairs, stop_reason
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.workflow.answers import ANSWER_WORDS, Decided, leaderboard_frame, study_leaderboard, system_status
+from prefeval_core.workflow.answers import Decided, leaderboard_frame, study_leaderboard, system_status
 from prefeval_core.workflow.views import study_status
 
 SYSTEMS = ("a", "b", "c", "d")
@@ -55,12 +55,12 @@ def decided(question: Question, finished: bool = False, members: list[bool] | No
     ],
 )
 def test_the_answer_in_names(d: Decided, words: str) -> None:
-    assert ANSWER_WORDS[d.question.kind](d) == words
+    assert QUESTION_KINDS[d.question.kind].words(d) == words
 
 
 def test_a_system_in_a_cycle_shares_its_tier_and_undecided_systems_are_apart() -> None:
     d = decided(Question("all-pairs"), ab=BETTER, bc=BETTER, ac=WORSE)  # a > b > c > a
-    assert ANSWER_WORDS["all-pairs"](d).startswith("{a, b, c}; d cannot be placed yet")
+    assert QUESTION_KINDS["all-pairs"].words(d).startswith("{a, b, c}; d cannot be placed yet")
     assert system_status(d) == ("undecided",) * 4
 
 
@@ -71,12 +71,13 @@ def test_statuses_follow_the_question() -> None:
     assert system_status(base) == ("better", "undecided", "worse", "baseline")
 
 
-def test_every_question_kind_has_answer_words() -> None:
-    from typing import get_args
-
-    from prefeval_core.protocol import QuestionKind
-
-    assert set(ANSWER_WORDS) == set(get_args(QuestionKind))
+def test_every_question_kind_says_its_answer_and_statuses() -> None:
+    questions = [Question("all-pairs"), Question("top-k", k=2), Question("baseline", baselines=("d",))]
+    assert [q.kind for q in questions] == list(QUESTION_KINDS)
+    for question in questions:
+        d = decided(question, ab=BETTER)
+        assert QUESTION_KINDS[question.kind].words(d).endswith("."), question.kind
+        assert len(system_status(d)) == len(SYSTEMS) and QUESTION_KINDS[question.kind].status_words.startswith("Status:")
 
 
 # --- the leaderboard -------------------------------------------------------------------------

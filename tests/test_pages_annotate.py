@@ -1,5 +1,6 @@
 """Annotate page: three annotations land in the store at once and survive a fresh session;
-left/right order is undone when stored; undo; feeding the store into a live protocol."""
+left/right order is undone when stored; undo; feeding the store into a live protocol; the lead
+annotates under a name kept in the session, never taken from or written to the address."""
 
 from __future__ import annotations
 
@@ -57,6 +58,35 @@ def test_three_annotations_are_stored_and_survive_a_fresh_session(data_dir: Path
     run_ok(fresh)
     assert [s.item_id for s in open_store(data_dir).comparisons("sample:summeval")] == [e[0] for e in expected[:2]]
     assert shown_task(fresh)[0] == expected[2][0]  # the undone item is asked again
+
+
+def test_the_lead_annotates_under_a_name_of_the_session_not_of_the_address(data_dir: Path) -> None:  # noqa: F811
+    at = page("annotate.py")
+    at.query_params["annotator"] = "mallory"  # an address naming someone gives nobody an identity
+    run_ok(at)
+    assert at.get("progress")[0].proto.text.startswith("0 of 100 judged by lead")
+    at.text_input(key="pe.w.annotator").input("lee")
+    run_ok(at).button(key="pe_ann_left").click()
+    run_ok(at)
+    assert at.get("progress")[0].proto.text.startswith("1 of 100 judged by lee")
+    assert at.query_params.get("annotator") in (None, "mallory")  # the name is never written to the address
+    assert [c.annotator for c in open_store(data_dir).comparisons("sample:summeval")] == ["lee"]
+    at.text_input(key="pe.w.annotator").input("")
+    assert run_ok(at).get("progress")[0].proto.text.startswith("0 of 100 judged by lead")
+
+
+def test_the_lead_is_warned_when_annotating_under_an_invited_annotators_name(data_dir: Path) -> None:  # noqa: F811
+    from prefeval_core.workflow.roles import invite_annotator
+    from tests.test_partial_round import study_with_16_of_100
+
+    store = open_store(data_dir)
+    study, _ = study_with_16_of_100(store)
+    invite_annotator(store, study.id, "alice")
+    at = page("annotate.py")
+    at.query_params["study"] = str(study.id)
+    assert not run_ok(at).warning
+    at.text_input(key="pe.w.annotator").input("alice")
+    assert "alice is an invited annotator" in run_ok(at).warning[0].value
 
 
 def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> None:  # noqa: F811

@@ -1,19 +1,26 @@
 """Issue 19: deciding part-way through a round loses nothing. 16 of 100 requested ratings are
 made; the lead decides now: the 84 open requests stay queued (the next request asks for each of
-them again), the 16 judgments count, every stored judgment is still there; the page asks first."""
+them again), the 16 judgments count, every stored judgment is still there; the page asks first.
+Or the lead withdraws the open requests: nobody is asked for them, the next request asks for
+others, a judgment that still comes in is stored and fed once its task is asked again; the
+withdrawal survives a reload and goes with an undo."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from prefeval_core.protocol import next_request
+import pytest
+
+from prefeval_core.errors import SettingsError
+from prefeval_core.protocol import next_request, state_from_dict, state_from_json, state_to_dict, state_to_json, undo_round
 from prefeval_core.store import Rating, Store, open_store, utc_now
 from prefeval_core.vocabulary.tasks import RatingTask
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.feed import decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.queue import requested_tasks
 from prefeval_core.workflow.session import DataChoice
-from prefeval_core.workflow.studies import Study, begin_study, resume_study
+from prefeval_core.workflow.studies import Study, begin_study, record_state, resume_study
 from tests.page_fixtures import data_dir, page, run_ok
 
 __all__ = ["data_dir"]
@@ -21,14 +28,14 @@ __all__ = ["data_dir"]
 SYSTEMS = {"s1": 1, "s2": 2, "s3": 3, "s4": 4}
 
 
-def four_systems() -> DataChoice:
-    texts = "".join(f"i{k:02d},{s},text {k} of {s}\n" for k in range(40) for s in SYSTEMS)
+def four_systems(items: int = 40) -> DataChoice:
+    texts = "".join(f"i{k:02d},{s},text {k} of {s}\n" for k in range(items) for s in SYSTEMS)
     ratings = "".join(f"i{k:02d},{s},human,{q}\n" for k in range(3) for s, q in SYSTEMS.items())
     files = (
         ("texts.csv", ("item_id,system,output\n" + texts).encode()),
         ("ratings.csv", ("item_id,system,rater,score\n" + ratings).encode()),
     )
-    return DataChoice("upload", "four-systems", files)
+    return DataChoice("upload", f"four-systems-{items}", files)
 
 
 def study_with_16_of_100(store: Store) -> tuple[Study, list[RatingTask]]:
@@ -55,6 +62,81 @@ def test_deciding_after_16_of_100_keeps_the_84_open_requests(data_dir: Path) -> 
     assert len(store.ratings(study.data.key, study_id=study.id)) == 16  # nothing lost
 
 
+def rate(store: Store, study: Study, tasks: list[RatingTask], annotator: str) -> None:
+    for k, task in enumerate(tasks):
+        store.add(Rating(study.data.key, task.item_id, task.system, 1 + k % 5, annotator, utc_now(), study_id=study.id))
+
+
+def test_withdrawing_the_open_requests_asks_for_others_and_survives_a_reload(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    data = four_systems()
+    setup = StudySetup(human="human", unit="ratings", mode="live", budget=150, batch=10)
+    study = begin_study(store, data, data.load(), setup)
+    asked = [t for t in next_request(study.state).tasks if isinstance(t, RatingTask)]
+    rate(store, study, asked[:6], "ann0")
+    fed = stored_judgments(store, data.key, study.state, study_id=study.id)
+    early = decide_now(study.state, fed, "withdraw")
+    assert (early.withdrawn, early.kept, early.state.round, early.state.cost_used) == (34, 0, 1, 6)
+    again = set(requested_tasks(early.state))
+    assert len(again) == 40 and not again & set(asked)  # nobody is served the withdrawn ones; the next request asks for others
+    assert undo_round(early.state).withdrawn == () and set(asked[6:]) <= set(next_request(undo_round(early.state)).tasks)
+
+    record_state(store, study.id, early.state, "feed")
+    resumed = resume_study(store, study.id, data.load())
+    assert resumed.state.withdrawn == early.state.withdrawn and set(next_request(resumed.state).tasks) == again
+    assert "withdrawn" not in state_to_dict(study.state)  # nothing withdrawn: the state is saved as before
+    older = state_to_json(study.state)  # a state saved before requests could be withdrawn still loads
+    assert state_from_json(older, study.table).withdrawn == ()
+
+    rate(store, study, asked[6:7], "ann1")  # a late judgment of a withdrawn task: stored, not fed
+    assert len(store.ratings(data.key, study_id=study.id)) == 7
+    assert stored_judgments(store, data.key, resumed.state, study_id=study.id) == []
+
+
+def test_a_late_judgment_of_a_withdrawn_task_is_fed_once_the_task_is_asked_again(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    data = four_systems(items=12)  # 10 items asked in round 1, only 2 left after: withdrawn ones are asked again
+    setup = StudySetup(human="human", unit="ratings", mode="live", budget=150, batch=10)
+    study = begin_study(store, data, data.load(), setup)
+    asked = [t for t in next_request(study.state).tasks if isinstance(t, RatingTask)]
+    rate(store, study, asked[:4], "ann0")
+    early = decide_now(study.state, stored_judgments(store, data.key, study.state, study_id=study.id), "withdraw")
+    again = list(next_request(early.state).tasks)
+    fresh = [t for t in again if t not in asked]
+    assert len(fresh) == 8 and again[:2] == [t for t in fresh if t.system == "s1"]  # the others first, then the withdrawn
+    asked_again = [t for t in asked[4:] if t in again]
+    not_again = [t for t in asked[4:] if t not in again]
+    assert early.kept == len(asked_again) > 0 and not_again
+    rate(store, study, [asked_again[0], not_again[0]], "ann1")
+    late = stored_judgments(store, data.key, early.state, study_id=study.id)
+    assert [(j.item_id, j.system) for j in late] == [(asked_again[0].item_id, asked_again[0].system)]
+
+
+def test_studies_step_withdraws_the_open_requests_when_asked(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefeval_core.cli import main
+
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(data_dir))
+    store = open_store(data_dir)
+    study, _ = study_with_16_of_100(store)
+    assert main(["studies", "step", str(study.id), "--withdraw-open", "--json"]) == 0
+    stepped = resume_study(store, study.id, four_systems().load()).state
+    assert (stepped.round, stepped.cost_used, len(stepped.withdrawn)) == (1, 16, 84)
+
+
+@pytest.mark.parametrize(
+    ("withdrawn", "refusal"),
+    [([[10**6, 1]], r"withdrawn\[0\]\[0\].*outside the study table"), ([[0, 1]], r"withdrawn\[0\]\[1\].*after the last decided round")],
+)
+def test_a_saved_state_with_impossible_withdrawals_is_refused(withdrawn: list[list[int]], refusal: str) -> None:
+    from prefeval_core.workflow.study import start_study, study_table
+
+    setup = StudySetup(human="human", unit="ratings", budget=150, batch=10)
+    table = study_table(four_systems().load(), setup)
+    saved = state_to_dict(start_study(table, setup)) | {"withdrawn": withdrawn}
+    with pytest.raises(SettingsError, match=refusal):
+        state_from_dict(saved, table)
+
+
 def test_the_annotate_page_asks_before_deciding_part_way(data_dir: Path) -> None:
     store = open_store(data_dir)
     study, asked = study_with_16_of_100(store)
@@ -71,6 +153,21 @@ def test_the_annotate_page_asks_before_deciding_part_way(data_dir: Path) -> None
     assert "the 84 still open stay in the queue" in at.success[0].value
     resumed = resume_study(store, study.id, four_systems().load())
     assert resumed.state.round == 1 and set(asked[16:]) <= set(next_request(resumed.state).tasks)
+    assert len(store.ratings(study.data.key, study_id=study.id)) == 16
+
+
+def test_the_annotate_page_withdraws_the_open_requests_by_choice(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    study, _ = study_with_16_of_100(store)
+    at = page("annotate.py")
+    at.query_params["study"] = str(study.id)
+    run_ok(at)
+    at.button(key="pe_feed").click()
+    run_ok(at).button(key="pe_decide_withdraw").click()
+    run_ok(at)
+    assert "the 84 still open are withdrawn" in at.success[0].value
+    resumed = resume_study(store, study.id, four_systems().load())
+    assert resumed.state.round == 1 and len(resumed.state.withdrawn) == 84
     assert len(store.ratings(study.data.key, study_id=study.id)) == 16
 
 

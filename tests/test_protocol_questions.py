@@ -7,15 +7,8 @@ import pytest
 
 from prefeval_core.errors import SettingsError, UnknownNameError
 from prefeval_core.protocol import Question
-from prefeval_core.protocol.questions import (
-    check_question,
-    open_pairs,
-    question_pairs,
-    reference_members,
-    sure_members,
-    top_k_answer,
-    top_k_members,
-)
+from prefeval_core.protocol.questions import check_question, open_pairs, question_pairs
+from prefeval_core.protocol.questions_top_k import reference_members, sure_members, top_k_answer, top_k_members
 
 GT, EQ, LT = 0, 1, 2
 SYSTEMS = ("a", "b", "c", "d")

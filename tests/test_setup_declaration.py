@@ -17,9 +17,8 @@ from prefeval_core.cli import build_parser
 from prefeval_core.data.field_formats import FIELD_FORMATS, FieldFormat
 from prefeval_core.data.formats import TableKind
 from prefeval_core.decision import MODELS, SAMPLERS
-from prefeval_core.protocol import ERROR_CONTROL_RULES, QUESTION_KINDS, ProtocolSettings, Question, QuestionKind, QuestionKindEntry
+from prefeval_core.protocol import ERROR_CONTROL_RULES, QUESTION_KINDS, ProtocolSettings, Question, QuestionKind
 from prefeval_core.protocol.error_controls import ErrorControlRule
-from prefeval_core.protocol.questions import every_pair
 from prefeval_core.protocol.settings import Policy, Statistic
 from prefeval_core.protocol.table import RatingsPerRequest, Unit
 from prefeval_core.sequential.evidence import ErrorControl
@@ -30,6 +29,7 @@ from prefeval_core.workflow.setup import Mode, SetupField, setup_fields, setup_f
 from prefeval_core.workflow.setup_schema import QuestionDocument, SetupDocument
 from prefeval_core.workflow.studies import study_parts
 from tests.page_fixtures import data_dir, page, run_ok  # noqa: F401
+from tests.toy_question import toy_question  # noqa: F401
 
 SAVED_BEFORE = [
     # StudySetup.as_dict() as the code before the declaration wrote it (study records, session files)
@@ -198,14 +198,8 @@ def test_a_stored_study_saved_before_still_loads() -> None:
 # --- registries ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def toy_question(monkeypatch: pytest.MonkeyPatch) -> QuestionKindEntry:
-    entry = QuestionKindEntry("toy", "A toy question", lambda q: "a toy question", every_pair)
-    monkeypatch.setitem(QUESTION_KINDS, "toy", entry)
-    return entry
-
-
-def test_a_registered_question_is_offered_by_the_cli_and_the_form(toy_question: QuestionKindEntry) -> None:
+@pytest.mark.usefixtures("toy_question")
+def test_a_registered_question_is_offered_by_the_cli_and_the_form() -> None:
     assert "toy" in _replay_actions()["--question"].choices  # type: ignore[operator]
     assert setup_from_values({"human": "h", "kind": "toy", "k": 3}).question.kind == "toy"
     assert SetupDocument.model_validate({"human": "h", "question": {"kind": "toy"}}).question.kind == "toy"  # type: ignore[attr-defined]
@@ -213,7 +207,8 @@ def test_a_registered_question_is_offered_by_the_cli_and_the_form(toy_question: 
 
 @pytest.mark.page
 @pytest.mark.usefixtures("data_dir")
-def test_a_registered_question_is_in_the_form(toy_question: QuestionKindEntry) -> None:
+@pytest.mark.usefixtures("toy_question")
+def test_a_registered_question_is_in_the_form() -> None:
     at = run_ok(page("protocol.py"))
     (box,) = [s for s in at.selectbox if s.label == "Question"]
     assert box.options[-1] == "A toy question"

@@ -31,11 +31,12 @@ from prefeval_core.workflow.judgments import (
 from prefeval_core.workflow.labelstudio import import_label_studio_export, label_studio_project
 from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.request_files import RatingScale, blind_key, fill_in_instructions
+from prefeval_core.workflow.roles import invitations
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import study_store
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
-from ui.page import flash, set_annotator
+from ui.page import flash
 
 BUTTONS: dict[Choice, tuple[str, str, str]] = {
     "left": ("pe_ann_left", "A better", "A"),
@@ -60,17 +61,27 @@ def pair_picker(dataset: Dataset) -> tuple[str, str]:
     return st.selectbox("Pair to annotate", pairs, format_func=lambda p: f"{p[0]} vs {p[1]}", key="pe.w.annotate_pair")
 
 
+LEAD_NAME = "lead"
+"""The name the lead's judgments carry until the lead names themself."""
+
+
 def _on_annotator() -> None:
-    set_annotator(st.session_state["pe.w.annotator"])
+    st.session_state[state.ANNOTATOR] = st.session_state["pe.w.annotator"].strip()
 
 
-def annotator_input() -> str:
-    """The annotator's name (``anonymous`` if none); kept in the URL, so it survives a reload."""
+def annotator_input(study: StudyRecord | None) -> str:
+    """Who the lead annotates as on this page: a name kept for the session (``lead`` if none;
+    never in the address, which gives nobody an identity: annotators come in through their
+    links). Warns when the name is that of an annotator invited to ``study``."""
     st.text_input(
         "Annotator name", value=st.session_state[state.ANNOTATOR], key="pe.w.annotator", on_change=_on_annotator,
-        placeholder="your name", help="Stored with each judgment; progress counts this name's judgments.",
+        placeholder=LEAD_NAME, help="You annotate as the lead under this name, kept while this tab is open (stored with each "
+        "judgment; progress counts this name's). Annotators judge through their personal links (Team tab).",
     )  # fmt: skip
-    return st.session_state[state.ANNOTATOR] or "anonymous"
+    name = st.session_state[state.ANNOTATOR] or LEAD_NAME
+    if study is not None and name in {i.annotator for i in invitations(study_store(), study.id)}:
+        st.warning(f"{escape_markdown(name)} is an invited annotator: what you judge here counts as theirs.")
+    return name
 
 
 def study_judgments(dataset_key: str, study: StudyRecord | None) -> list[Judgment]:
@@ -284,7 +295,8 @@ def _on_label_studio_import(dataset_key: str, study_id: int | None, systems: tup
     result, loaded = imported.stored, imported.loaded
     flash(
         f"Imported {result.added} judgments from the Label Studio export {upload.name} ({result.already_there} were already "
-        f"stored; {loaded.unanswered} tasks not judged yet, {loaded.skipped} annotations skipped)."
+        f"stored, {result.replaced} earlier answers replaced by their edits; {loaded.unanswered} tasks not judged yet, "
+        f"{loaded.skipped} annotations skipped)."
     )
 
 

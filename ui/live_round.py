@@ -1,11 +1,12 @@
 """Deciding a live round from the stored judgments, on the Protocol and the Annotate pages alike:
-part-way through a request it asks first and keeps the unjudged requests queued (nothing dropped)."""
+part-way through a request it asks first, and the lead keeps the unjudged requests queued (the
+default) or withdraws them; nothing stored is dropped either way."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from prefeval_core.workflow.feed import Judgment, ProtocolState, decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.feed import Judgment, OpenRequests, ProtocolState, decide_now, round_progress, stored_judgments
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import study_store
 from ui import state, studies
@@ -23,22 +24,29 @@ def fresh_judgments(choice: DataChoice, protocol: ProtocolState) -> list[Judgmen
 CONFIRM = "pe.confirm_decide"
 
 
-def _decide(choice: DataChoice, protocol: ProtocolState) -> None:
+def _decide(choice: DataChoice, protocol: ProtocolState, open_requests: OpenRequests = "keep") -> None:
     with user_errors("Deciding the round", stop=False):
-        early = decide_now(protocol, fresh_judgments(choice, protocol))
+        early = decide_now(protocol, fresh_judgments(choice, protocol), open_requests)
         studies.commit(early.state, "feed")
         p = early.progress
+        if early.withdrawn:
+            after = f"; the {early.withdrawn} still open are withdrawn" + (
+                f" ({early.kept} asked again: nothing else is left)." if early.kept else "."
+            )
+        else:
+            after = f"; the {early.kept} still open stay in the queue." if early.kept else "."
         flash(
             f"Round {protocol.round + 1} decided with {p.judged} of {p.requested} requested judgments"
             + (f" (and {p.extra} more)" if p.extra else "")
-            + (f"; the {early.kept} still open stay in the queue." if early.kept else ".")
+            + after
         )
     st.session_state.pop(CONFIRM, None)
 
 
 def decide_button(choice: DataChoice, protocol: ProtocolState) -> None:
-    """Feed the complete stored judgments and decide. Part-way through a request it asks first,
-    and says that the requests nobody judged yet stay queued (nothing is dropped, nothing lost)."""
+    """Feed the complete stored judgments and decide. Part-way through a request it asks first:
+    keep the requests nobody judged yet queued, or withdraw them (judgments that still come in
+    for them are stored, and count once they are asked for again)."""
     fed = fresh_judgments(choice, protocol)
     progress = round_progress(protocol, fed)
     label = f"Decide now with {len(fed)} new judgments ({progress.judged} of {progress.requested} requested)"
@@ -51,11 +59,17 @@ def decide_button(choice: DataChoice, protocol: ProtocolState) -> None:
             st.rerun()
         return
     st.warning(
-        f"{progress.open} of the {progress.requested} requested judgments are not made yet. Deciding now keeps them "
-        "queued: annotators go on with them in the next round (with any new requests); every stored judgment counts."
+        f"{progress.open} of the {progress.requested} requested judgments are not made yet. Keep them queued: annotators "
+        "go on with them in the next round (with any new requests). Or withdraw them: nobody is asked for them any more, and "
+        "the next round asks for others instead. Every stored judgment counts either way."
     )
-    left, right = st.columns(2)
-    left.button(
-        f"Decide now, keep the {progress.open} open requests queued", key="pe_decide_keep", on_click=_decide, args=(choice, protocol)
-    )
-    right.button("Wait for more judgments", key="pe_decide_wait", on_click=st.session_state.pop, args=(CONFIRM, None))
+    keep, withdraw, wait = st.columns(3)
+    keep.button(
+        f"Decide now, keep the {progress.open} open requests queued", key="pe_decide_keep", on_click=_decide, args=(choice, protocol),
+        type="primary",
+    )  # fmt: skip
+    withdraw.button(
+        f"Decide now, withdraw the {progress.open} open requests", key="pe_decide_withdraw", on_click=_decide,
+        args=(choice, protocol, "withdraw"),
+    )  # fmt: skip
+    wait.button("Wait for more judgments", key="pe_decide_wait", on_click=st.session_state.pop, args=(CONFIRM, None))

@@ -16,34 +16,11 @@ from ui.roles import INVITEE, unprotected_warning
 from ui.studies import resume_from_url
 
 FLASH = "pe.flash"
-ANNOTATOR_PARAM = "annotator"
-"""Query parameter of the URL that keeps the annotator's name (``?annotator=...``)."""
 
 
 def flash(message: str) -> None:
     """A message for the next run of the page (callbacks cannot place elements)."""
     st.session_state[FLASH] = message
-
-
-def set_annotator(name: str) -> None:
-    """The annotator's name for this session, also kept in the URL (empty: removed from both)."""
-    name = name.strip()
-    st.session_state[state.ANNOTATOR] = name
-    if name:
-        st.query_params[ANNOTATOR_PARAM] = name
-    else:
-        st.query_params.pop(ANNOTATOR_PARAM, None)
-
-
-def _annotator_from_url() -> None:
-    """A reload of the tab, or a new tab with the same URL, starts a new session: it takes the
-    annotator's name from the URL. Moving between pages drops the URL's query parameters, so
-    every page writes the session's name back."""
-    name, in_url = st.session_state[state.ANNOTATOR], st.query_params.get(ANNOTATOR_PARAM, "")
-    if not name and in_url.strip():
-        set_annotator(in_url)
-    elif name and in_url != name:
-        st.query_params[ANNOTATOR_PARAM] = name
 
 
 def run_through_the_app() -> None:
@@ -70,7 +47,6 @@ def begin(title: str, before_loading: Callable[[], object] | None = None) -> tup
     if INVITEE in st.session_state:  # an annotator's session opens no lead page, whatever the address
         st.stop()
     state.ensure_state()
-    _annotator_from_url()
     st.title(title)
     unprotected_warning()
     resume_from_url()

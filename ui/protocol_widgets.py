@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow import StudySetup, views
-from prefeval_core.workflow.answers import STATUS_WORDS, leaderboard_frame, study_leaderboard
+from prefeval_core.workflow.answers import leaderboard_frame, status_words, study_leaderboard
 from prefeval_core.workflow.replay_steps import ERROR_LABELS, is_finished, next_round, run_to_end, start_recorded, undo_last
 from prefeval_core.workflow.replay_steps import replay_result as compare_with_reference
 from prefeval_core.workflow.session import DataChoice
@@ -199,7 +199,7 @@ def leaderboard(protocol: ProtocolState) -> None:
         leaderboard_frame(board), hide_index=True, width="stretch",
         column_config={f"P(top {board.k})": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
     )  # fmt: skip
-    st.caption(board.method() + " " + STATUS_WORDS[protocol.settings.question.kind])
+    st.caption(board.method() + " " + status_words(protocol.settings.question.kind))
 
 
 def replay_result(protocol: ProtocolState) -> ProtocolResult | None:

@@ -85,8 +85,7 @@ def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
     metric = None if check is None else cache.metric_report(choice, check)
     judges = None
     if check is not None and (chosen := default_judges(dataset, check.human, check.metric, tuple(session[state.METRICS] or ()))):
-        question = None if protocol is None else protocol.settings.question
-        k = question.k if question is not None and question.kind == "top-k" else 1
+        k = 1 if protocol is None else protocol.settings.question.tier_size
         with contextlib.suppress(PrefevalError):  # judges that share no system with the human rater: no section
             judges = cache.judge_comparison(choice, check.human, chosen, k, check.eps)
     title = f"prefeval report: {choice.name}"

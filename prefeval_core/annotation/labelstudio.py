@@ -32,8 +32,10 @@ annotation that is not cancelled and has a result of the prefeval control become
 :class:`~prefeval_core.store.Comparison` or :class:`~prefeval_core.store.Rating` with
 ``origin="import"`` (so importing a file twice stores each judgment once), the annotator named by
 the e-mail of the user ``completed_by`` (from Label Studio's users, where the import is given them,
-or where the export gives the user as an object; else ``labelstudio:<user id>``) and the
-annotation's ``created_at`` as its time. Several annotations of one task by one
+or where the export gives the user as an object; else ``labelstudio:<user id>``) and the time
+of the answer as it stands (the annotation's ``updated_at``, else its ``created_at``) as its time,
+so that an answer edited in Label Studio is newer than the one read before (the store keeps the
+newest per request and annotator). Several annotations of one task by one
 annotator with different answers are refused, or with ``latest_wins`` the last one updated counts
 (Label Studio keeps an annotator's edits of one annotation as updates); the same answer twice is one.
 Tasks without annotations are not judged yet. A task that prefeval did not export for this data
@@ -386,7 +388,7 @@ def _task_judgments(context: _Context, data_cell: str, annotations_cell: str) ->
         annotator = _annotator(annotation.get("completed_by"), context.users)
         created = _time(annotation.get("created_at"))
         updated = _time(annotation.get("updated_at")) or created
-        judgment = _judgment(context, task, left, answer, annotator, created or utc_now())
+        judgment = _judgment(context, task, left, answer, annotator, updated or utc_now())
         if annotator in latest:
             if latest[annotator][2] != answer and not context.latest_wins:
                 raise _TaskError(

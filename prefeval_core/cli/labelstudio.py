@@ -112,5 +112,7 @@ def _print(action: str, output: dict[str, Any]) -> None:
         print_safe(f"{output['added']} tasks added, {output['already_had']} of the open request already there")
     else:
         counts = f"{output['added']} new, {output['already_there']} already stored"
+        if output["replaced"]:
+            counts += f", {output['replaced']} earlier answers replaced by their edits"
         print_safe(f"{study}: {output['judgments']} judgments in {output['tasks']} tasks; {counts}")
         print_safe(f"{output['unanswered']} tasks not judged yet, {output['skipped']} annotations skipped")

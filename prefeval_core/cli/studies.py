@@ -4,7 +4,8 @@ the studies in the store, as the dashboard records them.
 ``list`` prints every study (of a data key with ``--data-key``), newest first; ``show ID`` where a
 study stands (round, cost, decided pairs, the answer, the open request); ``step ID`` moves it on
 by one step and records it: a replay study runs its next round, a live study takes the stored
-judgments that are complete (judged by enough annotators) and decides; ``agreement ID`` how its
+judgments that are complete (judged by enough annotators) and decides, keeping the open requests
+nobody judged yet queued (``--withdraw-open``: withdraws them); ``agreement ID`` how its
 annotators agree and whether each favours the left output (as on the Annotate page). ``invite ID
 NAME`` prints a personal link for annotator NAME (it opens only their queue in study ID; the store
 keeps only a hash of its token), ``revoke ID NAME`` withdraws it; ``rename`` and ``archive`` /
@@ -60,6 +61,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("name", nargs="?", help="invite, revoke: the annotator's name; rename: the study's new name")
     parser.add_argument("--base-url", default="http://localhost:8501", help="invite: the dashboard's address the link starts with")
     parser.add_argument("--all", action="store_true", help="list: archived studies too")
+    parser.add_argument(
+        "--withdraw-open",
+        action="store_true",
+        help="step, live study: withdraw the open requests nobody judged yet (default: keep them queued for the next round)",
+    )
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
     parser.add_argument(
         "--metric",
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "agreement":
         return _agreement(study, dataset, args.metric, args.json)
     if args.action == "step":
-        study = step_study(study_store(), study, progress=progress)
+        study = step_study(study_store(), study, progress=progress, open_requests="withdraw" if args.withdraw_open else "keep")
     output = study_json(study)
     if args.json:
         print_json(output)

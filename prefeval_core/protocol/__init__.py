@@ -18,7 +18,8 @@ Live annotation: ``request = next_request(state)`` (export it), collect judgment
 from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, ErrorControlRule
 from prefeval_core.protocol.policies import POLICIES, closest_first, paper_allocation
 from prefeval_core.protocol.questions import QUESTION_KINDS, Question, QuestionKind, QuestionKindEntry
-from prefeval_core.protocol.result import ProtocolResult, TopKComparison, protocol_result
+from prefeval_core.protocol.questions_top_k import TopKComparison
+from prefeval_core.protocol.result import ProtocolResult, protocol_result
 from prefeval_core.protocol.run import Progress, Source, replay_source, run_protocol
 from prefeval_core.protocol.settings import ErrorControl, MuRows, Policy, ProtocolSettings
 from prefeval_core.protocol.state import (
@@ -48,6 +49,7 @@ from prefeval_core.protocol.steps import (
     pairs_that_matter,
     stop_reason,
     undo_round,
+    withdraw_requests,
 )
 from prefeval_core.protocol.table import RatingGrid, StudyTable, Unit, build_study_table
 
@@ -100,4 +102,5 @@ __all__ = [
     "state_to_json",
     "stop_reason",
     "undo_round",
+    "withdraw_requests",
 ]

@@ -38,7 +38,7 @@ import numpy.typing as npt
 from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts, decide_joint
 from prefeval_core.pairs.counts import JointCounts, pattern_index
 from prefeval_core.protocol.question_control import DecidedRound
-from prefeval_core.protocol.questions import question_pairs, top_k_members
+from prefeval_core.protocol.questions import next_members, question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
@@ -189,7 +189,4 @@ def decide_pairs_round(state: ProtocolState, number: int, sampler_settings: Samp
     decided = decide_pairs_of_round(state, chosen, number, sampler_settings)
     decisions = state.decisions.copy()
     decisions[chosen] = decided.decision
-    members = state.members
-    if settings.question.kind == "top-k":
-        members = top_k_members(members, decisions, table.pair_systems, settings.question.k)
-    return DecidedRound(chosen, decided, members)
+    return DecidedRound(chosen, decided, next_members(settings.question, state.members, decisions, table.pair_systems))

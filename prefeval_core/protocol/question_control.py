@@ -4,21 +4,21 @@ Per-pair control (§12) bounds each pair's false decisions; an answer involves m
 several truly tied top systems the chance that one of them is excluded grows with their number.
 Under ``question`` the bound is stated for the answer, over all looks and all pairs involved:
 
-* ``top-k``: P(the run ever excludes a true member) <= γ. The null "X is a top-k member" has an
-  e-process ``E_X``: for k = 1 in a ratings study, a bet on X losing to the *current leader*
-  (the other system with the best mean so far among those rated on the item, chosen before the
-  item is seen), which is a supermartingale under the null whichever leader is picked; otherwise
-  ``k-th largest_Y E_{Y > X} / (S - 1)``, bounded by the average of the pair e-processes of the
-  at least S - k systems not better than X. Systems leave by **closed testing** with averaged
-  e-values: X is excluded when every set T of systems containing X has ``mean_{T} E >= 1/γ``
-  (Marcus, Peritz & Gabriel 1976; Vovk & Wang 2021, *E-values: calibration, combination and
-  applications*, Ann. Statist., for the average as the intersection test). At any look a false
-  exclusion needs the set of true members to pass its test, which Ville's inequality bounds by γ
-  over all looks.
-* ``all-pairs`` and ``baseline``: P(any false directional decision) <= γ, by Holm's step-down
-  over the 2 one-sided nulls of every pair the question involves, with anytime-valid p-values
-  ``1 / max E`` (Holm 1979; the step-down stays valid at any look because each p-value is valid
-  uniformly over time and rejections are kept).
+* ``top-k`` (a kind whose answer is a tier of systems, ``entry.tier``): P(the run ever excludes a
+  true member) <= γ. The null "X is a top-k member" has an e-process ``E_X``: for k = 1 in a ratings
+  study, a bet on X losing to the *current leader* (the other system with the best mean so far among
+  those rated on the item, chosen before the item is seen), which is a supermartingale under the
+  null whichever leader is picked; otherwise ``k-th largest_Y E_{Y > X} / (S - 1)``, bounded by the
+  average of the pair e-processes of the at least S - k systems not better than X. Systems leave by
+  **closed testing** with averaged e-values: X is excluded when every set T of systems containing X
+  has ``mean_{T} E >= 1/γ`` (Marcus, Peritz & Gabriel 1976; Vovk & Wang 2021, *E-values:
+  calibration, combination and applications*, Ann. Statist., for the average as the intersection
+  test). At any look a false exclusion needs the set of true members to pass its test, which Ville's
+  inequality bounds by γ over all looks.
+* ``all-pairs``, ``baseline`` (a kind answered by its pairs' decisions): P(any false directional
+  decision) <= γ, by Holm's step-down over the 2 one-sided nulls of every pair the question
+  involves, with anytime-valid p-values ``1 / max E`` (Holm 1979; the step-down stays valid at any
+  look because each p-value is valid uniformly over time and rejections are kept).
 * Equivalence (margin δ): the two one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` of each pair go
   through their own Holm family at γ (a pair is equivalent when both are rejected: TOST), so a
   false claim of equivalence has probability <= γ too.
@@ -75,7 +75,7 @@ def decide_question_round(state: ProtocolState, number: int | None = None, sampl
     leader = leader_log_e(state, evidence.nulls) if _leads(state) and evidence is not None else None
     decisions = state.decisions.copy()
     members = state.members.copy()
-    if settings.question.kind == "top-k":
+    if settings.question.entry.tier:
         member_log_e = leader.log_e if leader is not None else _kth_member_log_e(state, found.current)
         members &= ~closed_exclusions(member_log_e, settings.gamma)
     else:
@@ -269,9 +269,9 @@ def _smallest_mean(log_e: FloatArray, x: int) -> tuple[float, int]:
 
 
 def _leads(state: ProtocolState) -> bool:
-    """Whether the members are tested against the leader: top-1 in a ratings study (the shared item order)."""
+    """Whether the members are tested against the leader: a tier of one in a ratings study (the shared item order)."""
     question = state.settings.question
-    return question.kind == "top-k" and question.k == 1 and state.table.grid is not None
+    return question.entry.tier and question.k == 1 and state.table.grid is not None
 
 
 def _kth_member_log_e(state: ProtocolState, current: FloatArray) -> FloatArray:
@@ -367,7 +367,7 @@ def _futile(
     """(P,) pairs that stop costing judgments (:func:`pair_futility`); for top-k, every pair at
     once when the predictive probability of any further exclusion is below β."""
     settings = state.settings
-    if settings.question.kind != "top-k":
+    if not settings.question.entry.tier:
         m = 2 * int(asked.sum())
         r = int((decisions[asked] != TIE).sum())
         open_pair = asked & (decisions == TIE) & ~equivalent

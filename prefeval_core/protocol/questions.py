@@ -1,22 +1,22 @@
 """The questions of method.md §12, their registry, and which judgments can still change their answers.
 
-* ``all-pairs`` (the paper): every pair is decided. A pair matters while it is undecided and
-  can still get judgments.
-* ``top-k``: which systems can be among the best k. A system leaves the answer once at least k
-  systems *still in it* are significantly better than it (one simultaneous pass per round over
-  the current members; leaving is final). A member is **sure** when fewer than k other members
-  are not significantly worse than it: no judgment can push it out. A pair matters while both
-  systems are members, more than k members remain, at least one of the two is not sure, and
-  the pair is undecided and can still get judgments. The reference answer is the same rule
-  applied once to the decisions on all human judgments (the full evaluation's top-k tier).
-* ``baseline``: each other system against each named baseline B; only those pairs matter.
+* ``all-pairs`` (the paper, :mod:`~prefeval_core.protocol.questions_all_pairs`): every pair is decided.
+* ``top-k`` (:mod:`~prefeval_core.protocol.questions_top_k`): which systems can be among the best k.
+* ``baseline`` (:mod:`~prefeval_core.protocol.questions_baseline`): each other system against each
+  named baseline B; only those pairs matter.
 
-**The registry.** :data:`QUESTION_KINDS` maps a kind's name to its :class:`QuestionKindEntry`
-(words for the form and the answer, its parameters, the pairs it asks about). :class:`Question`
-accepts the registered kinds, and the CLI's ``--question`` choices and the Protocol form's
-question picker list them; :data:`QuestionKind` names the built-in ones for the type checker and a
-test keeps the two equal. A new kind is an entry (its ``describe`` and ``pairs``, in a module of
-its own when it needs more than a line) and one line in :data:`QUESTION_KINDS`.
+A pair matters while it is one the question asks about, undecided, and can still get judgments;
+a kind may narrow that further (top-k: only pairs that can still change its tier).
+
+**The registry.** :data:`QUESTION_KINDS` maps a kind's name to its :class:`QuestionKindEntry`:
+words for the form and the answer, its parameters, the pairs it asks about, and what its answer is
+beyond its pairs (a tier of members and the pairs that can still change it, the answer and each
+system's status in words, the answer against the full evaluation's). :class:`Question` accepts the
+registered kinds; the CLI's ``--question`` choices, the Protocol form's question picker and the
+saved setup and state list them; :data:`QuestionKind` names the built-in ones for the type checker
+and a test keeps the two equal. **A new kind is a module** (``NAME``, ``LABEL``, ``describe`` and
+whatever differs from the defaults, as :class:`QuestionKindEntry` lists them) **and one line in**
+:data:`_MODULES` (docs/architecture.md, "Add a question").
 
 Decision codes: 0 ``>`` (A better), 1 undecided, 2 ``<``; pairs canonical.
 """
@@ -25,14 +25,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from types import ModuleType
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.errors import UnknownNameError, settings_error
+from prefeval_core.protocol import questions_all_pairs, questions_baseline, questions_top_k
+from prefeval_core.protocol.questions_all_pairs import beaten_by
+from prefeval_core.protocol.questions_all_pairs import pairs as every_pair
 from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, setting
-from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.outcomes import TIE
 
 BoolArray = npt.NDArray[np.bool_]
 QuestionKind = Literal["all-pairs", "top-k", "baseline"]
@@ -67,58 +71,150 @@ class Question:
         if not entry.baselines and self.baselines:
             raise settings_error("baseline systems are only used by the baseline question", field="baseline")
 
+    @property
+    def entry(self) -> QuestionKindEntry:
+        """Its kind's registry entry."""
+        return QUESTION_KINDS[self.kind]
+
+    @property
+    def tier_size(self) -> int:
+        """The k of "among the best k" for leaderboards: ``k`` for a kind that asks for k systems, else 1."""
+        return self.k if self.entry.k else 1
+
     def describe(self) -> str:
         """The question in words."""
-        return QUESTION_KINDS[self.kind].describe(self)
+        return self.entry.describe(self)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What an answer is read from.
+
+    Attributes:
+        systems: (S,) names; pair_systems: (P, 2) indices of each canonical pair's systems.
+        decisions: (P,) decision codes; members: (S,) the tier's members (all True for a kind
+            without a tier).
+        question: what is asked; finished: whether the run is over.
+        equivalent: (P,) pairs shown equivalent within the margin (``None``: none).
+    """
+
+    systems: tuple[str, ...]
+    pair_systems: npt.NDArray[np.int64]
+    decisions: npt.NDArray[np.int8]
+    members: BoolArray
+    question: Question
+    finished: bool
+    equivalent: BoolArray | None = None
+
+    @property
+    def when(self) -> str:
+        """How an answer's open part is qualified: "yet", or once finished "with the judgments available"."""
+        return "with the judgments available" if self.finished else "yet"
+
+    @property
+    def asked(self) -> BoolArray:
+        """(P,) the pairs of the question (:func:`question_pairs`)."""
+        return question_pairs(self.question, self.systems, self.pair_systems)
+
+    @property
+    def beats(self) -> BoolArray:
+        """(S, S) ``beats[t, s]``: t is significantly better than s (pairs of the question only)."""
+        decisions = np.where(self.asked, self.decisions, TIE).astype(np.int8)
+        return beaten_by(decisions, self.pair_systems, len(self.systems))
+
+
+class AnswerComparison(Protocol):
+    """A kind's answer against the full evaluation's (beyond its pairs' error types)."""
+
+    def summary(self) -> dict[str, Any]:
+        """Its keys of the ``replay --json`` summary."""
+        ...
+
+    def words(self) -> str:
+        """The comparison in a sentence."""
+        ...
+
+    def scored(self, pairs: Sequence[tuple[str, str]]) -> BoolArray:
+        """(P,) which of the question's ``pairs`` may count as errors (those that can change the answer)."""
+        ...
+
+
+PairsRule = Callable[[Question, Sequence[str], npt.NDArray[np.int64]], BoolArray]
+MembersRule = Callable[[Question, BoolArray, npt.NDArray[np.int8], npt.NDArray[np.int64]], BoolArray]
+OpenRule = Callable[[Question, BoolArray, BoolArray, npt.NDArray[np.int8], npt.NDArray[np.int64]], BoolArray]
 
 
 @dataclass(frozen=True)
 class QuestionKindEntry:
-    """One kind of question.
+    """One kind of question. Everything after ``pairs`` defaults to a question answered by its
+    pairs' decisions alone, said as ``all-pairs`` says it.
 
     Attributes:
         name: what ``--question`` and saved setups call it.
         label: what it asks, for a list of choices ("The best k systems").
         describe: the question with its parameters, in words.
         pairs: (P,) the pairs the question is about, from the question, the system names and the
-            (P, 2) system indices of the pairs.
+            (P, 2) system indices of the pairs (default: every pair).
         k: whether it asks for a tier of ``k`` systems (other kinds keep ``k = 1``).
         baselines: whether it is asked against named baseline systems (which it then needs).
+        members: for an answer that is a tier of systems: (S,) the members after a round's
+            decisions, from the question, the current members, the (P,) decisions and the pairs'
+            systems (leaving is final); ``None``: the answer is its pairs' decisions.
+        open_pairs: (P,) which of the undecided, asked pairs that can still get judgments
+            (second argument) can still change the answer, from the question, that mask, the
+            members, the decisions and the pairs' systems; ``None``: all of them.
+        words: the answer in names.
+        status: (S,) each system's status for the question, one word each (the leaderboard's column).
+        status_words: what those words mean, in a sentence.
+        compare: the answer against the full evaluation's, from the run and the (P,) reference
+            decisions; ``None``: only the pairs' error types are compared.
     """
 
     name: str
     label: str
     describe: Callable[[Question], str]
-    pairs: Callable[[Question, Sequence[str], npt.NDArray[np.int64]], BoolArray]
+    pairs: PairsRule = every_pair
     k: bool = False
     baselines: bool = False
+    members: MembersRule | None = None
+    open_pairs: OpenRule | None = None
+    words: Callable[[Decided], str] = questions_all_pairs.words
+    status: Callable[[Decided], tuple[str, ...]] = questions_all_pairs.status
+    status_words: str = questions_all_pairs.STATUS_WORDS
+    compare: Callable[[Decided, npt.NDArray[np.int8]], AnswerComparison] | None = None
+
+    @property
+    def tier(self) -> bool:
+        """Whether its answer is a tier of systems (``members``) rather than its pairs' decisions."""
+        return self.members is not None
+
+    @classmethod
+    def from_module(cls, module: ModuleType) -> QuestionKindEntry:
+        """The entry of a kind's module: ``NAME``, ``LABEL``, ``describe``, and where it differs
+        from the defaults ``pairs``, ``K``, ``BASELINES``, ``members``, ``open_pairs``, ``words``,
+        ``status``, ``STATUS_WORDS``, ``compare``."""
+        given = {name: getattr(module, attribute) for name, attribute in _MODULE_ATTRIBUTES.items() if hasattr(module, attribute)}
+        return cls(module.NAME, module.LABEL, module.describe, **given)
 
 
-def every_pair(question: Question, systems: Sequence[str], pair_systems: npt.NDArray[np.int64]) -> BoolArray:
-    """(P,) all pairs."""
-    return np.ones(len(pair_systems), dtype=bool)
-
-
-def baseline_pairs(question: Question, systems: Sequence[str], pair_systems: npt.NDArray[np.int64]) -> BoolArray:
-    """(P,) the pairs with exactly one baseline."""
-    is_baseline = np.isin(np.asarray(systems, dtype=object), question.baselines)
-    return is_baseline[pair_systems[:, 0]] != is_baseline[pair_systems[:, 1]]
-
-
-QUESTION_KINDS: dict[str, QuestionKindEntry] = {
-    entry.name: entry
-    for entry in (
-        QuestionKindEntry("all-pairs", "Order of every pair (the paper)", lambda q: "the order of every pair of systems", every_pair),
-        QuestionKindEntry("top-k", "The best k systems", lambda q: f"which systems can be among the best {q.k}", every_pair, k=True),
-        QuestionKindEntry(
-            "baseline",
-            "Each system against a baseline",
-            lambda q: f"is each system better or worse than {' and '.join(q.baselines)}",
-            baseline_pairs,
-            baselines=True,
-        ),
-    )
+_MODULE_ATTRIBUTES = {
+    "pairs": "pairs",
+    "k": "K",
+    "baselines": "BASELINES",
+    "members": "members",
+    "open_pairs": "open_pairs",
+    "words": "words",
+    "status": "status",
+    "status_words": "STATUS_WORDS",
+    "compare": "compare",
 }
+"""Each optional field of :class:`QuestionKindEntry` and what a kind's module calls it."""
+
+
+_MODULES: tuple[ModuleType, ...] = (questions_all_pairs, questions_top_k, questions_baseline)
+"""The kinds' modules, in the order they are offered."""
+
+QUESTION_KINDS: dict[str, QuestionKindEntry] = {entry.name: entry for entry in map(QuestionKindEntry.from_module, _MODULES)}
 """Every question kind by name, in the order they are offered. Tests add one with ``monkeypatch.setitem``."""
 
 
@@ -139,33 +235,13 @@ def check_question(question: Question, systems: Sequence[str]) -> None:
 def question_pairs(question: Question, systems: Sequence[str], pair_systems: npt.NDArray[np.int64]) -> BoolArray:
     """(P,) the pairs the question is about (its kind's ``pairs``: all of them, or for ``baseline``
     those with exactly one baseline)."""
-    return QUESTION_KINDS[question.kind].pairs(question, systems, pair_systems)
+    return question.entry.pairs(question, systems, pair_systems)
 
 
-def beaten_by(decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], n_systems: int) -> npt.NDArray[np.bool_]:
-    """(S, S) ``beats[t, s]``: t is significantly better than s according to ``decisions`` (P,)."""
-    beats = np.zeros((n_systems, n_systems), dtype=bool)
-    a, b = pair_systems[:, 0], pair_systems[:, 1]
-    better = decisions == BETTER
-    worse = decisions == WORSE
-    beats[a[better], b[better]] = True
-    beats[b[worse], a[worse]] = True
-    return beats
-
-
-def top_k_members(members: BoolArray, decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], k: int) -> BoolArray:
-    """(S,) the members after one pass: those of ``members`` that fewer than k members beat."""
-    beats = beaten_by(decisions, pair_systems, len(members))
-    beaters = (beats & members[:, None]).sum(axis=0)
-    return members & (beaters < k)
-
-
-def sure_members(members: BoolArray, decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], k: int) -> BoolArray:
-    """(S,) members that no further judgment can push out: fewer than k other members are not
-    significantly worse than them."""
-    beats = beaten_by(decisions, pair_systems, len(members))
-    not_below = members[None, :] & ~beats & ~np.eye(len(members), dtype=bool)  # [s, t]: t is not significantly worse than s
-    return members & (not_below.sum(axis=1) < k)
+def next_members(question: Question, members: BoolArray, decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64]) -> BoolArray:
+    """(S,) the tier's members after a round's ``decisions`` (P,); unchanged for a kind without a tier."""
+    rule = question.entry.members
+    return members if rule is None else rule(question, members, decisions, pair_systems)
 
 
 def open_pairs(
@@ -180,44 +256,10 @@ def open_pairs(
 
     Args:
         in_question: (P,) :func:`question_pairs`.
-        members: (S,) current top-k members (all True for the other questions).
+        members: (S,) the tier's current members (all True for a kind without a tier).
         decisions: (P,) current decision codes.
         stopped: (P,) pairs that cannot or need not get more judgments (no items left, futile).
     """
     candidates = in_question & (decisions == TIE) & ~stopped
-    if question.kind != "top-k":
-        return candidates
-    if members.sum() <= question.k:
-        return np.zeros_like(candidates)
-    a, b = pair_systems[:, 0], pair_systems[:, 1]
-    sure = sure_members(members, decisions, pair_systems, question.k)
-    return candidates & members[a] & members[b] & ~(sure[a] & sure[b])
-
-
-@dataclass(frozen=True)
-class TopKAnswer:
-    """The answer to a top-k question.
-
-    Attributes:
-        k: the tier size asked for.
-        members: systems that can still be among the best k (sorted).
-        sure: members that are certainly among the best k (sorted).
-    """
-
-    k: int
-    members: tuple[str, ...]
-    sure: tuple[str, ...]
-
-
-def top_k_answer(
-    systems: Sequence[str], members: BoolArray, decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], k: int
-) -> TopKAnswer:
-    """The :class:`TopKAnswer` of the current members and decisions."""
-    sure = sure_members(members, decisions, pair_systems, k)
-    names = np.asarray(systems, dtype=object)
-    return TopKAnswer(k, tuple(str(s) for s in names[members]), tuple(str(s) for s in names[sure]))
-
-
-def reference_members(reference: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], n_systems: int, k: int) -> BoolArray:
-    """(S,) the full evaluation's top-k tier: one pass of the rule on the reference decisions."""
-    return top_k_members(np.ones(n_systems, dtype=bool), reference, pair_systems, k)
+    narrow = question.entry.open_pairs
+    return candidates if narrow is None else narrow(question, candidates, members, decisions, pair_systems)

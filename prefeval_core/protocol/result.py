@@ -5,9 +5,10 @@ Per question:
 * every question: the error types of its pairs against the human reference (§6: the
   decision function on all human judgments of the pair, human only), the mean KLD, the
   paper's pair-outcome fraction ("Ann."), and the cost in the study's unit (§12);
-* ``top-k``: the answer (members, sure members), the reference answer (the same rule on the
-  reference decisions), exact match, false exclusions (reference members left out: the
-  serious error) and extras (members the reference does not have);
+* the kind's answer against the full evaluation's, where its registry entry compares them
+  (``compare``; top-k: the members and sure members, the reference tier by the same rule on the
+  reference decisions, exact match, false exclusions (reference members left out: the serious
+  error) and extras (members the reference does not have));
 * ``baseline``: the error types are over the baseline pairs only.
 """
 
@@ -27,24 +28,12 @@ from prefeval_core.diagnostics.comparison import (
 )
 from prefeval_core.pairs.counts import count_triples
 from prefeval_core.protocol.question_control import full_differences
-from prefeval_core.protocol.questions import TopKAnswer, question_pairs, reference_members, top_k_answer
+from prefeval_core.protocol.questions import AnswerComparison, Decided, question_pairs
+from prefeval_core.protocol.questions_top_k import TopKComparison
 from prefeval_core.protocol.settings import Question
 from prefeval_core.protocol.state import ProtocolState
-from prefeval_core.protocol.steps import stop_reason
+from prefeval_core.protocol.steps import is_finished, stop_reason
 from prefeval_core.protocol.table import Unit
-
-
-@dataclass(frozen=True)
-class TopKComparison:
-    """A top-k answer against the full evaluation's tier: ``exact_match`` (same set),
-    ``false_exclusions`` (reference members not in the answer), ``extras`` (answer members
-    not in the reference)."""
-
-    answer: TopKAnswer
-    reference: TopKAnswer
-    exact_match: bool
-    false_exclusions: int
-    extras: int
 
 
 @dataclass(frozen=True)
@@ -66,7 +55,8 @@ class ProtocolResult:
         cost_fraction: ``cost_used / cost_available``.
         rounds: completed rounds.
         stop_reason: see :func:`~prefeval_core.protocol.steps.stop_reason`.
-        top_k: for a top-k question, the answer against the reference; else ``None``.
+        answer: the kind's answer against the full evaluation's (its entry's ``compare``); ``None``
+            for a kind answered by its pairs alone.
     """
 
     question: Question
@@ -83,7 +73,12 @@ class ProtocolResult:
     cost_fraction: float
     rounds: int
     stop_reason: str
-    top_k: TopKComparison | None
+    answer: AnswerComparison | None
+
+    @property
+    def top_k(self) -> TopKComparison | None:
+        """The answer compared, for a top-k question (to read its tiers); else ``None``."""
+        return self.answer if isinstance(self.answer, TopKComparison) else None
 
 
 def protocol_result(state: ProtocolState) -> ProtocolResult:
@@ -115,7 +110,7 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         cost_fraction=state.cost_used / cost_available if cost_available else float("nan"),
         rounds=state.round,
         stop_reason=stop_reason(state),
-        top_k=_top_k_comparison(state, reference_all) if question.kind == "top-k" else None,
+        answer=None if question.entry.compare is None else question.entry.compare(decided(state), reference_all),
     )
 
 
@@ -129,11 +124,15 @@ def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:
     return human_reference_outcomes(count_triples(table.pair_table(None), table.human >= 0).n, gamma)
 
 
-def _top_k_comparison(state: ProtocolState, reference_all: npt.NDArray[np.int8]) -> TopKComparison:
+def decided(state: ProtocolState) -> Decided:
+    """The :class:`~prefeval_core.protocol.questions.Decided` of a run's current state."""
     table = state.table
-    k = state.settings.question.k
-    answer = top_k_answer(table.systems, state.members, state.decisions, table.pair_systems, k)
-    members = reference_members(reference_all, table.pair_systems, len(table.systems), k)
-    reference = top_k_answer(table.systems, members, reference_all, table.pair_systems, k)
-    got, want = set(answer.members), set(reference.members)
-    return TopKComparison(answer, reference, got == want, len(want - got), len(got - want))
+    return Decided(
+        table.systems,
+        table.pair_systems,
+        state.decisions,
+        state.members,
+        state.settings.question,
+        is_finished(state),
+        state.status.equivalent,
+    )

@@ -12,7 +12,7 @@ from prefeval_core.decision import MODELS, SAMPLERS, Model, MuRows, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.questions import Question
 from prefeval_core.protocol.table import Unit
-from prefeval_core.sequential.evidence import ERROR_CONTROLS, ErrorControl
+from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 Statistic = Literal["sign", "mean"]
@@ -48,9 +48,9 @@ class ProtocolSettings:
         eps_human, eps_metric: tie thresholds used to make outcomes (method.md §2).
         question: what the run answers.
         unit: what one judgment is (method.md §12), as the study table says.
-        error_control: ``none`` (the paper's per-look rule), ``spending`` or ``anytime`` (per
-            pair), ``question`` (the whole answer) or ``fdr`` (false discovery rate of an all-pairs
-            or baseline answer) (:data:`~prefeval_core.sequential.evidence.ErrorControl`).
+        error_control: a registered rule (:data:`~prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES`):
+            ``none`` (the paper's per-look rule), ``spending`` or ``anytime`` (per pair),
+            ``question`` (the whole answer) or ``fdr`` (the false discovery rate of a pairwise answer).
         futility: with error control (``spending`` or ``anytime``), β of the predictive futility stop (stop
             asking for a pair when the probability that it can still be decided before its items
             run out is below β); ``None``: stop only when no remaining judgment could decide it.
@@ -100,7 +100,7 @@ class ProtocolSettings:
         _check_choice("sampler", self.sampler, SAMPLERS)
         _check_choice("policy", self.policy, get_args(Policy))
         _check_choice("unit", self.unit, get_args(Unit))
-        _check_choice("error_control", self.error_control, ERROR_CONTROLS)
+        _check_choice("error_control", self.error_control, registered_controls())
         if self.model != "human_only" and not self.metrics:
             raise settings_error(f"model {self.model!r} needs a metric; without one use human_only", field="model")
         if (self.model == "known_mu") != (self.mu is not None):
@@ -121,7 +121,7 @@ class ProtocolSettings:
         if self.statistic == "mean" and self.error_control not in ("anytime", "question", "fdr"):
             message = "the mean statistic is decided by betting: use error control 'question', 'fdr' or 'anytime'"
             raise settings_error(message, field="statistic")
-        if self.error_control == "fdr" and self.question.kind == "top-k":
+        if self.error_control == "fdr" and self.question.entry.tier:
             message = "error control 'fdr' bounds the false discovery rate of pairwise decisions: use it with all-pairs or baseline"
             raise settings_error(message + " questions (for top-k, 'question' protects the answer's members)", field="error_control")
         if self.delta is not None and not (self.statistic == "mean" and math.isfinite(self.delta) and self.delta > 0):
@@ -154,6 +154,13 @@ class ProtocolSettings:
         if raw.get("mu") is not None:
             raw["mu"] = tuple(tuple(float(v) for v in row) for row in raw["mu"])
         return cls(**raw)
+
+
+def registered_controls() -> tuple[str, ...]:
+    """The names of the registered error-control rules."""
+    from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES  # on use: the rules decide states holding these settings
+
+    return tuple(ERROR_CONTROL_RULES)
 
 
 def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:

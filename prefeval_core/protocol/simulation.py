@@ -185,7 +185,7 @@ def _failed(state: ProtocolState, n_tied: int, question: Question) -> bool:
     tied systems, or a lower system declared better than a top one)."""
     systems = state.table.systems
     tied = {f"s{s:02d}" for s in range(n_tied)}
-    if question.kind == "top-k":
+    if question.entry.tier:
         if n_tied < question.k:  # the tier is then the tied systems and every lower one: not simulated here
             return False
         kept = {s for s, member in zip(systems, state.members, strict=True) if member}

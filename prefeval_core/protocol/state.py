@@ -5,7 +5,9 @@ records, per judgment slot — a grid cell ``system * I + item`` in a ratings st
 in a comparisons study — the round it was revealed in (0: not yet), its value (a score, or an
 outcome code 0 ``>`` / 1 ``=`` / 2 ``<`` in canonical pair order) and the judgments it cost,
 plus one :class:`RoundRecord` per completed round. Human judgments revealed after the last
-completed round belong to the open round ``round + 1`` until it is decided.
+completed round belong to the open round ``round + 1`` until it is decided. The slots of an open
+request the lead withdrew when deciding a round early are listed with that round (``withdrawn``):
+a request asks for them only once nothing else is left (:mod:`prefeval_core.protocol.steps`).
 
 Serialised (:func:`state_to_json`), the state holds only what changes (reveals, records,
 settings) and the table's fingerprint; it is restored against the same table, rebuilt from the
@@ -124,12 +126,15 @@ class PairStatus:
 
 @dataclass(frozen=True)
 class ProtocolState:
-    """The whole protocol: settings, table, reveals and the completed rounds' records."""
+    """The whole protocol: settings, table, reveals, the completed rounds' records and the
+    withdrawn requests: ``(slot, round)`` pairs sorted by slot, ``round`` the round whose early
+    decision withdrew the slot's request."""
 
     settings: ProtocolSettings
     table: StudyTable
     reveals: Reveals
     records: tuple[RoundRecord, ...] = field(default=())
+    withdrawn: tuple[tuple[int, int], ...] = field(default=())
 
     @property
     def round(self) -> int:
@@ -149,6 +154,13 @@ class ProtocolState:
     def open_reveals(self) -> int:
         """Judgment slots revealed since the last completed round."""
         return int(np.count_nonzero(self.reveals.round > self.round))
+
+    @cached_property
+    def withdrawn_slots(self) -> npt.NDArray[np.bool_]:
+        """(slots,) whether the slot's request was withdrawn (see ``withdrawn``)."""
+        mask = np.zeros(self.reveals.round.size, dtype=bool)
+        mask[[slot for slot, _ in self.withdrawn]] = True
+        return mask
 
     @cached_property
     def status(self) -> PairStatus:
@@ -244,6 +256,7 @@ def state_to_dict(state: ProtocolState) -> dict[str, Any]:
         "round": state.round,
         "reveals": [[int(s), float(state.reveals.value[s]), int(state.reveals.round[s]), int(state.reveals.cost[s])] for s in revealed],
         "records": [_record_to_dict(r) for r in state.records],
+        **({"withdrawn": [list(w) for w in state.withdrawn]} if state.withdrawn else {}),
     }
 
 
@@ -313,7 +326,7 @@ def state_from_dict(data: Any, table: StudyTable) -> ProtocolState:
         )
         for r in document.records
     )
-    return ProtocolState(settings=settings, table=table, reveals=reveals, records=records)
+    return ProtocolState(settings=settings, table=table, reveals=reveals, records=records, withdrawn=tuple(sorted(document.withdrawn)))
 
 
 def state_to_json(state: ProtocolState) -> str:

@@ -2,26 +2,30 @@
 
 :class:`StateDocument` checks what can be checked without the data: types, finite numbers,
 bounds (rounds >= 0, θ and posterior means in [0, 1], decision codes 0/1/2, batch >= 1,
-0 < γ < 1, seeds in [0, 2^63)) and the option names (the settings' ``Literal`` types).
+0 < γ < 1, seeds in [0, 2^63)) and the option names (the settings' ``Literal`` types; the question
+kind and the error control: registered in :data:`~prefeval_core.protocol.questions.QUESTION_KINDS`
+and :data:`~prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES` when the state is read).
 :func:`check_against_table` checks the rest against the study table the state is restored on:
 slot and pair indices within the table, one value per chosen pair, comparison outcomes 0/1/2,
-rounds numbered 1..round, and the judgments used within the budget. Every refusal is a
-:class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
+rounds numbered 1..round, withdrawn requests once each and in a completed round (a state saved
+before requests could be withdrawn has none), and the judgments used within the budget. Every
+refusal is a :class:`~prefeval_core.errors.SettingsError` whose problem names the JSON path of the value.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Annotated, Final, Literal
 
-from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic_core import PydanticCustomError
 
 from prefeval_core.data.schema import StrictModel
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import Problem, SettingsError
-from prefeval_core.protocol.questions import QuestionKind
-from prefeval_core.protocol.settings import Policy, Statistic
+from prefeval_core.protocol.questions import QUESTION_KINDS
+from prefeval_core.protocol.settings import Policy, Statistic, registered_controls
 from prefeval_core.protocol.table import StudyTable, Unit
-from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
 FORMAT_VERSION: Final = 2
@@ -41,10 +45,23 @@ OutcomeCode = Annotated[StrictInt, Field(ge=0, le=2)]
 Name = Annotated[StrictStr, Field(min_length=1, max_length=1_000)]
 
 
+def registered(names: Callable[[], Iterable[str]]) -> AfterValidator:
+    """Accept a name of a registry as it is when the document is read (a kind added to the registry
+    is saved and restored; ``names``: the registry's names, read on each check)."""
+
+    def check(value: str) -> str:
+        known = tuple(names())
+        if value not in known:
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": " or ".join(map(repr, known))})
+        return value
+
+    return AfterValidator(check)
+
+
 class QuestionDocument(StrictModel):
     """:class:`~prefeval_core.protocol.settings.Question` as saved."""
 
-    kind: QuestionKind = "all-pairs"
+    kind: Annotated[StrictStr, registered(lambda: QUESTION_KINDS)] = "all-pairs"
     k: Positive = 1
     baselines: list[Name] = Field(default_factory=list)
 
@@ -67,7 +84,8 @@ class SettingsDocument(StrictModel):
     eps_metric: Threshold = 0.0
     question: QuestionDocument = QuestionDocument()
     unit: Unit = "comparisons"
-    error_control: ErrorControl = "none"  # a state saved before error control existed ran the paper's rule
+    # a state saved before error control existed ran the paper's rule
+    error_control: Annotated[StrictStr, registered(registered_controls)] = "none"
     futility: Level | None = None
     max_rounds: Positive | None = None
     statistic: Statistic = "sign"
@@ -78,6 +96,8 @@ OptionalProbability = Probability | None
 OptionalFinite = float | None
 Reveal = Annotated[tuple[Count, float, Positive, Count], Field(strict=False)]
 """``[slot, value, round, cost]`` (a JSON array: the one place a list stands for a tuple)."""
+Withdrawal = Annotated[tuple[Count, Positive], Field(strict=False)]
+"""``[slot, round]``: the slot's request withdrawn when round ``round`` was decided."""
 
 
 class RecordDocument(StrictModel):
@@ -105,6 +125,7 @@ class StateDocument(StrictModel):
     round: Count
     reveals: list[Reveal]
     records: list[RecordDocument]
+    withdrawn: list[Withdrawal] = Field(default_factory=list)
 
 
 def _refused(path: str, message: str) -> SettingsError:
@@ -130,6 +151,13 @@ def check_against_table(state: StateDocument, table: StudyTable) -> None:
     used = sum(cost for *_, cost in state.reveals)
     if used > state.settings.budget:
         raise _refused("settings.budget", f"the budget {state.settings.budget:,} is below the {used:,} judgments already used")
+    withdrawn: set[int] = set()
+    for index, (slot, round_number) in enumerate(state.withdrawn):
+        if slot >= slots or slot in withdrawn:
+            raise _refused(f"withdrawn[{index}][0]", f"withdrawn slot {slot} is outside the study table or listed twice")
+        if round_number > state.round:
+            raise _refused(f"withdrawn[{index}][1]", f"withdrawn in round {round_number}, after the last decided round {state.round}")
+        withdrawn.add(slot)
     if len(state.records) != state.round:
         raise _refused("round", f"round {state.round} but {len(state.records)} round records")
     for index, record in enumerate(state.records):

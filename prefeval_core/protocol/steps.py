@@ -11,6 +11,9 @@ seeded item order (shared by all systems) for every system in a pair that still 
 rating, once revealed, serves every pair of its system; in a comparisons study, N comparisons
 (each pair's own seeded order) for every pair that still matters.
 
+Requests the lead withdrew (:func:`withdraw_requests`) come last in either order: a round asks
+for them again only when a system or pair has nothing else left.
+
 Choices: the budget (in the study's unit) is never exceeded; when a round's requests exceed
 the budget left it is shared one request at a time over the requesting systems or pairs in
 order (round-robin). :func:`decide_round` re-decides only the undecided pairs whose
@@ -130,8 +133,9 @@ def _rating_request(state: ProtocolState, matter: npt.NDArray[np.bool_], number:
     wanted: list[list[int]] = []
     for system in systems:
         cells = system * width + order
-        free = grid.requestable.ravel()[cells] & (state.reveals.round[cells] == 0)
-        wanted.append(cells[free][: state.settings.batch].tolist())
+        cells = cells[grid.requestable.ravel()[cells] & (state.reveals.round[cells] == 0)]
+        cells = cells[np.argsort(state.withdrawn_slots[cells], kind="stable")]
+        wanted.append(cells[: state.settings.batch].tolist())
     granted = _share_budget(wanted, grid.cost.ravel(), state.budget_left)
     tasks = tuple(RatingTask(table.items[cell % width], table.systems[cell // width]) for cells in granted for cell in cells)
     return AnnotationRequest(number, tasks, int(sum(grid.cost.ravel()[c] for cells in granted for c in cells)))
@@ -149,7 +153,7 @@ def _comparison_request(state: ProtocolState, matter: npt.NDArray[np.bool_], num
     for pair in np.flatnonzero(count > 0):
         rows = np.arange(starts[pair], starts[pair + 1])
         rows = rows[free[rows]]
-        wanted.append(rows[np.argsort(rank[rows], kind="stable")][: count[pair]].tolist())
+        wanted.append(rows[np.lexsort((rank[rows], state.withdrawn_slots[rows]))][: count[pair]].tolist())
     granted = _share_budget(wanted, table.row_cost, state.budget_left)
     tasks = tuple(ComparisonTask(table.items[table.row_item[r]], *table.pairs[table.row_pair[r]]) for rows in granted for r in rows)
     return AnnotationRequest(number, tasks, int(sum(table.row_cost[r] for rows in granted for r in rows)))
@@ -339,4 +343,29 @@ def undo_round(state: ProtocolState) -> ProtocolState:
         return replace(state, reveals=state.reveals.without_round(state.round + 1))
     if not state.records:
         return state
-    return replace(state, reveals=state.reveals.without_round(state.round), records=state.records[:-1])
+    kept = tuple(w for w in state.withdrawn if w[1] != state.round)
+    return replace(state, reveals=state.reveals.without_round(state.round), records=state.records[:-1], withdrawn=kept)
+
+
+def withdraw_requests(state: ProtocolState, tasks: Iterable[Task]) -> ProtocolState:
+    """The state with the requests for ``tasks`` withdrawn (a round decided early whose open
+    requests the lead does not want judged): listed with the last completed round, so that
+    :func:`undo_round` brings them back; revealed ones are left as they are.
+
+    Raises:
+        ProtocolError: no round decided yet, or a task on a system, item or pair outside the study.
+    """
+    if not state.records:
+        raise _refused("requests are withdrawn when a round is decided; no round is decided yet")
+    slots = {_task_slot(state, task) for task in tasks}
+    slots = {s for s in slots if state.reveals.round[s] == 0}
+    if not slots:
+        return state
+    withdrawn = dict(state.withdrawn) | dict.fromkeys(slots, state.round)
+    return replace(state, withdrawn=tuple(sorted(withdrawn.items())))
+
+
+def _task_slot(state: ProtocolState, task: Task) -> int:
+    if isinstance(task, RatingTask):
+        return _slots_of(state, [RatingJudgment(task.item_id, task.system, 0.0)])[0][0]
+    return _slots_of(state, [ComparisonJudgment(task.item_id, task.system_a, task.system_b, 0)])[0][0]

@@ -50,8 +50,10 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Final
 
@@ -307,12 +309,17 @@ def metric_success_probability(revealed: npt.ArrayLike, remaining: npt.ArrayLike
     probability = _normal_success_groups(n, alpha, left.astype(np.float64), z)
     exact = np.flatnonzero(totals <= EXACT_REMAINING)
     exact = exact[np.argsort(totals[exact], kind="stable")]  # batches of similar totals pad little
-    start = 0
+    batches, start = [], 0
     while start < exact.size:
-        size = int(totals[exact[start:]].max(initial=0)) + 1
-        batch = exact[start : start + max(1, _FFT_BATCH_CELLS // size**2)]
-        probability[batch] = _convolved_success(n[batch], alpha[batch], left[batch], z)
-        start += batch.size
+        size = int(totals[exact[start]]) + 1  # the batch's smallest total: its largest is close
+        batches.append(exact[start : start + max(1, _FFT_BATCH_CELLS // size**2)])
+        start += batches[-1].size
+    # batches are independent and NumPy's and SciPy's array work releases the GIL: one thread per core
+    with ThreadPoolExecutor(max_workers=min(len(batches), os.cpu_count() or 1) or 1) as pool:
+        for batch, mass in zip(
+            batches, pool.map(lambda rows: _convolved_success(n[rows], alpha[rows], left[rows], z), batches), strict=True
+        ):
+            probability[batch] = mass
     return probability
 
 
@@ -338,9 +345,12 @@ def _convolved_success(n: FloatArray, alpha: FloatArray, left: npt.NDArray[np.in
     if spectrum is None:  # nothing left to come: the revealed counts decide
         return _significant_mass(n, np.ones((len(n), 1, 1)), z)
     keys, which = np.unique(n[:, [BETTER, WORSE]], axis=0, return_inverse=True)
-    region = np.stack([_significant_spectrum(float(better), float(worse), size, z) for better, worse in keys])[which.ravel()]
-    mass = (spectrum.real * region.real + spectrum.imag * region.imag).sum(axis=(1, 2)) / size**2
-    return np.asarray(np.clip(mass, 0.0, 1.0), dtype=np.float64)
+    flat = spectrum.reshape(len(spectrum), -1)
+    mass = np.empty(len(spectrum))
+    for key, (better, worse) in enumerate(keys):  # one matrix-vector product per distinct revealed (n>, n<)
+        rows = np.flatnonzero(which.ravel() == key)
+        mass[rows] = (flat[rows] @ np.conj(_significant_spectrum(float(better), float(worse), size, z).ravel())).real
+    return np.asarray(np.clip(mass / size**2, 0.0, 1.0), dtype=np.float64)
 
 
 @functools.lru_cache(maxsize=4096)

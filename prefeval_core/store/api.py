@@ -75,9 +75,11 @@ class Store:
         """Store one judgment now; returns it as stored (or the identical one already there)."""
         return judgments.add_judgment(self.db, judgment)
 
-    def add_many(self, items: Sequence[Judgment]) -> ImportResult:
-        """Store several judgments in one transaction; says how many were new and how many already there."""
-        return judgments.add_judgments(self.db, items)
+    def add_many(self, items: Sequence[Judgment], *, supersede: bool = False) -> ImportResult:
+        """Store several judgments in one transaction; says how many were new and how many already
+        there. ``supersede``: one judgment per request and annotator, the newest (earlier ones
+        marked undone); see :func:`~prefeval_core.store.judgments.add_judgments`."""
+        return judgments.add_judgments(self.db, items, supersede=supersede)
 
     def undo_last(
         self, dataset: str, annotator: str | None = None, *, study_id: int | None = None, kind: JudgmentKind = "comparison"

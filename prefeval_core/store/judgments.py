@@ -1,6 +1,11 @@
 """Judgments in the store: write one (committed before returning) or many (one transaction),
 undo (a mark, never a delete), read back oldest first.
 
+Storing many may **supersede** (answers read again from a tool where annotators can edit them,
+such as Label Studio): an annotator's newer answer to a request replaces the earlier ones that
+count, which are marked undone (kept as history, as an undo keeps them), so the request has one
+judgment per annotator; an answer older than the one that counts is not stored.
+
 Writes are idempotent: a judgment whose identity is already among the judgments that count
 is not stored again (``INSERT ... ON CONFLICT DO NOTHING`` on the partial unique index, the
 same statement on SQLite and PostgreSQL), whether it comes twice from one process or at the
@@ -9,7 +14,7 @@ same time from two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Final, overload
 
@@ -66,26 +71,65 @@ def add_judgment(db: Database, judgment: Judgment) -> Judgment:
     return replace(judgment, id=new_id)
 
 
-def add_judgments(db: Database, judgments: Sequence[Judgment]) -> ImportResult:
+def add_judgments(db: Database, judgments: Sequence[Judgment], *, supersede: bool = False) -> ImportResult:
     """Store several judgments in one transaction (all or none), each identity once, in the
-    order given (the first of repeated identities).
+    order given (the first of repeated identities). With ``supersede``, one judgment per request
+    and annotator: the newest (by ``created_at``; the later given of equal times) of the batch and
+    the store counts, the others it replaces are marked undone (module docstring).
 
     Batches are serialised: SQLite's write lock does it; on PostgreSQL an advisory lock, since
     two batches holding some of each other's new identities would otherwise deadlock.
     """
-    added = 0
+    added = replaced = 0
     with db.writing() as conn:
         if db.dialect == "postgresql":
             conn.execute(select(func.pg_advisory_xact_lock(_BATCH_LOCK)))
         for kind, table in _TABLES.items():
+            batch = [j for j in judgments if j.kind == kind]
+            if supersede and batch:
+                batch, earlier = _newest(conn, table, batch)
+                if earlier:
+                    conn.execute(update(table).where(table.c.id.in_(earlier)).values(undone_at=utc_now()))
+                    replaced += len(earlier)
             rows: dict[str, dict[str, Any]] = {}
-            for judgment in judgments:
-                if judgment.kind == kind:
-                    rows.setdefault(judgment.identity, _row(judgment))
+            for judgment in batch:
+                rows.setdefault(judgment.identity, _row(judgment))
             if rows:
                 stored = conn.execute(_insert_new(db, table).returning(table.c.identity), list(rows.values()))
                 added += len(stored.all())
-    return ImportResult(added=added, already_there=len(judgments) - added)
+    return ImportResult(added=added, already_there=len(judgments) - added, replaced=replaced)
+
+
+def _newest(conn: Connection, table: Table, batch: list[Judgment]) -> tuple[list[Judgment], list[int]]:
+    """Of ``batch``, the newest answer per request and annotator that is newer than the one
+    counting in the store and differs from it; and the ids of the judgments those replace."""
+    newest: dict[tuple[str, str], Judgment] = {}
+    for judgment in batch:
+        key = (judgment.request_id, judgment.annotator)
+        if key not in newest or judgment.created_at >= newest[key].created_at:
+            newest[key] = judgment
+    live: dict[tuple[str, str], list[Any]] = {}
+    for requests in _chunks(sorted({request for request, _ in newest})):
+        query = select(table.c.id, table.c.identity, table.c.request_id, table.c.annotator, table.c.created_at).where(
+            table.c.request_id.in_(requests), table.c.undone_at.is_(None)
+        )
+        for row in conn.execute(query):
+            live.setdefault((row.request_id, row.annotator), []).append(row)
+    taken: list[Judgment] = []
+    earlier: list[int] = []
+    for key, judgment in newest.items():
+        counting = live.get(key, [])
+        if any(row.identity == judgment.identity or row.created_at > judgment.created_at for row in counting):
+            continue
+        taken.append(judgment)
+        earlier += [row.id for row in counting]
+    return taken, earlier
+
+
+def _chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
+    """``values`` in lists of at most ``size`` (bound parameters per statement stay few on either engine)."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def undo_last(

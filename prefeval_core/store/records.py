@@ -235,10 +235,13 @@ def judgment_values(judgment: Judgment) -> dict[str, object]:
 @dataclass(frozen=True)
 class ImportResult:
     """What storing several judgments did: ``added`` new ones, ``already_there`` (identical
-    identity among the judgments that count, including repeats within the batch)."""
+    identity among the judgments that count, including repeats within the batch, or, when
+    superseding, an answer older than the one that counts) and ``replaced`` (earlier answers a
+    newer one superseded, marked undone)."""
 
     added: int
     already_there: int
+    replaced: int = 0
 
 
 @dataclass(frozen=True)

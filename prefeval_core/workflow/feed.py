@@ -7,15 +7,20 @@ tasks of its current request first, then the others (in the store's order), as m
 budget left allows **(choice)**, so feeding never fails for going over budget. Each combined
 answer costs the judgments behind it.
 
-Deciding part-way through a round loses nothing: the request is drawn from what is
-not yet revealed, in the study's fixed item order, so the tasks of the open request nobody
-judged yet come first in the next request (:func:`decide_now` counts them); every stored
-judgment stays in the store and is fed once complete.
+Deciding part-way through a round loses nothing. By default the open requests are **kept**: the
+request is drawn from what is not yet revealed, in the study's fixed item order, so the tasks of
+the open request nobody judged yet come first in the next request (:func:`decide_now` counts
+them). The lead may **withdraw** them instead: they are no longer served nor counted as
+requested, and the next request is drawn without them (they come last, asked again only when a
+system or pair has nothing else left, :func:`~prefeval_core.protocol.withdraw_requests`). Either
+way every stored judgment stays in the store; one for a withdrawn task is fed once the task is
+asked again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import pandas as pd
 
@@ -29,6 +34,7 @@ from prefeval_core.protocol import (
     apply_judgments,
     decide_round,
     next_request,
+    withdraw_requests,
 )
 from prefeval_core.store import Store
 
@@ -36,7 +42,7 @@ from prefeval_core.store import Store
 def unseen_judgments(state: ProtocolState, complete: pd.DataFrame) -> list[Judgment]:
     """The combined answers of ``complete`` (the store's ``complete_ratings`` or
     ``complete_comparisons`` frame) that the protocol has not seen, ready for
-    :func:`~prefeval_core.protocol.apply_judgments`."""
+    :func:`~prefeval_core.protocol.apply_judgments`; a withdrawn task's only once it is requested again."""
     table = state.table
     requested = {_key(t): k for k, t in enumerate(next_request(state).tasks)}
     candidates: list[tuple[int, Judgment]] = []
@@ -45,20 +51,18 @@ def unseen_judgments(state: ProtocolState, complete: pd.DataFrame) -> list[Judgm
         items = {name: i for i, name in enumerate(table.items)}
         for item, system, score, judgments in complete[["item_id", "system", "score", "judgments"]].itertuples(index=False):
             s, i = systems.get(str(system)), items.get(str(item))
-            if s is None or i is None or state.reveals.round[s * len(table.items) + i] > 0:
+            key: tuple[str, ...] = (str(item), str(system))
+            if s is None or i is None or _not_wanted(state, s * len(table.items) + i, key in requested):
                 continue
-            key = (str(item), str(system))
             candidates.append((requested.get(key, len(requested)), RatingJudgment(key[0], key[1], float(score), int(judgments))))
     else:
-        rounds, _ = state.row_reveals
-        open_rows = {
-            (table.pairs[p], table.items[i]) for p, i in zip(table.row_pair[rounds == 0], table.row_item[rounds == 0], strict=True)
-        }
+        rows = {(table.pairs[p], table.items[i]): r for r, (p, i) in enumerate(zip(table.row_pair, table.row_item, strict=True))}
         for a, b, item, outcome, judgments in complete[["system_a", "system_b", "item_id", "outcome", "judgments"]].itertuples(index=False):
-            if ((a, b), str(item)) not in open_rows:
+            row, key = rows.get(((a, b), str(item))), (str(item), str(a), str(b))
+            if row is None or _not_wanted(state, row, key in requested):
                 continue
             comparison = ComparisonJudgment(str(item), str(a), str(b), int(outcome), int(judgments))
-            candidates.append((requested.get((str(item), str(a), str(b)), len(requested)), comparison))
+            candidates.append((requested.get(key, len(requested)), comparison))
     candidates.sort(key=lambda pair: pair[0])  # stable: the store's order within each group
     chosen: list[Judgment] = []
     left = state.budget_left
@@ -67,6 +71,11 @@ def unseen_judgments(state: ProtocolState, complete: pd.DataFrame) -> list[Judgm
             chosen.append(candidate)
             left -= candidate.cost
     return chosen
+
+
+def _not_wanted(state: ProtocolState, slot: int, requested: bool) -> bool:
+    """Whether a stored answer for ``slot`` is not fed: revealed already, or withdrawn and not requested again."""
+    return bool(state.reveals.round[slot] > 0 or (state.withdrawn_slots[slot] and not requested))
 
 
 def _key(task: RatingTask | ComparisonTask) -> tuple[str, ...]:
@@ -111,6 +120,11 @@ def round_progress(state: ProtocolState, fed: list[Judgment]) -> RoundProgress:
     return RoundProgress(len(requested), judged, len(fed) - judged)
 
 
+OpenRequests = Literal["keep", "withdraw"]
+"""What deciding part-way does with the open request's unjudged tasks: keep them queued (asked
+again first), or withdraw them (no longer asked for, unless nothing else is left)."""
+
+
 @dataclass(frozen=True)
 class DecidedEarly:
     """A round decided before its request was complete.
@@ -119,23 +133,30 @@ class DecidedEarly:
         state: the state after the round.
         progress: the request as it stood when the lead decided.
         kept: tasks of that request still unjudged that the next request asks for again.
+        withdrawn: tasks of that request still unjudged that the lead withdrew.
     """
 
     state: ProtocolState
     progress: RoundProgress
     kept: int
+    withdrawn: int
 
 
-def decide_now(state: ProtocolState, fed: list[Judgment]) -> DecidedEarly:
-    """Feed ``fed`` and decide the round now, however much of the request is judged; says how
-    many of the open request's unjudged tasks the next request keeps (all, unless the decisions
-    made some pairs no longer matter or the budget ran out)."""
+def decide_now(state: ProtocolState, fed: list[Judgment], open_requests: OpenRequests = "keep") -> DecidedEarly:
+    """Feed ``fed`` and decide the round now, however much of the request is judged. ``keep``:
+    says how many of the open request's unjudged tasks the next request keeps (all, unless the
+    decisions made some pairs no longer matter or the budget ran out); ``withdraw``: withdraws
+    them, and says how many (the next request keeps those it cannot do without)."""
     progress = round_progress(state, fed)
     fed_keys = {_judgment_key(j) for j in fed}
-    unjudged = {_key(t) for t in next_request(state).tasks} - fed_keys
+    unjudged = [t for t in next_request(state).tasks if _key(t) not in fed_keys]
     after = decide_round(apply_judgments(state, fed))
-    kept = len(unjudged & {_key(t) for t in next_request(after).tasks})
-    return DecidedEarly(after, progress, kept)
+    withdrawn = 0
+    if open_requests == "withdraw":
+        after = withdraw_requests(after, unjudged)
+        withdrawn = len(unjudged)
+    kept = len({_key(t) for t in unjudged} & {_key(t) for t in next_request(after).tasks})
+    return DecidedEarly(after, progress, kept, withdrawn)
 
 
 def _judgment_key(judgment: Judgment) -> tuple[str, ...]:

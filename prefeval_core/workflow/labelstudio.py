@@ -7,8 +7,10 @@ the study's criterion in its heading) or reuses it, and adds only the open reque
 project does not hold yet (either side shown as A): a task left unanswered in round 1 and asked
 for again in round 2 stays one task, so nobody answers it twice. **Pull** reads the project's JSON
 export (every task) and stores each answer once however often it is pulled, the annotator named
-by the e-mail Label Studio's users API gives for the user id. Task data, config and checks:
-:mod:`prefeval_core.annotation.labelstudio`.
+by the e-mail Label Studio's users API gives for the user id. An annotator has one judgment per
+request, across tasks, projects and pulls: an answer edited in Label Studio replaces the one
+stored before (the latest wins; the earlier is kept in the store, marked undone). Task data,
+config and checks: :mod:`prefeval_core.annotation.labelstudio`.
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ class Pushed:
 @dataclass(frozen=True)
 class Imported:
     """Answers read from Label Studio and stored: ``judgments`` read, ``added`` to the store,
-    ``already_there``; ``tasks`` in the export, ``unanswered``, annotations ``skipped``."""
+    ``already_there``; ``tasks`` in the export, ``unanswered``, annotations ``skipped``;
+    ``replaced``: earlier answers an edited one superseded."""
 
     study: int
     tasks: int
@@ -120,6 +123,7 @@ class Imported:
     already_there: int
     unanswered: int
     skipped: int
+    replaced: int
 
     def to_json(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -173,7 +177,8 @@ def import_label_studio_export(
     users: Mapping[str, str] | None = None,
 ) -> LabelStudioImported:
     """Store every judgment of Label Studio's JSON export ``data`` (file ``name``) of a project
-    exported for ``dataset_key`` and ``study_id``, in one transaction (arguments as
+    exported for ``dataset_key`` and ``study_id``, in one transaction, one per request and
+    annotator: the latest answer replaces the one stored before (arguments as
     :func:`~prefeval_core.annotation.labelstudio.read_label_studio_export`; ``users``: the e-mail
     of each user id).
 
@@ -185,7 +190,7 @@ def import_label_studio_export(
         name, data, dataset_key, study_id=study_id, systems=systems, scale=scale, known=known, key=key, latest_wins=latest_wins,
         users=users,
     )  # fmt: skip
-    return LabelStudioImported(loaded, store.add_many(loaded.judgments))
+    return LabelStudioImported(loaded, store.add_many(loaded.judgments, supersede=True))
 
 
 def project_title(study_id: int, key: BlindKey) -> str:
@@ -221,7 +226,10 @@ def _read(store: Store, study: Study, dataset: Dataset, name: str, data: bytes, 
         known=study_tasks(study.table), latest_wins=latest_wins, users=users,
     )  # fmt: skip
     loaded, stored = read.loaded, read.stored
-    return Imported(study.id, loaded.tasks, len(loaded.judgments), stored.added, stored.already_there, loaded.unanswered, loaded.skipped)
+    return Imported(
+        study.id, loaded.tasks, len(loaded.judgments), stored.added, stored.already_there, loaded.unanswered, loaded.skipped,
+        stored.replaced,
+    )  # fmt: skip
 
 
 def import_export(

@@ -15,23 +15,13 @@ from dataclasses import MISSING
 from types import NoneType, UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-from pydantic import AfterValidator, BaseModel, Field, StrictStr, create_model
+from pydantic import BaseModel, Field, StrictStr, create_model
 
 from prefeval_core.data.schema import StrictModel
 from prefeval_core.protocol.questions import Question
-from prefeval_core.protocol.state_schema import Name
+from prefeval_core.protocol.state_schema import Name, registered
 from prefeval_core.vocabulary.fields import Setting, declared
 from prefeval_core.workflow.setup import StudySetup
-
-
-def _registered(spec: Setting) -> AfterValidator:
-    def check(value: str) -> str:
-        known = spec.words()
-        if value not in known:
-            raise ValueError(f"Input should be {' or '.join(map(repr, known))}")
-        return value
-
-    return AfterValidator(check)
 
 
 def _document_type(hint: Any, spec: Setting, nested: dict[type, type[BaseModel]]) -> Any:
@@ -46,7 +36,7 @@ def _document_type(hint: Any, spec: Setting, nested: dict[type, type[BaseModel]]
     if hint in nested:
         return nested[hint]
     if callable(spec.choices):
-        return Annotated[StrictStr, _registered(spec)]
+        return Annotated[StrictStr, registered(spec.words)]
     if hint in (int, float):
         bounds = spec.bounds
         return Annotated[hint, Field(ge=bounds.ge, gt=bounds.gt, le=bounds.le, lt=bounds.lt)]

@@ -24,8 +24,6 @@ from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import (
     ProtocolState,
     StudyTable,
-    apply_judgments,
-    decide_round,
     next_request,
     replay_source,
     run_protocol,
@@ -36,7 +34,7 @@ from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary, ope
 from prefeval_core.store.session_data import load_data, save_data
 from prefeval_core.store.study_details import StudyDetails, all_details, details, rename, set_archived, set_details
 from prefeval_core.vocabulary.tasks import ComparisonTask
-from prefeval_core.workflow.feed import stored_judgments
+from prefeval_core.workflow.feed import OpenRequests, decide_now, stored_judgments
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
@@ -206,18 +204,22 @@ def load_study(store: Store, study_id: int) -> tuple[Study, Dataset]:
     return resume_study(store, study_id, dataset), dataset
 
 
-def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | None = None) -> Study:
+def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | None = None, open_requests: OpenRequests = "keep") -> Study:
     """Move the study on by one step and record the new state: a replay study runs its next round;
     a live study takes the stored judgments that are complete (judged by enough annotators) and
-    decides (``progress`` hears how many were new). A step that changes nothing records nothing."""
+    decides, keeping or withdrawing the open requests still unjudged
+    (:func:`~prefeval_core.workflow.feed.decide_now`; ``progress`` hears how many judgments were
+    new and requests withdrawn). A step that changes nothing records nothing."""
     if study.setup.mode == "replay":
         state = run_protocol(study.state, replay_source(study.table), max_rounds=1)
         kind: StateKind = "round"
     else:
         fed = stored_judgments(store, study.data.key, study.state, study_id=study.id, per_item=study.record.judgments_per_item)
+        early = decide_now(study.state, fed, open_requests) if fed else None
         if progress is not None:
-            progress(f"study #{study.id}: {len(fed)} new complete judgments")
-        state = decide_round(apply_judgments(study.state, fed)) if fed else study.state
+            withdrawn = f", {early.withdrawn} open requests withdrawn" if early is not None and early.withdrawn else ""
+            progress(f"study #{study.id}: {len(fed)} new complete judgments{withdrawn}")
+        state = study.state if early is None else early.state
         kind = "feed"
     if state is not study.state:
         record_state(store, study.id, state, kind)

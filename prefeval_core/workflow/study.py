@@ -146,8 +146,9 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          "stop_reason" (see :mod:`prefeval_core.protocol.stop`), "futile_pairs": [[system_a, system_b], ...],
          "leaderboard": [{"system", "score", "low", "high", "p_top", "status", "judgments"}, ...] (best first),
          "leaderboard_score": "mean score"|"win rate", "leaderboard_k",
-         top-k only: "k", "answer": [systems], "sure": [systems], "reference_answer": [systems],
-                     "exact_match", "false_exclusions", "extras"}
+         the kind's own keys (its answer against the full evaluation's, ``result.answer.summary()``);
+         top-k: "k", "answer": [systems], "sure": [systems], "reference_answer": [systems],
+                "exact_match", "false_exclusions", "extras"}
 
     Fractions are in [0, 1]; ``annotation_fraction`` is the paper's pair-outcome fraction,
     ``cost_fraction`` the share of the study's judgments (ratings or comparisons) used. For the
@@ -170,17 +171,8 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "futile_pairs": [list(pair) for pair in futile_pairs(state)],
     }
     summary |= leaderboard_json(study_leaderboard(state))
-    if result.top_k is not None:
-        top = result.top_k
-        summary |= {
-            "k": top.answer.k,
-            "answer": list(top.answer.members),
-            "sure": list(top.answer.sure),
-            "reference_answer": list(top.reference.members),
-            "exact_match": top.exact_match,
-            "false_exclusions": top.false_exclusions,
-            "extras": top.extras,
-        }
+    if result.answer is not None:
+        summary |= result.answer.summary()
     return summary
 
 

@@ -23,7 +23,7 @@ from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, protocol_result, replay_source, run_protocol
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
-from prefeval_core.workflow.answers import STATUS_WORDS, answer_words, study_leaderboard
+from prefeval_core.workflow.answers import answer_words, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.status import study_status
@@ -127,11 +127,8 @@ def summary_section(state: ProtocolState, result: ProtocolResult | None, bought:
             f"{int(correct.sum())} of {int(scored.sum())} scored pairs agree with the full human evaluation; "
             f"{inversions} {'inversion' if inversions == 1 else 'inversions'}."
         )
-        if result.top_k is not None:
-            top = result.top_k
-            text += f" The full evaluation's top-{top.answer.k} tier: {', '.join(top.reference.members)}" + (
-                " (exact match)." if top.exact_match else f" ({top.false_exclusions} left out, {top.extras} extra)."
-            )
+        if result.answer is not None:
+            text += " " + result.answer.words()
         rows.append(("Against the full human evaluation", text))
     body = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in rows)
     return ReportSection("Summary", html_body=f'<dl class="summary">{body}</dl>')
@@ -164,7 +161,7 @@ def leaderboard_section(board: Leaderboard, question_kind: QuestionKind) -> Repo
         ]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
-    return ReportSection("Leaderboard", board.method() + " " + STATUS_WORDS[question_kind], html_body=table)
+    return ReportSection("Leaderboard", board.method() + " " + status_words(question_kind), html_body=table)
 
 
 def judges_section(comparison: JudgeComparison) -> ReportSection:

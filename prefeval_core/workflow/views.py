@@ -34,10 +34,7 @@ def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np
     """(P_result,) the pairs of ``result`` whose error type may be counted: pairs of the question
     (top-k: those with a system in the answer or in the full evaluation's tier — the others cannot
     change it); while the run goes on, only those already decided (an open pair is no error yet)."""
-    keep = np.ones(len(result.pairs), dtype=bool)
-    if result.top_k is not None:
-        named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
-        keep = np.array([a in named or b in named for a, b in result.pairs], dtype=bool)
+    keep = np.ones(len(result.pairs), dtype=bool) if result.answer is None else result.answer.scored(result.pairs)
     if not is_finished(state):
         keep &= result.outcomes != TIE
     return keep

@@ -1,0 +1,96 @@
+"""The ``all-pairs`` question (the paper, method.md §12): the order of every pair of systems.
+
+Every pair is asked; a pair matters while it is undecided and can still get judgments. The answer
+is the decided pairs, said as tiers, best first: a system's tier is the length of the longest
+chain of significant wins above it (systems in a cycle of decisions share a tier); systems with no
+decided pair are named apart, never put in a tier. A kind whose answer is its pairs' decisions
+alone says it this way too (the defaults of
+:class:`~prefeval_core.protocol.questions.QuestionKindEntry`).
+
+Decision codes: 0 ``>`` (A better), 1 undecided, 2 ``<``; pairs canonical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.words import listing, natural
+
+if TYPE_CHECKING:
+    from prefeval_core.protocol.questions import Decided, Question
+
+NAME = "all-pairs"
+LABEL = "Order of every pair (the paper)"
+STATUS_WORDS = "Status: settled = every pair of the system decided; undecided otherwise."
+
+
+def describe(question: Question) -> str:
+    return "the order of every pair of systems"
+
+
+def pairs(question: Question, systems: Sequence[str], pair_systems: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """(P,) all pairs."""
+    return np.ones(len(pair_systems), dtype=bool)
+
+
+def beaten_by(decisions: npt.NDArray[np.int8], pair_systems: npt.NDArray[np.int64], n_systems: int) -> npt.NDArray[np.bool_]:
+    """(S, S) ``beats[t, s]``: t is significantly better than s according to ``decisions`` (P,)."""
+    beats = np.zeros((n_systems, n_systems), dtype=bool)
+    a, b = pair_systems[:, 0], pair_systems[:, 1]
+    better = decisions == BETTER
+    worse = decisions == WORSE
+    beats[a[better], b[better]] = True
+    beats[b[worse], a[worse]] = True
+    return beats
+
+
+def tiers(d: Decided) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The decided systems in tiers, best first (module docstring), and the systems with no decided pair."""
+    import networkx as nx  # on use: the other answers never need it
+
+    beats = d.beats
+    placed = beats.any(axis=0) | beats.any(axis=1)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(int(s) for s in np.flatnonzero(placed))
+    graph.add_edges_from((int(t), int(s)) for t, s in zip(*np.nonzero(beats), strict=True))
+    condensed = nx.condensation(graph)
+    level: dict[int, int] = {}
+    for node in nx.topological_sort(condensed):
+        level[node] = max((level[p] + 1 for p in condensed.predecessors(node)), default=0)
+    layers: dict[int, list[str]] = {}
+    for node, depth in level.items():
+        layers.setdefault(depth, []).extend(d.systems[s] for s in condensed.nodes[node]["members"])
+    ordered = tuple(tuple(sorted(layers[depth], key=natural)) for depth in sorted(layers))
+    return ordered, tuple(d.systems[s] for s in np.flatnonzero(~placed))
+
+
+def words(d: Decided) -> str:
+    """E.g. "M17 > {M0, M22, M23} > M8; M3 cannot be placed yet; 12 pairs cannot be separated yet"."""
+    ranked, unplaced = tiers(d)
+    equivalent = d.asked & (d.decisions == TIE) & (False if d.equivalent is None else d.equivalent)
+    open_pairs = int(np.sum(d.asked & (d.decisions == TIE) & ~equivalent))
+    if not ranked:
+        return f"No pair has a significant winner {d.when}."
+    parts = [" > ".join(t[0] if len(t) == 1 else "{" + ", ".join(t) + "}" for t in ranked)]
+    if unplaced:
+        parts.append(f"{listing(unplaced)} cannot be placed {d.when} (no pair decided)")
+    if equivalent.any():
+        parts.append(f"{int(equivalent.sum())} {'pair is' if equivalent.sum() == 1 else 'pairs are'} equivalent within the margin")
+    if open_pairs:
+        parts.append(f"{open_pairs} {'pair' if open_pairs == 1 else 'pairs'} cannot be separated {d.when}")
+    else:
+        parts.append("every pair is decided")
+    return "; ".join(parts) + "."
+
+
+def status(d: Decided) -> tuple[str, ...]:
+    """(S,) ``settled`` (every pair of the system asked is decided) or ``undecided``."""
+    open_pairs = d.asked & (d.decisions == TIE)
+    unsettled = np.zeros(len(d.systems), dtype=bool)
+    unsettled[d.pair_systems[open_pairs].ravel()] = True
+    return tuple("undecided" if u else "settled" for u in unsettled)
