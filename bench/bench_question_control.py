@@ -5,15 +5,23 @@ rules of round 2 on the same seeds (the same item orders).
 Part 1 (simulation): six systems (eight for top-3), 2, 3 or 4 exactly tied at the top (ties exact
 in the item pool: module ``prefeval_core.protocol.simulation``), and the all-tied null; N in {1, 10};
 ``--runs`` runs per cell: the share of runs excluding a tied top member (top-1, top-3) or with any
-false directional decision (all-pairs, all tied), with 2 Monte-Carlo s.e.
+false directional decision (all-pairs, all tied), with 2 Monte-Carlo s.e. With ``--rules`` naming
+``fdr``: all-pairs and baseline studies with true ties *and* real differences (the top systems tie,
+the others tie ``gap`` lower) and the all-tied null, e-BH (``fdr``) against Holm (``question``) on
+the same seeds: the false discovery rate with 2 s.e., the share of runs with any false decision,
+power (share of the truly different pairs decided the right way) and cost (``--cells`` picks cells).
 
 Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges as control
 variates), WMT21 TED all-pairs with equivalence margins: cost, exact match, false exclusions,
 inversions; ``--seeds`` seeds.
 
+With ``fdr`` in ``--rules``: SummEval relevance and WMT21 TED all-pairs (human only), ``fdr`` against
+``question`` on the same seeds: cost, pairs decided, and the decisions against the full data's
+paired t-tests (correct, inversions, insertions: decided where the full data do not decide).
+
 Usage (from the repository root)::
 
-    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real]
+    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real] [--rules question,fdr]
 """
 
 from __future__ import annotations
@@ -30,12 +38,21 @@ from prefeval_core.data.dataset import load_dataset
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
-from prefeval_core.protocol.simulation import simulate_question
+from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import build_study_table
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RULES = (("question", "mean"), ("spending", "sign"))
+PAIR_RULES = (("question", "mean"), ("fdr", "mean"))
+DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
+    (Question(), 5, 5, 0.5, 60, "mean"),  # the global null: FDR = the share of runs with a false decision
+    (Question(), 6, 2, 0.5, 60, "mean"),
+    (Question(), 6, 2, 0.5, 60, "sign"),
+    (Question(), 8, 4, 0.5, 60, "mean"),
+    (Question("baseline", baselines=("s00",)), 6, 2, 0.5, 60, "mean"),
+)
 
 
 def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...]) -> None:
@@ -54,6 +71,27 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                 rule = f"{control} ({statistic})"
                 se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
                 cells = (label, systems, tied, batch, rule, result.runs, f"{result.errors:.3f}", f"{se2:.3f}", f"{result.cost:.3f}")
+                print("| " + " | ".join(map(str, cells)) + " |")
+                sys.stdout.flush()
+
+
+def discoveries(runs: int, batches: tuple[int, ...], cells: tuple[int, ...]) -> None:
+    print("| question | systems | tied at the top | gap | items | N | rule | runs | FDR | 2 s.e. | any false | power | cost |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for question, systems, tied, gap, items, statistic in (DISCOVERY_CELLS[cell] for cell in cells):
+        for batch in batches:
+            for control, _ in PAIR_RULES:
+                result = simulate_discoveries(
+                    n_systems=systems, n_tied=tied, n_items=items, gap=gap, question=question, error_control=control,
+                    statistic=statistic, batch=batch, runs=runs, seed=20_000 + 100 * tied + batch,
+                )  # fmt: skip
+                label = f"baseline {', '.join(question.baselines)}" if question.baselines else question.kind
+                se2 = 2 * max(result.fdr_standard_error, math.sqrt(0.05 * 0.95 / result.runs))
+                power = f"{result.power:.3f}" if tied < systems else "–"
+                cells = (
+                    label, systems, tied, gap, items, batch, f"{control} ({statistic})", result.runs, f"{result.fdr:.3f}",
+                    f"{se2:.3f}", f"{result.any_false:.3f}", power, f"{result.cost:.3f}",
+                )  # fmt: skip
                 print("| " + " | ".join(map(str, cells)) + " |")
                 sys.stdout.flush()
 
@@ -113,21 +151,65 @@ def real(seeds: int) -> None:
             sys.stdout.flush()
 
 
+def real_pairs(seeds: int) -> None:
+    header = "| study | rule | seeds | cost (mean, range) | pairs decided | of the full data's | correct | inversions | insertions |"
+    print(header + " s / run |\n|---|---|---|---|---|---|---|---|---|---|")
+    studies = (("SummEval relevance all-pairs", "summeval", "human:relevance"), ("WMT21 TED all-pairs", "wmt21_ted_ende_mqm", "human"))
+    for label, name, human in studies:
+        data = load_dataset(SHARED / name)
+        for control, statistic in PAIR_RULES:
+            costs, counts = [], np.zeros(5)
+            start = time.perf_counter()
+            for seed in range(seeds):
+                table = build_study_table(data, human, seed=seed)
+                settings = ProtocolSettings(
+                    budget=table.cost_available(), batch=10, seed=seed, unit=table.unit, model="human_only",
+                    error_control=control, statistic=statistic, futility=0.05,  # type: ignore[arg-type]
+                )  # fmt: skip
+                _, result = _run(table, settings)
+                costs.append(result.cost_fraction)
+                types = result.comparison.error_types
+                reference = result.comparison.reference != UNDECIDED
+                counts += [
+                    np.sum(result.comparison.outcomes != UNDECIDED), reference.sum(), np.sum(types == "correct_significant"),
+                    np.sum(types == "inversion"), np.sum(types == "insertion"),
+                ]  # fmt: skip
+            elapsed = (time.perf_counter() - start) / seeds
+            decided, full, correct, inversions, insertions = counts / seeds
+            print(
+                f"| {label} | {control} ({statistic}) | {seeds} | {np.mean(costs):.3f} ({min(costs):.3f}–{max(costs):.3f}) | "
+                f"{decided:.1f} | {full:.0f} | {correct:.1f} | {inversions:.1f} | {insertions:.1f} | {elapsed:.1f} |"
+            )
+            sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--part", default="sim,real")
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
-    parser.add_argument("--rules", default="question,spending", help="simulation: question (mean) and/or spending (sign)")
+    parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
+    parser.add_argument(
+        "--rules", default="question,spending", help="question (mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)"
+    )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
+    options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
+    controls = tuple(args.rules.split(","))
+    batches = tuple(int(n) for n in args.batches.split(","))
     if "real" in args.part:
-        real(args.seeds)
+        if "fdr" in controls:
+            real_pairs(args.seeds)
+        else:
+            real(args.seeds)
     if "sim" in args.part:
-        rules = tuple(rule for rule in RULES if rule[0] in args.rules.split(","))
-        simulation(args.runs, tuple(int(n) for n in args.batches.split(",")), rules)
+        rules = tuple(rule for rule in RULES if rule[0] in controls)
+        if rules:
+            simulation(args.runs, batches, rules)
+        if "fdr" in controls:
+            discoveries(args.runs, batches, tuple(int(cell) for cell in args.cells.split(",")))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.protocol.decide import decide_pairs_round
+from prefeval_core.protocol.fdr_control import decide_fdr_round
 from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
 from prefeval_core.protocol.state import ProtocolState
 
@@ -70,6 +71,14 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
             per_pair=False,
             futility=True,
             decide=decide_question_round,
+        ),
+        ErrorControlRule(
+            "fdr",
+            "all-pairs / baseline: false discovery rate ≤ γ (e-BH)",
+            "false discovery rate (e-BH over the question's pairs: the expected share of false directional decisions ≤ γ)",
+            per_pair=False,
+            futility=True,
+            decide=decide_fdr_round,
         ),
         ErrorControlRule(
             "none",

@@ -70,31 +70,77 @@ def decide_question_round(state: ProtocolState, number: int | None = None, sampl
     asked = question_pairs(settings.question, table.systems, table.pair_systems)
     status = state.status
     chosen = np.flatnonzero(asked & (status.decision == TIE) & ~status.equivalent)
-    sequences = pair_sequences(state) if settings.statistic == "mean" else None
-    evidence = None if sequences is None else mean_evidence(sequences, settings.delta)
-    if evidence is not None:
-        direction, current, equivalence = evidence.direction, evidence.current, evidence.equivalence
-    else:
-        direction = current = human_log_e(state.revealed_counts().n)
-        equivalence = np.full_like(direction, np.nan)
+    found = pair_evidence(state)
+    evidence = found.evidence
     leader = leader_log_e(state, evidence.nulls) if _leads(state) and evidence is not None else None
     decisions = state.decisions.copy()
     members = state.members.copy()
     if settings.question.entry.tier:
-        member_log_e = leader.log_e if leader is not None else _kth_member_log_e(state, current)
+        member_log_e = leader.log_e if leader is not None else _kth_member_log_e(state, found.current)
         members &= ~closed_exclusions(member_log_e, settings.gamma)
     else:
-        decisions = holm_directions(direction, asked, decisions, settings.gamma)
-    equivalent = status.equivalent.copy()
-    if settings.delta is not None:
-        equivalent = holm_equivalence(equivalence, asked, equivalent, settings.gamma)
-    futile = _futile(state, sequences, evidence, leader, decisions, equivalent, members, asked)
-    rows = chosen
+        decisions = holm_directions(found.direction, asked, decisions, settings.gamma)
+    equivalent = question_equivalence(state, found, asked)
+    futile = _futile(state, found, leader, decisions, equivalent, members, asked)
+    return decided_round(state, found, chosen, found.direction, decisions, futile, equivalent, members)
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    """Every pair's evidence under a question-level rule: the mean statistic's betting e-processes,
+    or for ``sign`` the human-only mixture e-process of the outcome counts.
+
+    Attributes:
+        sequences, evidence: the mean statistic's revealed differences and e-processes (``None``
+            with ``sign``).
+        direction: (P, 2) log e-values against "A is not better" (column 0) and "B is not better",
+            as their running maxima (anytime-valid p-values ``1 / max E``); with ``sign`` the current
+            values.
+        current: (P, 2) the same processes' current log e-values (an e-value at any stopping time).
+        equivalence: (P, 2) log e-values against ``Δ >= δ`` and ``Δ <= -δ``; NaN without a margin.
+    """
+
+    sequences: PairSequences | None
+    evidence: MeanEvidence | None
+    direction: FloatArray
+    current: FloatArray
+    equivalence: FloatArray
+
+
+def pair_evidence(state: ProtocolState) -> PairEvidence:
+    """The :class:`PairEvidence` of every pair of ``state`` on its revealed judgments."""
+    if state.settings.statistic != "mean":
+        log_e = human_log_e(state.revealed_counts().n)
+        return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan))
+    sequences = pair_sequences(state)
+    evidence = mean_evidence(sequences, state.settings.delta)
+    return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence)
+
+
+def question_equivalence(state: ProtocolState, found: PairEvidence, asked: BoolArray) -> BoolArray:
+    """(P,) equivalent pairs after the round (Holm over the asked pairs' equivalence nulls, kept once shown)."""
+    equivalent = state.status.equivalent.copy()
+    if state.settings.delta is None:
+        return equivalent
+    return holm_equivalence(found.equivalence, asked, equivalent, state.settings.gamma)
+
+
+def decided_round(
+    state: ProtocolState,
+    found: PairEvidence,
+    rows: npt.NDArray[np.int64],
+    log_evidence: FloatArray,
+    decisions: npt.NDArray[np.int8],
+    futile: BoolArray,
+    equivalent: BoolArray,
+    members: BoolArray,
+) -> DecidedRound:
+    """The :class:`DecidedRound` of the pairs ``rows``, recording ``log_evidence`` (P, 2) for them."""
     record = RoundDecisions(
-        theta=_theta(sequences, state, rows),
+        theta=_theta(found.sequences, state, rows),
         decision=decisions[rows],
-        p_mean=status.p_mean[rows],
-        log_evidence=direction[rows],
+        p_mean=state.status.p_mean[rows],
+        log_evidence=log_evidence[rows],
         log_numerator=np.zeros((len(rows), 2)),
         futile=futile[rows],
         equivalent=equivalent[rows],
@@ -311,32 +357,39 @@ def _predictive(z: FloatArray, observed: BoolArray, log_now: FloatArray, left: n
 
 def _futile(
     state: ProtocolState,
-    sequences: PairSequences | None,
-    evidence: MeanEvidence | None,
+    found: PairEvidence,
     leader: LeaderProcess | None,
     decisions: npt.NDArray[np.int8],
     equivalent: BoolArray,
     members: BoolArray,
     asked: BoolArray,
 ) -> BoolArray:
-    """(P,) pairs that stop costing judgments: no items left, or (with β and the mean statistic)
-    a predictive probability below β of a decision before the pool runs out — for top-k, of any
-    further exclusion, which stops every pair at once."""
+    """(P,) pairs that stop costing judgments (:func:`pair_futility`); for top-k, every pair at
+    once when the predictive probability of any further exclusion is below β."""
     settings = state.settings
+    if not settings.question.entry.tier:
+        m = 2 * int(asked.sum())
+        r = int((decisions[asked] != TIE).sum())
+        open_pair = asked & (decisions == TIE) & ~equivalent
+        return pair_futility(state, found, open_pair, found.direction, float(np.log(max(m - r, 1) / settings.gamma)))
     futile = state.status.futile | (state.rows_left() == 0)
-    beta = settings.futility
-    if beta is None or sequences is None or evidence is None:
+    if settings.futility is None or found.sequences is None:
         return futile
-    left = sequences.pool - sequences.n
-    if settings.question.entry.tier:
-        return futile | (_answer_settled(state, leader, members, left, beta) & asked)
-    m = 2 * int(asked.sum())
-    r = int((decisions[asked] != TIE).sum())
-    target = np.full(len(left), np.log(max(m - r, 1) / settings.gamma))
-    chances = [
-        _predictive(null.z, null.observed, evidence.direction[:, column], left, target) for column, null in enumerate(evidence.nulls)
-    ]
-    open_pair = asked & (decisions == TIE) & ~equivalent
+    left = found.sequences.pool - found.sequences.n
+    return futile | (_answer_settled(state, leader, members, left, settings.futility) & asked)
+
+
+def pair_futility(state: ProtocolState, found: PairEvidence, open_pair: BoolArray, log_now: FloatArray, target: float) -> BoolArray:
+    """(P,) pairs that stop costing judgments: no items left, or (with β and the mean statistic)
+    among ``open_pair``, a predictive probability below β that either of the pair's e-processes,
+    now at ``log_now`` (P, 2), reaches the log e-value ``target`` before its pool runs out."""
+    futile = state.status.futile | (state.rows_left() == 0)
+    beta = state.settings.futility
+    if beta is None or found.sequences is None or found.evidence is None:
+        return futile
+    left = found.sequences.pool - found.sequences.n
+    goal = np.full(len(left), target)
+    chances = [_predictive(null.z, null.observed, log_now[:, column], left, goal) for column, null in enumerate(found.evidence.nulls)]
     return futile | (open_pair & (np.maximum(*chances) < beta))
 
 

@@ -49,14 +49,15 @@ class ProtocolSettings:
         question: what the run answers.
         unit: what one judgment is (method.md §12), as the study table says.
         error_control: a registered rule (:data:`~prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES`):
-            ``none`` (the paper's per-look rule), ``spending``, ``anytime`` or ``question``.
+            ``none`` (the paper's per-look rule), ``spending`` or ``anytime`` (per pair),
+            ``question`` (the whole answer) or ``fdr`` (the false discovery rate of a pairwise answer).
         futility: with error control (``spending`` or ``anytime``), β of the predictive futility stop (stop
             asking for a pair when the probability that it can still be decided before its items
             run out is below β); ``None``: stop only when no remaining judgment could decide it.
             Futility never adds a false decision.
         max_rounds: stop after this many rounds (``None``: no limit).
         statistic: ``sign`` (the paper's) or ``mean`` (paired score differences, method.md §13;
-            decided by betting e-processes, error control ``anytime`` or ``question``).
+            decided by betting e-processes, error control ``anytime``, ``question`` or ``fdr``).
         delta: equivalence margin δ > 0 in the human score's units (``mean`` only): a pair whose
             mean difference is shown to lie in (-δ, δ) is decided *equivalent* and costs no more
             ratings; ``None``: no equivalence decisions.
@@ -117,8 +118,12 @@ class ProtocolSettings:
         if self.max_rounds is not None and self.max_rounds < 1:
             raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
         _check_choice("statistic", self.statistic, STATISTICS)
-        if self.statistic == "mean" and self.error_control not in ("anytime", "question"):
-            raise settings_error("the mean statistic is decided by betting: use error control 'question' or 'anytime'", field="statistic")
+        if self.statistic == "mean" and self.error_control not in ("anytime", "question", "fdr"):
+            message = "the mean statistic is decided by betting: use error control 'question', 'fdr' or 'anytime'"
+            raise settings_error(message, field="statistic")
+        if self.error_control == "fdr" and self.question.entry.tier:
+            message = "error control 'fdr' bounds the false discovery rate of pairwise decisions: use it with all-pairs or baseline"
+            raise settings_error(message + " questions (for top-k, 'question' protects the answer's members)", field="error_control")
         if self.delta is not None and not (self.statistic == "mean" and math.isfinite(self.delta) and self.delta > 0):
             message = f"an equivalence margin must be a finite number > 0 with the mean statistic, got {self.delta}"
             raise settings_error(message, field="delta")

@@ -14,6 +14,7 @@ metric drawn from a fixed mixture matrix given each item's human outcome) with t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -23,6 +24,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import MuRows
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
+from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
@@ -114,8 +116,99 @@ def simulate_question(
     under ``spending`` it informs the futility stop, method.md §12)."""
     failures, costs = 0, []
     means = true_means(n_systems, n_tied, ladder=ladder)
+    replays = _replays(n_systems, n_tied, n_items, question, error_control, statistic, batch, gamma, runs, seed,
+                       ladder=ladder, metric_accuracy=metric_accuracy)  # fmt: skip
+    for state in replays:
+        failures += int(_failed(state, means, question))
+        costs.append(protocol_result(state).cost_fraction)
+    share = failures / runs
+    return QuestionRuns(runs, share, float(np.sqrt(max(share * (1 - share), 1e-12) / runs)), float(np.mean(costs)))
+
+
+@dataclass(frozen=True)
+class DiscoveryRuns:
+    """Runs of one simulated pairwise setting (all-pairs or baseline), every pair counted.
+
+    Attributes:
+        runs: number of runs.
+        fdr: the false discovery rate: the mean over runs of false directional decisions / decisions
+            (0 in a run without any); ``fdr_standard_error`` its Monte-Carlo standard error.
+        any_false: the share of runs with at least one false directional decision (the FWER).
+        power: the mean share of the truly different pairs decided in their true direction.
+        cost: the mean cost fraction.
+    """
+
+    runs: int
+    fdr: float
+    fdr_standard_error: float
+    any_false: float
+    power: float
+    cost: float
+
+
+def simulate_discoveries(
+    *,
+    n_systems: int,
+    n_tied: int,
+    n_items: int,
+    gap: float = 0.5,
+    question: Question | None = None,
+    error_control: str = "fdr",
+    statistic: str = "mean",
+    batch: int = 10,
+    gamma: float = DEFAULT_GAMMA,
+    runs: int = 100,
+    seed: int = 0,
+) -> DiscoveryRuns:
+    """Replay ``runs`` simulated studies (:func:`tied_top_study`: the ``n_tied`` top systems tie,
+    the others tie ``gap`` lower; seeds ``seed``, ``seed + 1``, ...) and count every pair's
+    asked pair's directional decision against the true means (default question: all-pairs)."""
+    asked = question or Question()
+    truth = np.array(true_means(n_systems, n_tied, gap=gap))
+    shares, any_false, power, costs = [], 0, [], []
+    for state in _replays(n_systems, n_tied, n_items, asked, error_control, statistic, batch, gamma, runs, seed, gap=gap):
+        table = state.table
+        kept = question_pairs(asked, table.systems, table.pair_systems)
+        a, b = table.pair_systems[kept, 0], table.pair_systems[kept, 1]
+        sign = np.sign(truth[a] - truth[b])
+        said = np.select([state.decisions[kept] == BETTER, state.decisions[kept] == WORSE], [1.0, -1.0], 0.0)
+        false = (said != 0) & (said != sign)
+        decided = int((said != 0).sum())
+        shares.append(false.sum() / max(decided, 1))
+        any_false += int(false.any())
+        power.append(float(((said == sign) & (sign != 0)).sum() / max(int((sign != 0).sum()), 1)))
+        costs.append(protocol_result(state).cost_fraction)
+    return DiscoveryRuns(
+        runs=runs,
+        fdr=float(np.mean(shares)),
+        fdr_standard_error=float(np.std(shares) / np.sqrt(runs)),
+        any_false=any_false / runs,
+        power=float(np.mean(power)),
+        cost=float(np.mean(costs)),
+    )
+
+
+def _replays(
+    n_systems: int,
+    n_tied: int,
+    n_items: int,
+    question: Question,
+    error_control: str,
+    statistic: str,
+    batch: int,
+    gamma: float,
+    runs: int,
+    seed: int,
+    *,
+    gap: float = 0.5,
+    ladder: bool = False,
+    metric_accuracy: float | None = None,
+) -> Iterator[ProtocolState]:
+    """The finished replays of ``runs`` simulated studies (:func:`tied_top_study`, seeds ``seed``,
+    ``seed + 1``, ...), human only or with the ideal metric of sign accuracy ``metric_accuracy``
+    in the model (``known_mu``), the futility level β = γ under error control."""
     for run in range(runs):
-        data = tied_top_study(n_systems, n_tied, n_items, ladder=ladder, seed=seed + run)
+        data = tied_top_study(n_systems, n_tied, n_items, gap=gap, ladder=ladder, seed=seed + run)
         table = build_study_table(data, HUMAN) if metric_accuracy is None else with_ideal_metric(data, metric_accuracy, seed + run)
         settings = ProtocolSettings(
             budget=table.cost_available(),
@@ -131,11 +224,7 @@ def simulate_question(
             statistic=statistic,  # type: ignore[arg-type]
             futility=None if error_control == "none" else gamma,
         )
-        state = run_protocol(new_state(table, settings), replay_source(table))
-        failures += int(_failed(state, means, question))
-        costs.append(protocol_result(state).cost_fraction)
-    share = failures / runs
-    return QuestionRuns(runs, share, float(np.sqrt(max(share * (1 - share), 1e-12) / runs)), float(np.mean(costs)))
+        yield run_protocol(new_state(table, settings), replay_source(table))
 
 
 def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) -> bool:

@@ -99,7 +99,8 @@ class StudySetup:
         "spending",
         label="Error control",
         help="question: the whole answer protected (no true top-k member excluded, no false directional decision, with "
-        "probability 1 - gamma over all looks and pairs); spending / anytime (per pair): false decisions at a tied pair stay "
+        "probability 1 - gamma over all looks and pairs); fdr (all-pairs / baseline): the expected share of false directional "
+        "decisions at most gamma (e-BH); spending / anytime (per pair): false decisions at a tied pair stay "
         "below gamma over the whole run (a spending function over the pool / e-processes valid under any looking); none: the "
         "paper's per-look rule",
         choices=control_words,
@@ -155,7 +156,7 @@ class StudySetup:
         "sign",
         label="Statistic",
         help="a pair's evidence: sign (counts of better / worse items, the paper's) or mean (paired score differences, "
-        "method.md §13; needs error control question or anytime)",
+        "method.md §13; needs error control question, fdr or anytime)",
         choices=STATISTIC_WORDS,
     )
     delta: float | None = setting(

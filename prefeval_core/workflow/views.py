@@ -79,14 +79,15 @@ class DecisionPaths:
         y_title: what ``y`` is.
         lower, upper: the boundaries actually used: a point at or below ``lower`` decides ``<``
             (B better), at or above ``upper`` decides ``>`` (A better); ``None`` under
-            ``question`` control, whose boundary moves with the other pairs (Holm, closed testing).
+            ``question`` and ``fdr``, whose boundary moves with the other pairs (Holm, closed
+            testing, e-BH).
         paths: pair index -> ``(round, y)`` after each round in which the pair was decided on.
 
     Per control: ``none``: ``y = θ = P(p> > p<)``, boundaries γ/2 and 1 − γ/2; ``anytime``:
     ``y`` = the larger side's log e-value, signed (+ for ``>``), boundaries ∓log(2/γ);
     ``spending``: ``y = (n> − n<) / b`` with ``b`` the group-sequential boundary at that look
     (decisive outcomes only), boundaries ∓1; ``question``: the signed log e-value of the pair's
-    direction, no fixed boundary.
+    direction, no fixed boundary; ``fdr``: the same with the current (not running-maximum) e-values.
     """
 
     control: str
@@ -125,11 +126,11 @@ def decision_paths(state: ProtocolState) -> DecisionPaths:
                     difference = 2 * better[i] - looks[i][-1][0]
                     points.setdefault(pair, []).append((record.round, difference / float(found.boundary[i])))
         return DecisionPaths(control, "(n> − n<) / boundary of the look", -1.0, 1.0, _frozen(points))
-    if control in ("anytime", "question"):
+    if control in ("anytime", "question", "fdr"):
         for record in state.records:
             for pair, (up, down) in zip(record.pairs.tolist(), record.log_evidence.tolist(), strict=True):
                 points.setdefault(pair, []).append((record.round, up if up >= down else -down))
-        if control == "question":
+        if control in ("question", "fdr"):
             return DecisionPaths(control, "log e-value (+ A better, − B better)", None, None, _frozen(points))
         threshold = float(np.log(2.0 / gamma))
         return DecisionPaths(control, "log e-value (+ A better, − B better)", -threshold, threshold, _frozen(points))
