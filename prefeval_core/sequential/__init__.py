@@ -29,14 +29,13 @@ Spiegelhalter, Freedman & Blackburn 1986 (Monitoring clinical trials: conditiona
 power?, Controlled Clinical Trials); Varadhan & Roland 2008 (SQUAREM).
 """
 
-from prefeval_core.sequential.evidence import ERROR_CONTROLS, METRIC_SHARE, ErrorControl, EvidenceResult, anytime_decisions, log_thresholds
+from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, EvidenceResult, anytime_decisions, log_thresholds
 from prefeval_core.sequential.futility import FUTILITY_RULES, Futility, FutilityResult, futility
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
 from prefeval_core.sequential.metric import initial_log_numerator, metric_log_e, update_log_numerator, vote_counts
 from prefeval_core.sequential.simulation import RunsResult, Scenario, simulate_runs
 
 __all__ = [
-    "ERROR_CONTROLS",
     "FUTILITY_RULES",
     "METRIC_SHARE",
     "MIXTURE_CONCENTRATION",

@@ -28,7 +28,7 @@ pairs, loses only ``-log(1 - w) = 0.1`` nats. Measured in ``bench/bench_error_co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -50,9 +50,6 @@ ErrorControl = Literal["none", "spending", "anytime", "question", "fdr"]
 top-k member or of any false directional decision (:mod:`prefeval_core.protocol.question_control`).
 ``fdr``: all-pairs and baseline questions, the expected share of false directional decisions among
 the decisions at most ``gamma`` (e-BH, :mod:`prefeval_core.protocol.fdr_control`)."""
-ERROR_CONTROLS: tuple[ErrorControl, ...] = get_args(ErrorControl)
-"""The built-in rules (their registry, with words and round functions, is
-:data:`prefeval_core.protocol.error_controls.ERROR_CONTROL_RULES`)."""
 
 METRIC_SHARE = 0.1
 """``w``: the part of ``gamma`` given to the metric e-process in a metric model (module docstring)."""
