@@ -211,8 +211,9 @@ class ProtocolState:
         a, b = table.row_cells
         ra, rb = self.reveals.round[a], self.reveals.round[b]
         rounds = np.where((ra > 0) & (rb > 0), np.maximum(ra, rb), 0)
-        diff = self.reveals.value[a] - self.reveals.value[b]
-        outcome = np.where(rounds > 0, codes_from_differences(diff, table.eps_human), MISSING).astype(np.int8)
+        outcome = np.full(len(rounds), MISSING, dtype=np.int8)
+        both = np.flatnonzero(rounds)  # few rows of a large table: score differences only there
+        outcome[both] = codes_from_differences(self.reveals.value[a[both]] - self.reveals.value[b[both]], table.eps_human)
         return rounds, outcome
 
     def revealed_counts(self, *, before_round: int | None = None) -> JointCounts:
