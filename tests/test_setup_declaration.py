@@ -80,7 +80,8 @@ def test_the_cli_options_are_the_declaration() -> None:
         if field.required:
             assert action.required, option
             continue
-        assert action.default == field.default, option
+        default = tuple(action.default) if field.kind is tuple else action.default  # repeatable: a list to extend
+        assert default == field.default, option
         if field.setting.choices is not None:
             assert tuple(action.choices or ()) == tuple(field.setting.words()), option
         if field.kind in (int, float):
@@ -239,3 +240,12 @@ def test_bounds_in_words() -> None:
     assert Bounds(ge=0, le=100_000).words() == "from 0 to 100,000"
     with pytest.raises(ValueError, match="gamma must be in"):
         StudySetup(human="h", gamma=1.0)
+
+
+def test_a_repeated_metric_option_adds_metrics() -> None:
+    """``--metric a --metric b,c`` asks for three metrics (it once kept only the last)."""
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    replay = subparsers.choices["replay"]
+    args = replay.parse_args(["--data", "sample:summeval", "--human", "h", "--metric", "a", "--metric", "b,c"])
+    assert tuple(args.metric) == ("a", "b", "c")
+    assert tuple(replay.parse_args(["--data", "sample:summeval", "--human", "h"]).metric) == ()

@@ -65,8 +65,8 @@ def option_arguments(field: SetupField, default: Any) -> dict[str, Any]:
     if field.required:
         return {"required": True, "help": spec.help}
     arguments: dict[str, Any] = {"default": default}
-    if field.kind is tuple:
-        arguments.update(type=name_list, metavar="NAME[,NAME,...]")
+    if field.kind is tuple:  # repeatable: --metric a --metric b,c gives a, b, c
+        arguments.update(type=name_list, metavar="NAME[,NAME,...]", action="extend", default=list(default))
     elif spec.choices is not None:
         arguments["choices"] = tuple(spec.words())
     elif field.kind in (int, float):
