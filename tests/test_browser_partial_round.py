@@ -67,7 +67,8 @@ def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) 
             expect(asked).to_be_visible()
             still_open, requested = map(int, re.findall(r"\d+", asked.inner_text())[:2])
             assert still_open == requested - judged
-            main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests" + (" queued" if choice == "keep" else "")).click()
+            queued = " queued" if choice == "keep" else ""
+            main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}").click()
             return still_open
 
         judge(4)
