@@ -1,9 +1,9 @@
 """A partial round in a real browser (issue 19): the lead decides part-way through a live round
 and nothing is lost. The issue's case is 16 of 100 requested judgments; a live ratings study on the
-bundled SummEval sample asks for one batch per round (the form's default), so the test judges a few
-of that round to stay fast: it decides after 4 (the confirmation asks; the open requests are kept
-and served again), then after 2 more (withdrawn: no longer served), and judges once more.
-Every judgment made is stored once, by the annotator who made it."""
+bundled SummEval sample asks for one batch per round (the form's default: 10 items, 160 ratings),
+and the test judges only a few of them to stay fast: it decides after 4 (the confirmation asks; the
+open requests are kept and served again), then after 2 more (withdrawn: no longer served), and
+judges once more. Every judgment made is stored once, by the annotator who made it."""
 
 from __future__ import annotations
 
@@ -60,13 +60,18 @@ def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) 
                 expect(progress).to_contain_text(f"{done} of")
                 page.wait_for_timeout(500)
 
+        def idle() -> None:  # a click while the app reruns can be lost
+            page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
+
         def decide(choice: str, judged: int) -> int:
             """Press *Decide now*, see the confirmation ask, answer ``choice``; the open requests it named."""
+            idle()
             main.get_by_role("button", name=re.compile(rf"^Decide now with {judged} new judgments \({judged} of \d+ requested\)$")).click()
             asked = main.get_by_text(re.compile(r"\d+ of the \d+ requested judgments are not made yet"))
             expect(asked).to_be_visible()
             still_open, requested = map(int, re.findall(r"\d+", asked.inner_text())[:2])
             assert still_open == requested - judged
+            idle()
             queued = " queued" if choice == "keep" else ""
             main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}").click()
             return still_open
