@@ -6,8 +6,8 @@ The lead pushes a round, two annotators who signed up through the project's invi
 tasks through the API with their own tokens, the lead pulls: every answer is stored once, with the
 side each annotator saw and the annotator's e-mail; the lead steps part-way, and the next push
 adds only the new tasks (the open ones stay single tasks). A second annotator's labeling screen,
-rendered in Chromium, shows the texts and the criterion and nothing of the first one's. Under ``CI=true`` a missing server or
-SDK fails the test; elsewhere it is skipped with the reason.
+rendered in Chromium, shows the texts and the criterion and nothing of the first one's. Under
+``CI=true`` a missing server, SDK or browser fails the test; elsewhere it is skipped with the reason.
 """
 
 from __future__ import annotations
