@@ -5,8 +5,9 @@ one server per test session on 127.0.0.1, data in a temp folder, no outside call
 The lead pushes a round, two annotators who signed up through the project's invite link answer
 tasks through the API with their own tokens, the lead pulls: every answer is stored once, with the
 side each annotator saw and the annotator's e-mail; the lead steps part-way, and the next push
-adds only the new tasks (the open ones stay single tasks). Under ``CI=true`` a missing server or
-SDK fails the test; elsewhere it is skipped with the reason.
+adds only the new tasks (the open ones stay single tasks). A second annotator's labeling screen,
+rendered in Chromium, shows the texts and the criterion and nothing of the first one's. Under
+``CI=true`` a missing server, SDK or browser fails the test; elsewhere it is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -209,3 +210,62 @@ def test_push_answer_as_two_users_pull_and_push_the_next_round(
     ]
     assert len(set(items_and_texts)) == len(after)  # no request twice, whichever side it shows as A
     store.dispose()
+
+
+def test_the_labeling_screen_shows_the_texts_and_the_criterion_and_nobody_elses_data(
+    label_studio: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Annotator A answers a task through the API; annotator B logs in on Label Studio's own login
+    page in Chromium and opens the labeling screen (the project's label stream, which serves B the
+    task A answered: the lead asked for two answers per task). The source text, the criterion and
+    both outputs show; nothing of A's (e-mail, answer) and none of the task's JSON does."""
+    from ui.browser import CHROMIUM, launch_chromium
+
+    if not CHROMIUM.exists():
+        _unavailable(f"no chromium at {CHROMIUM}")
+    from playwright.sync_api import expect, sync_playwright
+
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("PREFEVAL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    store = open_store(tmp_path)
+    data = _data(items=3)
+    setup = StudySetup(human="human", unit="comparisons", mode="live", budget=50, batch=2)
+    study = begin_study(store, data, data.load(), setup, criterion="coherence").id
+    store.dispose()
+    project = _cli(capsys, "labelstudio", "push", str(study), "--url", label_studio.url)["project"]
+    overlap = requests.patch(  # two answers per task, so the stream serves B the task A answered
+        f"{label_studio.url}/api/projects/{project}", json={"maximum_annotations": 2},
+        headers={"Authorization": f"Token {label_studio.token}"}, timeout=60,
+    )  # fmt: skip
+    overlap.raise_for_status()
+    task = min(label_studio.tasks(project), key=lambda t: t["id"])  # the first the stream serves
+    a_email, b_email = "first-annotator@example.org", "second-annotator@example.org"
+    label_studio.answer(label_studio.annotator(a_email), task, "B better")
+    label_studio.annotator(b_email)
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.set_default_timeout(120_000)
+        expect.set_options(timeout=120_000)
+        page.goto(f"{label_studio.url}/user/login/")
+        page.locator('input[name="email"]').fill(b_email)
+        page.locator('input[name="password"]').fill("annotator-password-1")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{label_studio.url}/")
+        page.goto(f"{label_studio.url}/projects/{project}/data?labeling=1")
+        data_shown = task["data"]
+        expect(page.get_by_text("Which output is better in coherence?")).to_be_visible()
+        for text in (data_shown["prefeval_source"], data_shown["prefeval_output_a"], data_shown["prefeval_output_b"]):
+            expect(page.get_by_text(text, exact=True)).to_be_visible()
+        choices = page.locator('input[type="radio"]')
+        expect(choices).to_have_count(4)  # A better, Equal, B better, Both bad
+        shown, html = page.locator("body").inner_text(), page.content()
+        sides = f"Output A\n{data_shown['prefeval_output_a']}\nOutput B\n{data_shown['prefeval_output_b']}\n"
+        assert sides in shown, shown  # the very task A answered, with the sides A saw
+        assert [choices.nth(k).is_checked() for k in range(4)] == [False] * 4  # A's "B better" is not B's
+        assert a_email not in html and b_email in html  # B's own menu names B; nothing names A
+        assert data_shown["prefeval"]["request_id"] not in html, "the task's JSON is in the page"
+        assert "prefeval_" not in shown and "{" not in shown, shown
+        browser.close()
