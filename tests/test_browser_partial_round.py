@@ -32,7 +32,7 @@ def _requested(request_json: str | None) -> set[tuple[str, str]]:
 
 
 def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import Locator, expect, sync_playwright
 
     env = {"PREFEVAL_DATA_DIR": str(tmp_path / "store")}
     with sync_playwright() as playwright, served_app(tmp_path / "app.log", env) as url:
@@ -63,17 +63,31 @@ def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) 
         def idle() -> None:  # a click while the app reruns can be lost
             page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
+        def press(button: Locator, until: Locator) -> None:
+            """Click ``button`` until ``until`` shows: on a loaded machine a click that lands while the
+            page reruns is dropped (the button is drawn again, unpressed), so it is pressed again."""
+            for _ in range(4):
+                idle()
+                button.click()
+                try:
+                    expect(until).to_be_visible(timeout=30_000)
+                    return
+                except AssertionError:
+                    continue
+            expect(until).to_be_visible()
+
         def decide(choice: str, judged: int) -> int:
             """Press *Decide now*, see the confirmation ask, answer ``choice``; the open requests it named."""
-            idle()
-            main.get_by_role("button", name=re.compile(rf"^Decide now with {judged} new judgments \({judged} of \d+ requested\)$")).click()
             asked = main.get_by_text(re.compile(r"\d+ of the \d+ requested judgments are not made yet"))
-            expect(asked).to_be_visible()
+            press(
+                main.get_by_role("button", name=re.compile(rf"^Decide now with {judged} new judgments \({judged} of \d+ requested\)$")),
+                asked,
+            )
             still_open, requested = map(int, re.findall(r"\d+", asked.inner_text())[:2])
             assert still_open == requested - judged
-            idle()
             queued = " queued" if choice == "keep" else ""
-            main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}").click()
+            told = f"the {still_open} still open stay in the queue" if choice == "keep" else f"the {still_open} still open are withdrawn"
+            press(main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}"), page.get_by_text(told))
             return still_open
 
         judge(4)
