@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.store import open_store
+from tests.browser_steps import TIMEOUT_MS, start_live_study_as
 from ui.browser import CHROMIUM, launch_chromium, served_app
-
-TIMEOUT_MS = 120_000
-MAIN = '[data-testid="stMain"]'
 
 pytestmark = [
     pytest.mark.browser,
@@ -40,16 +38,7 @@ def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) 
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.set_default_timeout(TIMEOUT_MS)
         expect.set_options(timeout=TIMEOUT_MS)
-        main = page.locator(MAIN)
-        page.goto(f"{url}/protocol")
-        page.get_by_text("Live: people judge what the protocol asks for").click()
-        page.get_by_role("button", name="Start protocol").click()
-        expect(main.get_by_text("Ratings used")).to_be_visible()
-        page.get_by_role("link", name="Annotate").click()
-        name = main.get_by_role("textbox", name="Annotator name")
-        name.fill("ann1")
-        name.press("Enter")
-        progress = main.locator('[data-testid="stProgress"]')
+        main, progress = start_live_study_as(page, url, "ann1")
 
         def judge(times: int) -> None:
             expect(progress).to_contain_text(re.compile(r"^0 of \d+ judged by ann1"))

@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.store import open_store
+from tests.browser_steps import TIMEOUT_MS, start_live_study_as
 from ui.browser import CHROMIUM, launch_chromium, served_app
-
-TIMEOUT_MS = 120_000
-MAIN = '[data-testid="stMain"]'
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,17 +29,9 @@ def test_a_live_study_survives_a_reload_and_a_server_restart(tmp_path: Path) -> 
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(TIMEOUT_MS)
         expect.set_options(timeout=TIMEOUT_MS)
-        main = page.locator(MAIN)
         with served_app(tmp_path / "first.log", env) as url:
-            page.goto(f"{url}/protocol")
-            page.get_by_text("Live: people judge what the protocol asks for").click()
-            page.get_by_role("button", name="Start protocol").click()
-            expect(main.get_by_text("Ratings used")).to_be_visible()
-            page.get_by_role("link", name="Annotate").click()
+            main, progress = start_live_study_as(page, url, "ann1")
             name = main.get_by_role("textbox", name="Annotator name")
-            name.fill("ann1")
-            name.press("Enter")
-            progress = main.locator('[data-testid="stProgress"]')
             expect(progress).to_contain_text(re.compile(r"0 of \d+ judged by ann1"))
             expect(main.get_by_role("button", name=re.compile(r"^(Shortcut )?4$"))).to_be_visible()
             main.locator("h1").click()  # the page, not the text field, gets the keys
