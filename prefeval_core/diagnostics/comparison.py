@@ -74,6 +74,20 @@ def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) 
     return codes
 
 
+def pool_mean_outcomes(differences: npt.ArrayLike) -> npt.NDArray[np.int8]:
+    """Reference outcome per pair of the pool-mean statistic (method.md §13): the direction of the
+    mean difference over the pool (P, T) itself (NaN: no difference on that item) — with every item
+    of a finite pool known there is nothing left to test; an exactly zero mean (or none) is a tie."""
+    d = np.asarray(differences, dtype=np.float64)
+    n = (~np.isnan(d)).sum(axis=1)
+    mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
+    tolerance = 1e-9 * np.maximum(np.nanmax(np.abs(d), axis=1, initial=0.0), 1.0)
+    codes = np.full(len(d), TIE, dtype=np.int8)
+    codes[mean > tolerance] = BETTER
+    codes[mean < -tolerance] = WORSE
+    return codes
+
+
 def sign_test_p_values(m_all: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Two-sided exact sign-test p-values of ``m>`` vs ``m<`` per pair (ties dropped); 1 where
     the metric has no non-tie outcome."""

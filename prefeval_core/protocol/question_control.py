@@ -6,9 +6,10 @@ Under ``question`` the bound is stated for the answer, over all looks and all pa
 
 * ``top-k`` (a kind whose answer is a tier of systems, ``entry.tier``): P(the run ever excludes a
   true member) <= γ. The null "X is a top-k member" has an e-process ``E_X``: for k = 1 in a ratings
-  study, a bet on X losing to the *current leader* (the other system with the best mean so far among
-  those rated on the item, chosen before the item is seen), which is a supermartingale under the
-  null whichever leader is picked; otherwise ``k-th largest_Y E_{Y > X} / (S - 1)``, bounded by the
+  study, the average of a bet on X losing to the *current leader* (the other system with the best
+  mean so far among those rated on the item, chosen before the item is seen), which is a
+  supermartingale under the null whichever leader is picked, and of the mean of X's pair
+  e-processes against every other system; otherwise ``k-th largest_Y E_{Y > X} / (S - 1)``, bounded by the
   average of the pair e-processes of the at least S - k systems not better than X. Systems leave by
   **closed testing** with averaged e-values: X is excluded when every set T of systems containing X
   has ``mean_{T} E >= 1/γ`` (Marcus, Peritz & Gabriel 1976; Vovk & Wang 2021, *E-values:
@@ -39,13 +40,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import ndtr
+from scipy.special import logsumexp, ndtr
 
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, log_wealth, mean_evidence
 from prefeval_core.sequential.human import human_log_e
+from prefeval_core.sequential.pool_betting import PoolSequences, pool_evidence
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE
 
 FloatArray = npt.NDArray[np.float64]
@@ -76,7 +78,7 @@ def decide_question_round(state: ProtocolState, number: int | None = None, sampl
     decisions = state.decisions.copy()
     members = state.members.copy()
     if settings.question.entry.tier:
-        member_log_e = leader.log_e if leader is not None else _kth_member_log_e(state, found.current)
+        member_log_e = _kth_member_log_e(state, found.current) if leader is None else _top_member_log_e(state, found.current, leader)
         members &= ~closed_exclusions(member_log_e, settings.gamma)
     else:
         decisions = holm_directions(found.direction, asked, decisions, settings.gamma)
@@ -109,11 +111,14 @@ class PairEvidence:
 
 def pair_evidence(state: ProtocolState) -> PairEvidence:
     """The :class:`PairEvidence` of every pair of ``state`` on its revealed judgments."""
-    if state.settings.statistic != "mean":
+    if state.settings.statistic == "sign":
         log_e = human_log_e(state.revealed_counts().n)
         return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan))
     sequences = pair_sequences(state)
-    evidence = mean_evidence(sequences, state.settings.delta)
+    if state.settings.statistic == "pool_mean":
+        evidence = pool_evidence(PoolSequences(sequences, _in_pool(state, sequences), _pair_metrics(state)), state.settings.delta)
+    else:
+        evidence = mean_evidence(sequences, state.settings.delta)
     return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence)
 
 
@@ -174,6 +179,37 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64]) -> Pai
     )
 
 
+def _in_pool(state: ProtocolState, sequences: PairSequences) -> BoolArray:
+    """(P, T) the positions of the item order whose item each pair can ever get."""
+    from prefeval_core.protocol.steps import item_order
+
+    table = state.table
+    if table.grid is None:  # each pair's own order: its pool comes first
+        return np.arange(sequences.d.shape[1])[None, :] < sequences.pool[:, None]
+    requestable = table.grid.requestable[:, item_order(state)]
+    return np.asarray(requestable[table.pair_systems[:, 0]] & requestable[table.pair_systems[:, 1]])
+
+
+def _pair_metrics(state: ProtocolState) -> FloatArray:
+    """(P, T, K) every metric's pair outcome along the order as +1 / 0 / -1 (0 where it has
+    none), known from the start: the control variates of the ``pool_mean`` statistic."""
+    from prefeval_core.protocol.steps import item_order, row_order
+
+    table = state.table
+    if table.grid is not None:
+        position = np.empty(len(table.items), dtype=np.int64)
+        position[item_order(state)] = np.arange(len(table.items))
+        column, width = position[table.row_item], len(table.items)
+    else:
+        column = row_order(state)
+        width = int(column.max(initial=-1)) + 1
+    f = np.zeros((table.n_pairs, width, table.k))
+    placed = column >= 0
+    codes = table.metrics[placed]
+    f[table.row_pair[placed], column[placed]] = np.where(codes >= 0, VALUES[np.maximum(codes, 0)], 0)
+    return f
+
+
 def _score_range(state: ProtocolState) -> float:
     """The human scale's range B >= |d|: the study's scale where the data show it (at least 1)."""
     grid = state.table.grid
@@ -193,12 +229,14 @@ def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64]) -> 
     return PairSequences(d=d, pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64), bound=np.full(P, 1.0))
 
 
-def full_differences(table: StudyTable) -> FloatArray:
+def full_differences(table: StudyTable, *, assigned: bool = False) -> FloatArray:
     """(P, T) every pair's paired differences on all the data the table holds (the reference of
     the mean statistic): score differences on the items both systems have (ratings), or +1 / 0 /
-    -1 per comparison; NaN elsewhere."""
+    -1 per comparison; NaN elsewhere. With one rating per request the scores are the full
+    evaluation's (every annotator's mean), or with ``assigned`` the ratings a run can buy (the
+    pool the ``pool_mean`` statistic is about)."""
     if table.grid is not None:
-        scores = table.grid.scores if table.grid.full_scores is None else table.grid.full_scores
+        scores = table.grid.scores if table.grid.full_scores is None or assigned else table.grid.full_scores
         a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
         return np.asarray(scores[a] - scores[b], dtype=np.float64)
     counts = np.bincount(table.row_pair, minlength=table.n_pairs)
@@ -274,17 +312,37 @@ def _leads(state: ProtocolState) -> bool:
     return question.entry.tier and question.k == 1 and state.table.grid is not None
 
 
-def _kth_member_log_e(state: ProtocolState, current: FloatArray) -> FloatArray:
-    """(S,) log e-values against "X is a top-k member" from the pairs' current ones (module docstring)."""
+def _against(state: ProtocolState, current: FloatArray) -> FloatArray:
+    """(S, S) ``[x, y]``: the current log e-value that y is better than x (-inf on the diagonal)."""
     table = state.table
-    k = state.settings.question.k
     S = len(table.systems)
-    against = np.full((S, S), -np.inf)  # [x, y]: log E_{y > x}
+    against = np.full((S, S), -np.inf)
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     against[b, a] = current[:, 0]
     against[a, b] = current[:, 1]
+    return against
+
+
+def _kth_member_log_e(state: ProtocolState, current: FloatArray) -> FloatArray:
+    """(S,) log e-values against "X is a top-k member" from the pairs' current ones (module docstring)."""
+    k = state.settings.question.k
+    against = _against(state, current)
+    S = len(against)
     kth = -np.sort(-against, axis=1)[:, k - 1] if S > k else np.zeros(S)
     return np.asarray(kth - np.log(max(S - 1, 1)), dtype=np.float64)
+
+
+def _top_member_log_e(state: ProtocolState, current: FloatArray, leader: LeaderProcess) -> FloatArray:
+    """(S,) log e-values against "X is the top-1 member" (ratings): half the wealth follows the
+    leader (no price for the number of systems, but it bets against one opponent per item, chosen on
+    noisy running means), half is spread evenly over X's pair e-processes against every other
+    system (it pays ``log(S - 1)`` but keeps the evidence against each opponent, however the lead
+    switches). Both halves are supermartingales on one filtration under the null, so their
+    average is too (measured on SummEval relevance: 0.64 -> 0.57 of the ratings, 10 seeds)."""
+    against = _against(state, current)
+    S = len(against)
+    spread = logsumexp(against, axis=1) - np.log(max(S - 1, 1))
+    return np.asarray(np.logaddexp(leader.log_e, spread) - np.log(2.0), dtype=np.float64)
 
 
 @dataclass(frozen=True)

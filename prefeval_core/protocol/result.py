@@ -25,6 +25,7 @@ from prefeval_core.diagnostics.comparison import (
     compare_with_reference,
     human_reference_outcomes,
     paired_t_outcomes,
+    pool_mean_outcomes,
 )
 from prefeval_core.pairs.counts import count_triples
 from prefeval_core.protocol.question_control import full_differences
@@ -117,10 +118,13 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
 def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:
     """(P,) the full human evaluation's decision per pair, by the run's statistic at the
     fixed-sample level γ: the exact human-only rule on all outcome counts (``sign``, method.md §6)
-    or the paired t-test on all differences (``mean``, method.md §13)."""
+    or the paired t-test on all differences (``mean``, method.md §13); for ``pool_mean`` the sign
+    of the pool's mean difference itself (the estimand; nothing is left to test on a known pool)."""
     table, gamma = state.table, state.settings.gamma
     if state.settings.statistic == "mean":
         return paired_t_outcomes(full_differences(table), gamma)
+    if state.settings.statistic == "pool_mean":
+        return pool_mean_outcomes(full_differences(table, assigned=True))
     return human_reference_outcomes(count_triples(table.pair_table(None), table.human >= 0).n, gamma)
 
 

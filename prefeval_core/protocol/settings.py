@@ -15,10 +15,15 @@ from prefeval_core.protocol.table import Unit
 from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
-Statistic = Literal["sign", "mean"]
+Statistic = Literal["sign", "mean", "pool_mean"]
 """What a pair's evidence is (method.md §13): ``sign`` counts the items where A's human judgment
 is better, ties dropped (the paper's statistic, method.md §3-§5); ``mean`` is the mean paired score
-difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison)."""
+difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison), tested
+as if items were drawn from a population; ``pool_mean`` is the same difference over the study's
+item pool, tested for sampling without replacement with the run's metrics as control variates
+(:mod:`prefeval_core.sequential.pool_betting`): the metric saves human judgments there."""
+SCORE_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean")
+"""The statistics on paired score differences (decided by betting; equivalence margins allowed)."""
 STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
@@ -118,14 +123,14 @@ class ProtocolSettings:
         if self.max_rounds is not None and self.max_rounds < 1:
             raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
         _check_choice("statistic", self.statistic, STATISTICS)
-        if self.statistic == "mean" and self.error_control not in ("anytime", "question", "fdr"):
-            message = "the mean statistic is decided by betting: use error control 'question', 'fdr' or 'anytime'"
+        if self.statistic in SCORE_STATISTICS and self.error_control not in ("anytime", "question", "fdr"):
+            message = f"the {self.statistic} statistic is decided by betting: use error control 'question', 'fdr' or 'anytime'"
             raise settings_error(message, field="statistic")
         if self.error_control == "fdr" and self.question.entry.tier:
             message = "error control 'fdr' bounds the false discovery rate of pairwise decisions: use it with all-pairs or baseline"
             raise settings_error(message + " questions (for top-k, 'question' protects the answer's members)", field="error_control")
-        if self.delta is not None and not (self.statistic == "mean" and math.isfinite(self.delta) and self.delta > 0):
-            message = f"an equivalence margin must be a finite number > 0 with the mean statistic, got {self.delta}"
+        if self.delta is not None and not (self.statistic in SCORE_STATISTICS and math.isfinite(self.delta) and self.delta > 0):
+            message = f"an equivalence margin must be a finite number > 0 with the mean or pool_mean statistic, got {self.delta}"
             raise settings_error(message, field="delta")
         if self.policy == "closest_first" and self.unit == "ratings":
             raise settings_error("the closest_first policy allocates comparisons per pair; a ratings study uses 'paper'", field="policy")

@@ -229,9 +229,15 @@ def _replays(
 
 def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) -> bool:
     """A false exclusion of a true top-k member, or a false directional decision (between two
-    systems of equal true mean, which are exchangeable on every item, or against the true order)."""
+    systems of equal true mean, which are exchangeable on every item, or against the true order).
+    The truth is the design's means, or for the ``pool_mean`` statistic the simulated pool's own
+    (its estimand: every simulated item has every system's score)."""
     systems = state.table.systems
     true = np.array([means[int(s[1:])] for s in systems])
+    if state.settings.statistic == "pool_mean":
+        grid = state.table.grid
+        assert grid is not None
+        true = np.round(grid.scores.mean(axis=1), 9)
     top = true == true.max()
     if question.entry.tier:
         if top.sum() < question.k:  # the tier is then the tied systems and every lower one: not simulated here

@@ -46,7 +46,11 @@ MODE_WORDS: Final = {
     "live": "Live: people judge what the protocol asks for",
 }
 UNIT_WORDS: Final = {"ratings": "ratings of single outputs", "comparisons": "comparisons of two outputs"}
-STATISTIC_WORDS: Final = {"sign": "sign: better / worse items (the paper)", "mean": "mean score difference (ratings)"}
+STATISTIC_WORDS: Final = {
+    "sign": "sign: better / worse items (the paper)",
+    "mean": "mean score difference (ratings)",
+    "pool_mean": "mean score difference over the item pool (the metric helps)",
+}
 PER_REQUEST_WORDS: Final = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
 MODEL_WORDS: Final = {"full": "Metric + human (full model)", "human_only": "Human only", "known_mu": "The ideal metric's known mixture"}
 SAMPLER_WORDS: Final = {"fast": "fast (exact routes and importance sampling)", "nuts": "nuts (the slow NUTS reference)"}
