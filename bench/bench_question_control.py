@@ -11,9 +11,10 @@ the others tie ``gap`` lower) and the all-tied null, e-BH (``fdr``) against Holm
 the same seeds: the false discovery rate with 2 s.e., the share of runs with any false decision,
 power (share of the truly different pairs decided the right way) and cost (``--cells`` picks cells).
 
-Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges as control
-variates), WMT21 TED all-pairs with equivalence margins: cost, exact match, false exclusions,
-inversions; ``--seeds`` seeds.
+Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges in the
+model), WMT21 TED all-pairs with equivalence margins: cost, exact match and false exclusions or
+inversions against the statistic's own reference (``mean``: paired t-tests; ``pool_mean``: the
+pool's mean differences), false exclusions against the t tests' top-1 tier; ``--seeds`` seeds.
 
 With ``fdr`` in ``--rules``: SummEval relevance and WMT21 TED all-pairs (human only), ``fdr`` against
 ``question`` on the same seeds: cost, pairs decided, and the decisions against the full data's
@@ -21,7 +22,8 @@ paired t-tests (correct, inversions, insertions: decided where the full data do 
 
 Usage (from the repository root)::
 
-    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real] [--rules question,fdr]
+    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real]
+        [--rules question,pool,spending|fdr]
 """
 
 from __future__ import annotations
@@ -33,18 +35,23 @@ import time
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from prefeval_core.data.dataset import load_dataset
+from prefeval_core.diagnostics.comparison import paired_t_outcomes
+from prefeval_core.protocol.question_control import full_differences
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
 from prefeval_core.protocol.state import new_state
-from prefeval_core.protocol.table import build_study_table
-from prefeval_core.vocabulary.outcomes import UNDECIDED
+from prefeval_core.protocol.table import StudyTable, build_study_table
+from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-RULES = (("question", "mean"), ("spending", "sign"))
+RULES = {"question": ("question", "mean"), "pool": ("question", "pool_mean"), "spending": ("spending", "sign")}
+"""``--rules`` names: question-level control with the mean statistic or the pool-mean statistic, and
+round 2's per-pair spending rule with the sign statistic."""
 PAIR_RULES = (("question", "mean"), ("fdr", "mean"))
 DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
     (Question(), 5, 5, 0.5, 60, "mean"),  # the global null: FDR = the share of runs with a false decision
@@ -101,29 +108,30 @@ def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
     return state, protocol_result(state)
 
 
-def real(seeds: int) -> None:
+def real(seeds: int, rules: list[tuple[str, str]]) -> None:
     summeval = load_dataset(SHARED / "summeval")
     ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
     judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
     top1, pairs = Question("top-k", 1), Question()
+    protected = [rule for rule in rules if rule[0] != "spending"]
     rows = [  # label, data, human, metrics, question, delta, ratings per request, rules
-        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "all", RULES),
-        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "one", RULES),
-        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "all", RULES[:1]),
-        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "one", RULES[:1]),
-        ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one", RULES[:1]),
-        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one", RULES[:1]),
-        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "all", RULES[:1]),
-        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", RULES),
-        ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", RULES[:1]),
-        ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", RULES[:1]),
+        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "all", rules),
+        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "one", rules),
+        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "all", protected),
+        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "one", protected),
+        ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one", protected),
+        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one", protected),
+        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "all", protected),
+        ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", rules),
+        ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", protected),
+        ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", protected),
     ]
     header = ("study", "ratings per request", "rule", "metrics", "seeds", "cost (mean, range)", "exact", "false exclusions / inversions")
-    print("| " + " | ".join(header) + " | equivalent pairs | s / run |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| " + " | ".join(header) + " | false exclusions (t tier) | answer size | equivalent pairs | s / run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, data, human, metrics, question, delta, per_request, rules in rows:
         for control, statistic in rules:
-            costs, exact, errors, equivalent = [], 0, 0, 0
+            costs, exact, errors, equivalent, t_errors, sizes = [], 0, 0, 0, 0, []
             start = time.perf_counter()
             for seed in range(seeds):
                 table = build_study_table(data, human, metrics, ratings_per_request=per_request, seed=seed)
@@ -138,6 +146,8 @@ def real(seeds: int) -> None:
                 if result.top_k is not None:
                     exact += int(result.top_k.exact_match)
                     errors += result.top_k.false_exclusions
+                    t_errors += int((t_tier(table) & ~state.members).sum())
+                    sizes.append(int(state.members.sum()))
                 else:
                     inversions = int(np.sum(result.comparison.error_types == "inversion"))
                     errors += inversions
@@ -146,9 +156,21 @@ def real(seeds: int) -> None:
             names = "+".join(m.split(":")[0] for m in metrics) or "human only"
             print(
                 f"| {label} | {per_request} | {control} ({statistic}) | {names} | {seeds} | {np.mean(costs):.3f} "
-                f"({min(costs):.3f}–{max(costs):.3f}) | {exact}/{seeds} | {errors} | {equivalent / seeds:.1f} | {elapsed:.1f} |"
+                f"({min(costs):.3f}–{max(costs):.3f}) | {exact}/{seeds} | {errors} | {t_errors if sizes else '–'} | "
+                f"{f'{np.mean(sizes):.1f}' if sizes else '–'} | {equivalent / seeds:.1f} | {elapsed:.1f} |"
             )
             sys.stdout.flush()
+
+
+def t_tier(table: StudyTable) -> npt.NDArray[np.bool_]:
+    """(S,) the top-1 tier of the full evaluation by paired t-tests at γ per pair (every system no
+    other is significantly better than): the yardstick of the issue's exactness target."""
+    outcomes = paired_t_outcomes(full_differences(table), 0.05)
+    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
+    beaten = np.zeros(len(table.systems), dtype=bool)
+    beaten[b[outcomes == BETTER]] = True
+    beaten[a[outcomes == WORSE]] = True
+    return ~beaten
 
 
 def real_pairs(seeds: int) -> None:
@@ -191,23 +213,25 @@ def main() -> None:
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
     parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
-        "--rules", default="question,spending", help="question (mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)"
+        "--rules",
+        default="question,pool,spending",
+        help="question (mean), pool (pool_mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)",
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
     options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
+    chosen = [RULES[name] for name in controls if name in RULES]
     batches = tuple(int(n) for n in args.batches.split(","))
     if "real" in args.part:
         if "fdr" in controls:
             real_pairs(args.seeds)
         else:
-            real(args.seeds)
+            real(args.seeds, chosen)
     if "sim" in args.part:
-        rules = tuple(rule for rule in RULES if rule[0] in controls)
-        if rules:
-            simulation(args.runs, batches, rules)
+        if chosen:
+            simulation(args.runs, batches, tuple(chosen))
         if "fdr" in controls:
             discoveries(args.runs, batches, tuple(int(cell) for cell in args.cells.split(",")))
 

@@ -47,7 +47,7 @@ from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, log_wealth, mean_evidence
 from prefeval_core.sequential.human import human_log_e
-from prefeval_core.sequential.pool_betting import PoolSequences, pool_evidence
+from prefeval_core.sequential.pool_betting import pool_evidence
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE
 
 FloatArray = npt.NDArray[np.float64]
@@ -116,7 +116,7 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
         return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan))
     sequences = pair_sequences(state)
     if state.settings.statistic == "pool_mean":
-        evidence = pool_evidence(PoolSequences(sequences, _in_pool(state, sequences), _pair_metrics(state)), state.settings.delta)
+        evidence = pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta)
     else:
         evidence = mean_evidence(sequences, state.settings.delta)
     return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence)
@@ -188,26 +188,6 @@ def _in_pool(state: ProtocolState, sequences: PairSequences) -> BoolArray:
         return np.arange(sequences.d.shape[1])[None, :] < sequences.pool[:, None]
     requestable = table.grid.requestable[:, item_order(state)]
     return np.asarray(requestable[table.pair_systems[:, 0]] & requestable[table.pair_systems[:, 1]])
-
-
-def _pair_metrics(state: ProtocolState) -> FloatArray:
-    """(P, T, K) every metric's pair outcome along the order as +1 / 0 / -1 (0 where it has
-    none), known from the start: the control variates of the ``pool_mean`` statistic."""
-    from prefeval_core.protocol.steps import item_order, row_order
-
-    table = state.table
-    if table.grid is not None:
-        position = np.empty(len(table.items), dtype=np.int64)
-        position[item_order(state)] = np.arange(len(table.items))
-        column, width = position[table.row_item], len(table.items)
-    else:
-        column = row_order(state)
-        width = int(column.max(initial=-1)) + 1
-    f = np.zeros((table.n_pairs, width, table.k))
-    placed = column >= 0
-    codes = table.metrics[placed]
-    f[table.row_pair[placed], column[placed]] = np.where(codes >= 0, VALUES[np.maximum(codes, 0)], 0)
-    return f
 
 
 def _score_range(state: ProtocolState) -> float:
@@ -393,7 +373,7 @@ def leader_log_e(state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis]) -> 
         z[x] = np.where(seen, z_x, 0.0)
         observed[x] = seen
         allowed[x] = seen & np.where(leader_is_a, a_better.allowed[p, columns], b_better.allowed[p, columns])
-    wealth = log_wealth(z, observed, allowed)
+    wealth = log_wealth(z, observed, allowed, cap=a_better.cap)
     return LeaderProcess(log_e=wealth[:, -1] if width else np.zeros(S), z=z, observed=observed)
 
 

@@ -20,8 +20,9 @@ Statistic = Literal["sign", "mean", "pool_mean"]
 is better, ties dropped (the paper's statistic, method.md §3-§5); ``mean`` is the mean paired score
 difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison), tested
 as if items were drawn from a population; ``pool_mean`` is the same difference over the study's
-item pool, tested for sampling without replacement with the run's metrics as control variates
-(:mod:`prefeval_core.sequential.pool_betting`): the metric saves human judgments there."""
+finite item pool, tested for sampling without replacement in the seeded item order
+(:mod:`prefeval_core.sequential.pool_betting`): exact for any scores, and decisive as the pool
+runs out, where its reference is the pool's own mean difference."""
 SCORE_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean")
 """The statistics on paired score differences (decided by betting; equivalence margins allowed)."""
 STATISTICS: tuple[Statistic, ...] = get_args(Statistic)

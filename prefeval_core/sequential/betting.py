@@ -89,15 +89,16 @@ class PairSequences:
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """One null's scaled increments ``z`` (|z| <= 1), the positions where it may be bet on, and the
-    observed positions (all (P, T))."""
+    """One null's scaled increments ``z`` (``z >= -1``), the positions where it may be bet on, the
+    observed positions (all (P, T)), and the largest stake ``cap``."""
 
     z: FloatArray
     allowed: BoolArray
     observed: BoolArray
+    cap: float = BET_CAP
 
     def log_wealth(self) -> FloatArray:
-        return log_wealth(self.z, self.observed, self.allowed)
+        return log_wealth(self.z, self.observed, self.allowed, cap=self.cap)
 
     def current(self) -> FloatArray:
         """(P,) log wealth after the last position."""
@@ -142,15 +143,15 @@ def _before(values: FloatArray) -> FloatArray:
     return total - values
 
 
-def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = None) -> FloatArray:
+def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = None, *, cap: float = BET_CAP) -> FloatArray:
     """(P, T) log wealth after each position of the betting process on the scaled increments
-    ``z`` (|z| <= 1; module docstring); constant where not observed, and no bet where not
-    ``allowed``."""
+    ``z`` (``z >= -1``; module docstring) with stakes up to ``cap`` (< 1); constant where not
+    observed, and no bet where not ``allowed``."""
     count: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
     past = _before(z)
     mean = past / (count + 1.0)
     variance = (PRIOR_VARIANCE + _before(z * z) - 2 * mean * past + count * mean * mean) / (count + 1.0)
-    bet = np.clip(mean / np.maximum(variance + mean * mean, 1e-12), 0.0, BET_CAP)
+    bet = np.clip(mean / np.maximum(variance + mean * mean, 1e-12), 0.0, cap)
     if allowed is not None:
         bet = np.where(allowed, bet, 0.0)
     return np.cumsum(np.where(observed, np.log1p(bet * z), 0.0), axis=1)

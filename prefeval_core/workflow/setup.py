@@ -49,7 +49,7 @@ UNIT_WORDS: Final = {"ratings": "ratings of single outputs", "comparisons": "com
 STATISTIC_WORDS: Final = {
     "sign": "sign: better / worse items (the paper)",
     "mean": "mean score difference (ratings)",
-    "pool_mean": "mean score difference over the item pool (the metric helps)",
+    "pool_mean": "mean score difference over the item pool (sampling without replacement)",
 }
 PER_REQUEST_WORDS: Final = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
 MODEL_WORDS: Final = {"full": "Metric + human (full model)", "human_only": "Human only", "known_mu": "The ideal metric's known mixture"}
