@@ -53,7 +53,7 @@ from prefeval_core.baselines import ppi_interval, successive_elimination
 from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.protocol.question_control import full_differences
-from prefeval_core.protocol.questions import reference_members
+from prefeval_core.protocol.questions_top_k import reference_members
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question

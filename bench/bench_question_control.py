@@ -40,13 +40,14 @@ import numpy.typing as npt
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.protocol.question_control import full_differences
+from prefeval_core.protocol.questions_top_k import reference_members
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import StudyTable, build_study_table
-from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
+from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 RULES = {"question": ("question", "mean"), "pool": ("question", "pool_mean"), "spending": ("spending", "sign")}
@@ -163,14 +164,9 @@ def real(seeds: int, rules: list[tuple[str, str]]) -> None:
 
 
 def t_tier(table: StudyTable) -> npt.NDArray[np.bool_]:
-    """(S,) the top-1 tier of the full evaluation by paired t-tests at γ per pair (every system no
-    other is significantly better than): the yardstick of the issue's exactness target."""
-    outcomes = paired_t_outcomes(full_differences(table), 0.05)
-    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
-    beaten = np.zeros(len(table.systems), dtype=bool)
-    beaten[b[outcomes == BETTER]] = True
-    beaten[a[outcomes == WORSE]] = True
-    return ~beaten
+    """(S,) the top-1 tier of the full evaluation by paired t-tests at γ per pair: the yardstick of
+    the issue's exactness target."""
+    return reference_members(paired_t_outcomes(full_differences(table), 0.05), table.pair_systems, len(table.systems), 1)
 
 
 def real_pairs(seeds: int) -> None:

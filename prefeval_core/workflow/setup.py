@@ -159,14 +159,15 @@ class StudySetup:
     statistic: Statistic = setting(
         "sign",
         label="Statistic",
-        help="a pair's evidence: sign (counts of better / worse items, the paper's) or mean (paired score differences, "
-        "method.md §13; needs error control question, fdr or anytime)",
+        help="a pair's evidence: sign (counts of better / worse items, the paper's), mean (paired score differences, "
+        "method.md §13) or pool_mean (the same over the study's finite item pool, decisive as it runs out); mean and "
+        "pool_mean need error control question, fdr or anytime",
         choices=STATISTIC_WORDS,
     )
     delta: float | None = setting(
         None,
         label="Equivalence margin δ (0 = none)",
-        help="equivalence margin in the human score's units (mean statistic): pairs shown to differ by less are "
+        help="equivalence margin in the human score's units (mean or pool_mean statistic): pairs shown to differ by less are "
         "decided equivalent and cost no more judgments",
         bounds=Bounds(gt=0.0),
         none="no equivalence decisions",
