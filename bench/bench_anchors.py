@@ -225,13 +225,13 @@ def summary(scored: list[Scored], *, own: bool) -> list[str]:
     return [*cells, f"{exact}/{seeds}, {false}"]
 
 
-def ideal(runs: int, questions: tuple[str, ...]) -> None:
+def ideal(runs: int, questions: tuple[str, ...], controls: tuple[str, ...]) -> None:
     print("| question | rule | metric | runs | cost | error share | 2 s.e. | cost vs human only |")
     print("|---|---|---|---|---|---|---|---|")
     cells = {"top-1": (Question("top-k", 1), 6, False), "all-pairs": (Question(), 5, True)}
     for name in questions:
         question, systems, ladder = cells[name]
-        for control, statistic in (("question", "mean"), ("spending", "sign")):
+        for control, statistic in (rule for rule in (("question", "mean"), ("spending", "sign")) if rule[0] in controls):
             human_cost = math.nan
             for accuracy in (None, 0.6, 0.7, 0.8, 0.9):
                 result = simulate_question(
@@ -275,12 +275,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--runs", type=int, default=200, help="ideal, sim-anchor: runs per cell")
     parser.add_argument("--questions", default="top-1,all-pairs", help="ideal: top-1 and/or all-pairs")
+    parser.add_argument("--rules", default="question,spending", help="ideal: question (mean) and/or spending (sign)")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_anchors.py {' '.join(sys.argv[1:])}")
     if "real" in args.part:
         real(args.seeds)
     if "ideal" in args.part:
-        ideal(args.runs, tuple(args.questions.split(",")))
+        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")))
     if "sim-anchor" in args.part:
         sim_elimination(args.runs)
 

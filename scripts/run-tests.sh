@@ -24,4 +24,4 @@ bash scripts/label-studio-server.sh >/dev/null \
 # the import contract first (pyproject.toml [tool.importlinter]; tests/test_import_contract.py plants violations)
 .venv/bin/lint-imports --no-logo --no-cache
 # two workers (this machine kind has two cores); the slowest test alone takes a few minutes
-exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
+exec .venv/bin/python -m pytest -n 2 --dist worksteal --durations=25 "$@"

@@ -100,8 +100,9 @@ def test_paired_t_reference_exact_case() -> None:
 
 
 def test_settings_refuse_mean_without_a_betting_control() -> None:
-    with pytest.raises(SettingsError, match="mean statistic"):
-        ProtocolSettings(budget=10, model="human_only", statistic="mean", error_control="spending", futility=None)
+    for per_pair in ("spending", "anytime"):  # the per-pair rules decide on the outcome counts
+        with pytest.raises(SettingsError, match="mean statistic"):
+            ProtocolSettings(budget=10, model="human_only", statistic="mean", error_control=per_pair, futility=None)
     with pytest.raises(SettingsError, match="equivalence margin"):
         ProtocolSettings(budget=10, model="human_only", delta=0.5, error_control="anytime", futility=None)
 

@@ -63,8 +63,9 @@ class ProtocolSettings:
             Futility never adds a false decision.
         max_rounds: stop after this many rounds (``None``: no limit).
         statistic: ``sign`` (the paper's) or ``mean`` (paired score differences, method.md §13;
-            decided by betting e-processes, error control ``anytime``, ``question`` or ``fdr``).
-        delta: equivalence margin δ > 0 in the human score's units (``mean`` only): a pair whose
+            decided by betting e-processes, error control ``question`` or ``fdr``; the per-pair rules
+            decide on the outcome counts).
+        delta: equivalence margin δ > 0 in the human score's units (``mean`` or ``pool_mean``): a pair whose
             mean difference is shown to lie in (-δ, δ) is decided *equivalent* and costs no more
             ratings; ``None``: no equivalence decisions.
     """
@@ -124,8 +125,8 @@ class ProtocolSettings:
         if self.max_rounds is not None and self.max_rounds < 1:
             raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
         _check_choice("statistic", self.statistic, STATISTICS)
-        if self.statistic in SCORE_STATISTICS and self.error_control not in ("anytime", "question", "fdr"):
-            message = f"the {self.statistic} statistic is decided by betting: use error control 'question', 'fdr' or 'anytime'"
+        if self.statistic in SCORE_STATISTICS and self.error_control not in ("question", "fdr"):
+            message = f"the {self.statistic} statistic is decided by betting over the question's pairs: use error control question or fdr"
             raise settings_error(message, field="statistic")
         if self.error_control == "fdr" and self.question.entry.tier:
             message = "error control 'fdr' bounds the false discovery rate of pairwise decisions: use it with all-pairs or baseline"

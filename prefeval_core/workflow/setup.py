@@ -161,7 +161,7 @@ class StudySetup:
         label="Statistic",
         help="a pair's evidence: sign (counts of better / worse items, the paper's), mean (paired score differences, "
         "method.md §13) or pool_mean (the same over the study's finite item pool, decisive as it runs out); mean and "
-        "pool_mean need error control question, fdr or anytime",
+        "pool_mean need error control question or fdr",
         choices=STATISTIC_WORDS,
     )
     delta: float | None = setting(
