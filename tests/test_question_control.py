@@ -13,7 +13,7 @@ import pytest
 from prefeval_core.data.dataset import judgments_behind, load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
-from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence
+from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence, member_log_e
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_question, tied_top_study
 from prefeval_core.sequential.betting import PairSequences, direction_nulls, mean_evidence
@@ -90,6 +90,16 @@ def test_closed_testing_exact_case() -> None:
     assert closed_exclusions(np.log([1.0, 100.0, 100.0]), 0.05).tolist() == [False, True, True]
     # e = (1, 30, 100): {1, 0} has mean 15.5 < 20, so system 1 stays; system 2's smallest mean is 43.7.
     assert closed_exclusions(np.log([1.0, 30.0, 100.0]), 0.05).tolist() == [False, False, True]
+
+
+def test_member_e_value_exact_case() -> None:
+    # Four systems; row x holds E_{y > x}. For top-2 each X drops its largest (at most one system may
+    # be better than a member) and sums the rest over S - 1 = 3: system 0 faces 40, 8 and 1 ->
+    # (8 + 1) / 3 = 3; system 3 faces 100, 2 and 0.5 -> 2.5 / 3. For top-1 nothing is dropped.
+    e = np.array([[1.0, 40.0, 8.0, 1.0], [1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 1.0, 2.0], [100.0, 2.0, 0.5, 1.0]])
+    against = np.where(np.eye(4, dtype=bool), -np.inf, np.log(e))  # no e-value against oneself
+    assert np.exp(member_log_e(against, 2)).tolist() == pytest.approx([3.0, 2 / 3, 4 / 3, 2.5 / 3])
+    assert np.exp(member_log_e(against, 1)).tolist() == pytest.approx([49 / 3, 1.0, 2.0, 102.5 / 3])
 
 
 def test_paired_t_reference_exact_case() -> None:

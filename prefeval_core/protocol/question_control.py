@@ -9,8 +9,9 @@ Under ``question`` the bound is stated for the answer, over all looks and all pa
   study, the average of a bet on X losing to the *current leader* (the other system with the best
   mean so far among those rated on the item, chosen before the item is seen), which is a
   supermartingale under the null whichever leader is picked, and of the mean of X's pair
-  e-processes against every other system; otherwise ``k-th largest_Y E_{Y > X} / (S - 1)``, bounded by the
-  average of the pair e-processes of the at least S - k systems not better than X. Systems leave by
+  e-processes against every other system; otherwise the sum of X's pair e-values ``E_{Y > X}``
+  without its k - 1 largest, over S - 1, bounded by the sum over the at least S - k systems not
+  better than X. Systems leave by
   **closed testing** with averaged e-values: X is excluded when every set T of systems containing X
   has ``mean_{T} E >= 1/γ`` (Marcus, Peritz & Gabriel 1976; Vovk & Wang 2021, *E-values:
   calibration, combination and applications*, Ann. Statist., for the average as the intersection
@@ -78,8 +79,9 @@ def decide_question_round(state: ProtocolState, number: int | None = None, sampl
     decisions = state.decisions.copy()
     members = state.members.copy()
     if settings.question.entry.tier:
-        member_log_e = _kth_member_log_e(state, found.current) if leader is None else _top_member_log_e(state, found.current, leader)
-        members &= ~closed_exclusions(member_log_e, settings.gamma)
+        against = _against(state, found.current)
+        member = member_log_e(against, settings.question.k) if leader is None else _top_member_log_e(against, leader)
+        members &= ~closed_exclusions(member, settings.gamma)
     else:
         decisions = holm_directions(found.direction, asked, decisions, settings.gamma)
     equivalent = question_equivalence(state, found, asked)
@@ -303,26 +305,26 @@ def _against(state: ProtocolState, current: FloatArray) -> FloatArray:
     return against
 
 
-def _kth_member_log_e(state: ProtocolState, current: FloatArray) -> FloatArray:
-    """(S,) log e-values against "X is a top-k member" from the pairs' current ones (module docstring)."""
-    k = state.settings.question.k
-    against = _against(state, current)
+def member_log_e(against: FloatArray, k: int) -> FloatArray:
+    """(S,) log e-values against "X is a top-k member" from ``against`` (S, S), ``[x, y]`` the log
+    e-value that y is better than x: the sum of X's ``E_{Y>X}`` without its k - 1 largest, over
+    S - 1. Under the null at most k - 1 systems are better than X, so the sum over the others — at
+    least this large — is a supermartingale starting at most 1."""
     S = len(against)
-    kth = -np.sort(-against, axis=1)[:, k - 1] if S > k else np.zeros(S)
-    return np.asarray(kth - np.log(max(S - 1, 1)), dtype=np.float64)
+    if S <= k:
+        return np.zeros(S)
+    kept = -np.sort(-against, axis=1)[:, k - 1 :]
+    return np.asarray(logsumexp(kept, axis=1) - np.log(S - 1), dtype=np.float64)
 
 
-def _top_member_log_e(state: ProtocolState, current: FloatArray, leader: LeaderProcess) -> FloatArray:
+def _top_member_log_e(against: FloatArray, leader: LeaderProcess) -> FloatArray:
     """(S,) log e-values against "X is the top-1 member" (ratings): half the wealth follows the
     leader (no price for the number of systems, but it bets against one opponent per item, chosen on
-    noisy running means), half is spread evenly over X's pair e-processes against every other
-    system (it pays ``log(S - 1)`` but keeps the evidence against each opponent, however the lead
-    switches). Both halves are supermartingales on one filtration under the null, so their
-    average is too (measured on SummEval relevance: 0.64 -> 0.57 of the ratings, 10 seeds)."""
-    against = _against(state, current)
-    S = len(against)
-    spread = logsumexp(against, axis=1) - np.log(max(S - 1, 1))
-    return np.asarray(np.logaddexp(leader.log_e, spread) - np.log(2.0), dtype=np.float64)
+    noisy running means), half is :func:`member_log_e`, spread evenly over X's pair e-processes (it
+    pays ``log(S - 1)`` but keeps the evidence against each opponent, however the lead switches).
+    Both halves are supermartingales on one filtration under the null, so their average is too
+    (measured on SummEval relevance: 0.64 -> 0.57 of the ratings, 10 seeds)."""
+    return np.asarray(np.logaddexp(leader.log_e, member_log_e(against, 1)) - np.log(2.0), dtype=np.float64)
 
 
 @dataclass(frozen=True)
