@@ -63,11 +63,15 @@ DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
 )
 
 
-def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...]) -> None:
+def _label(kind: str, k: int) -> str:
+    return f"top-{k}" if kind == "top-k" else "all-pairs"
+
+
+def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...], questions: tuple[str, ...]) -> None:
     print("| question | systems | tied | N | rule | runs | error share | 2 s.e. | cost |")
     print("|---|---|---|---|---|---|---|---|---|")
     cells = [("top-k", 1, 6, tied) for tied in (2, 3, 4)] + [("top-k", 3, 8, tied) for tied in (3, 4)] + [("all-pairs", 1, 5, 5)]
-    for kind, k, systems, tied in cells:
+    for kind, k, systems, tied in (cell for cell in cells if _label(cell[0], cell[1]) in questions):
         for batch in batches:
             for control, statistic in rules:
                 question = Question(kind, k) if kind == "top-k" else Question()  # type: ignore[arg-type]
@@ -75,7 +79,7 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                     n_systems=systems, n_tied=tied, n_items=60, question=question, error_control=control,
                     statistic=statistic, batch=batch, runs=runs, seed=10_000 * tied + batch,
                 )  # fmt: skip
-                label = f"top-{k}" if kind == "top-k" else "all-pairs"
+                label = _label(kind, k)
                 rule = f"{control} ({statistic})"
                 se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
                 cells = (label, systems, tied, batch, rule, result.runs, f"{result.errors:.3f}", f"{se2:.3f}", f"{result.cost:.3f}")
@@ -207,6 +211,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--part", default="sim,real")
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
+    parser.add_argument("--questions", default="top-1,top-3,all-pairs", help="simulation: the questions' cells to run")
     parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
         "--rules",
@@ -215,6 +220,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
+    options += f" --questions {args.questions}"
     options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
@@ -227,7 +233,7 @@ def main() -> None:
             real(args.seeds, chosen)
     if "sim" in args.part:
         if chosen:
-            simulation(args.runs, batches, tuple(chosen))
+            simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")))
         if "fdr" in controls:
             discoveries(args.runs, batches, tuple(int(cell) for cell in args.cells.split(",")))
 

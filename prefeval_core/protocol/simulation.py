@@ -238,11 +238,9 @@ def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) 
         grid = state.table.grid
         assert grid is not None
         true = np.round(grid.scores.mean(axis=1), 9)
-    top = true == true.max()
     if question.entry.tier:
-        if top.sum() < question.k:  # the tier is then the tied systems and every lower one: not simulated here
-            return False
-        return bool((top & ~state.members).any())
+        member = (true[None, :] > true[:, None]).sum(axis=1) < question.k  # fewer than k strictly better
+        return bool((member & ~state.members).any())
     a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
     decisions = state.decisions
     tied_decided = (true[a] == true[b]) & (decisions != UNDECIDED)  # true ties: any direction is false
