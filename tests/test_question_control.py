@@ -13,7 +13,7 @@ import pytest
 from prefeval_core.data.dataset import judgments_behind, load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
-from prefeval_core.protocol.question_control import closed_exclusions, holm_directions, holm_equivalence, member_log_e
+from prefeval_core.protocol.question_control import closed_exclusions, holm_answer, holm_equivalence, member_log_e
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_question, tied_top_study
 from prefeval_core.sequential.betting import PairSequences, direction_nulls, mean_evidence
@@ -73,10 +73,25 @@ def test_holm_step_down_exact_case() -> None:
     gamma = 0.05
     log_e = np.log(np.array([[81.0, 1.0], [1.0, 61.0], [39.0, 1.0]]))
     asked = np.array([True, True, False])  # m = 4 nulls: thresholds 80, then 60
-    decisions = holm_directions(log_e, asked, np.ones(3, dtype=np.int8), gamma)
+    none = np.full((3, 2), np.nan)  # no margin
+    undecided, apart = np.ones(3, dtype=np.int8), np.zeros(3, dtype=bool)
+    decisions, _ = holm_answer(log_e, none, asked, undecided, apart, gamma)
     assert decisions.tolist() == [0, 2, 1]
-    weaker = holm_directions(log_e - math.log(1.1), asked, np.ones(3, dtype=np.int8), gamma)
+    weaker, _ = holm_answer(log_e - math.log(1.1), none, asked, undecided, apart, gamma)
     assert weaker.tolist() == [1, 1, 1]  # 81 / 1.1 < 80: the step-down never starts
+
+
+def test_holm_answer_puts_equivalence_in_the_same_family() -> None:
+    # Two pairs, a margin: m = 8 nulls, first threshold 160. Pair 0's "A better" (e = 200) goes first
+    # (then 140), pair 1's two equivalence nulls (e = 150, 145) follow (then 120): it is equivalent.
+    # In separate families of 4 and 4 the first thresholds would be 80 each.
+    direction = np.log(np.array([[200.0, 1.0], [1.0, 1.0]]))
+    equivalence = np.log(np.array([[1.0, 1.0], [150.0, 145.0]]))
+    asked, undecided, apart = np.array([True, True]), np.ones(2, dtype=np.int8), np.zeros(2, dtype=bool)
+    decisions, equivalent = holm_answer(direction, equivalence, asked, undecided, apart, 0.05)
+    assert decisions.tolist() == [0, 1] and equivalent.tolist() == [False, True]
+    _, lower = holm_answer(direction, equivalence - math.log(1.3), asked, undecided, apart, 0.05)
+    assert lower.tolist() == [False, False]  # 150 / 1.3 = 115 < 140
 
 
 def test_holm_equivalence_needs_both_sides() -> None:

@@ -21,9 +21,11 @@ Under ``question`` the bound is stated for the answer, over all looks and all pa
   decision) <= γ, by Holm's step-down over the 2 one-sided nulls of every pair the question
   involves, with anytime-valid p-values ``1 / max E`` (Holm 1979; the step-down stays valid at any
   look because each p-value is valid uniformly over time and rejections are kept).
-* Equivalence (margin δ): the two one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` of each pair go
-  through their own Holm family at γ (a pair is equivalent when both are rejected: TOST), so a
-  false claim of equivalence has probability <= γ too.
+* Equivalence (margin δ): the two one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` of each pair (a pair
+  is equivalent when both are rejected: TOST) join the direction nulls in the same Holm family for
+  ``all-pairs`` and ``baseline``, so P(any false decision of either kind) <= γ; for top-k they form
+  their own Holm family at γ beside the members' closed test (the guarantee on exclusions is
+  untouched; equivalences among members are reported at their own γ).
 
 The evidence is the mean statistic's betting e-processes (:mod:`prefeval_core.sequential.betting`)
 or, for ``sign``, the human-only mixture e-process of the outcome counts.
@@ -82,9 +84,9 @@ def decide_question_round(state: ProtocolState, number: int | None = None, sampl
         against = _against(state, found.current)
         member = member_log_e(against, settings.question.k) if leader is None else _top_member_log_e(against, leader)
         members &= ~closed_exclusions(member, settings.gamma)
+        equivalent = question_equivalence(state, found, asked)
     else:
-        decisions = holm_directions(found.direction, asked, decisions, settings.gamma)
-    equivalent = question_equivalence(state, found, asked)
+        decisions, equivalent = holm_answer(found.direction, found.equivalence, asked, decisions, state.status.equivalent, settings.gamma)
     futile = _futile(state, found, leader, decisions, equivalent, members, asked)
     return decided_round(state, found, chosen, found.direction, decisions, futile, equivalent, members)
 
@@ -125,7 +127,9 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
 
 
 def question_equivalence(state: ProtocolState, found: PairEvidence, asked: BoolArray) -> BoolArray:
-    """(P,) equivalent pairs after the round (Holm over the asked pairs' equivalence nulls, kept once shown)."""
+    """(P,) equivalent pairs after the round (Holm over the asked pairs' equivalence nulls, kept once
+    shown): the equivalence family of a question whose own decisions are not Holm's (top-k members,
+    FDR directions), with its own γ."""
     equivalent = state.status.equivalent.copy()
     if state.settings.delta is None:
         return equivalent
@@ -229,23 +233,33 @@ def full_differences(table: StudyTable, *, assigned: bool = False) -> FloatArray
     return d
 
 
-def holm_directions(log_e: FloatArray, asked: BoolArray, decisions: npt.NDArray[np.int8], gamma: float) -> npt.NDArray[np.int8]:
-    """Decisions after Holm's step-down over the one-sided nulls of the asked pairs.
+def holm_answer(
+    direction: FloatArray, equivalence: FloatArray, asked: BoolArray, decisions: npt.NDArray[np.int8], equivalent: BoolArray, gamma: float
+) -> tuple[npt.NDArray[np.int8], BoolArray]:
+    """Decisions and equivalent pairs after one Holm step-down over the asked pairs' nulls: the two
+    one-sided direction nulls and, with a margin, the two equivalence nulls ``Δ >= δ`` and
+    ``Δ <= -δ`` (a pair is equivalent when both are rejected) — one family, so that P(any false
+    directional or equivalence decision) <= γ for the whole answer.
 
     Args:
-        log_e: (P, 2) log e-values (running maxima) for ``>`` and ``<``.
+        direction: (P, 2) log e-values (running maxima) for ``>`` and ``<``.
+        equivalence: (P, 2) log e-values against ``Δ >= δ`` and ``Δ <= -δ``; all NaN without a margin.
         asked: (P,) the family's pairs (fixed by the question).
-        decisions: (P,) decisions so far (kept).
+        decisions, equivalent: (P,) decisions and equivalent pairs so far (kept).
     """
+    margin = not np.isnan(equivalence).all()
+    log_e = np.concatenate([direction, np.nan_to_num(equivalence, nan=0.0)], axis=1) if margin else direction
     rejected = np.zeros_like(log_e, dtype=bool)
     rejected[:, 0] = decisions == BETTER
     rejected[:, 1] = decisions == WORSE
-    family = np.repeat(asked[:, None], 2, axis=1)
-    rejected = _holm(log_e, family, rejected, gamma)
+    if margin:
+        rejected[:, 2:] = equivalent[:, None]
+    rejected = _holm(log_e, np.repeat(asked[:, None], log_e.shape[1], axis=1), rejected, gamma)
     out = decisions.copy()
     out[rejected[:, 0] & ~rejected[:, 1] & (decisions == TIE)] = BETTER
     out[rejected[:, 1] & ~rejected[:, 0] & (decisions == TIE)] = WORSE
-    return out
+    shown = equivalent | (rejected[:, 2] & rejected[:, 3]) if margin else equivalent
+    return out, shown
 
 
 def holm_equivalence(log_e: FloatArray, asked: BoolArray, equivalent: BoolArray, gamma: float) -> BoolArray:
