@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,3 +28,35 @@ def start_live_study_as(page: Page, url: str, annotator: str) -> tuple[Locator, 
     name.fill(annotator)
     name.press("Enter")
     return main, main.locator('[data-testid="stProgress"]')
+
+
+def wait_idle(page: Page) -> None:
+    """Until the app is not rerunning: a click or key that lands during a rerun can be lost."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
+
+
+def press_until(page: Page, act: Callable[[], None], until: Locator, tries: int = 4) -> None:
+    """Do ``act`` (a click, a key) once the app is idle, until ``until`` shows: on a loaded machine
+    an input that lands while the page reruns is dropped (the widget is drawn again, untouched), so
+    it is done again — after 30 s, far longer than a registered input takes to show."""
+    from playwright.sync_api import expect
+
+    for _ in range(tries - 1):
+        wait_idle(page)
+        act()
+        try:
+            expect(until).to_be_visible(timeout=30_000)
+            return
+        except AssertionError:
+            continue
+    wait_idle(page)
+    act()
+    expect(until).to_be_visible()
+
+
+def rate_with_key(page: Page, main: Locator, progress: Locator, key: str, times: int, start: int = 0) -> None:
+    """Rate ``times`` outputs on Annotate by pressing ``key``, each seen in the progress bar."""
+    main.locator("h1").click()  # the page, not the text field, gets the keys
+    page.wait_for_timeout(1000)  # the buttons' key bindings attach after they are drawn
+    for done in range(start + 1, start + times + 1):
+        press_until(page, lambda: page.keyboard.press(key), progress.get_by_text(re.compile(rf"^{done} of \d+")))

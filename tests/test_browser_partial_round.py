@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.store import open_store
-from tests.browser_steps import TIMEOUT_MS, start_live_study_as
+from tests.browser_steps import TIMEOUT_MS, press_until, rate_with_key, start_live_study_as
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 pytestmark = [
@@ -30,7 +30,7 @@ def _requested(request_json: str | None) -> set[tuple[str, str]]:
 
 
 def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) -> None:
-    from playwright.sync_api import Locator, expect, sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     env = {"PREFEVAL_DATA_DIR": str(tmp_path / "store")}
     with sync_playwright() as playwright, served_app(tmp_path / "app.log", env) as url:
@@ -42,41 +42,20 @@ def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) 
 
         def judge(times: int) -> None:
             expect(progress).to_contain_text(re.compile(r"^0 of \d+ judged by ann1"))
-            main.locator("h1").click()  # the page, not the text field, gets the keys
-            page.wait_for_timeout(1000)  # the buttons' key bindings attach after they are drawn
-            for done in range(1, times + 1):
-                page.keyboard.press("4")
-                expect(progress).to_contain_text(f"{done} of")
-                page.wait_for_timeout(500)
-
-        def idle() -> None:  # a click while the app reruns can be lost
-            page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
-
-        def press(button: Locator, until: Locator) -> None:
-            """Click ``button`` until ``until`` shows: on a loaded machine a click that lands while the
-            page reruns is dropped (the button is drawn again, unpressed), so it is pressed again."""
-            for _ in range(4):
-                idle()
-                button.click()
-                try:
-                    expect(until).to_be_visible(timeout=30_000)
-                    return
-                except AssertionError:
-                    continue
-            expect(until).to_be_visible()
+            rate_with_key(page, main, progress, "4", times)
 
         def decide(choice: str, judged: int) -> int:
             """Press *Decide now*, see the confirmation ask, answer ``choice``; the open requests it named."""
             asked = main.get_by_text(re.compile(r"\d+ of the \d+ requested judgments are not made yet"))
-            press(
-                main.get_by_role("button", name=re.compile(rf"^Decide now with {judged} new judgments \({judged} of \d+ requested\)$")),
-                asked,
-            )
+            label = re.compile(rf"^Decide now with {judged} new judgments \({judged} of \d+ requested\)$")
+            decide_now = main.get_by_role("button", name=label)
+            press_until(page, decide_now.click, asked)
             still_open, requested = map(int, re.findall(r"\d+", asked.inner_text())[:2])
             assert still_open == requested - judged
             queued = " queued" if choice == "keep" else ""
             told = f"the {still_open} still open stay in the queue" if choice == "keep" else f"the {still_open} still open are withdrawn"
-            press(main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}"), page.get_by_text(told))
+            answer = main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}")
+            press_until(page, answer.click, page.get_by_text(told))
             return still_open
 
         judge(4)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.store import open_store
-from tests.browser_steps import TIMEOUT_MS, start_live_study_as
+from tests.browser_steps import TIMEOUT_MS, rate_with_key, start_live_study_as
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 pytestmark = [
@@ -34,12 +34,7 @@ def test_a_live_study_survives_a_reload_and_a_server_restart(tmp_path: Path) -> 
             name = main.get_by_role("textbox", name="Annotator name")
             expect(progress).to_contain_text(re.compile(r"0 of \d+ judged by ann1"))
             expect(main.get_by_role("button", name=re.compile(r"^(Shortcut )?4$"))).to_be_visible()
-            main.locator("h1").click()  # the page, not the text field, gets the keys
-            page.wait_for_timeout(1000)  # the buttons' key bindings attach after they are drawn
-            for done in (1, 2, 3):
-                page.keyboard.press("4")  # the rating 4 on SummEval's 1-5 scale
-                expect(progress).to_contain_text(f"{done} of")
-                page.wait_for_timeout(500)
+            rate_with_key(page, main, progress, "4", 3)  # the rating 4 on SummEval's 1-5 scale
             address = page.url
             assert "study=" in address and "ann1" not in address  # the lead's name stays out of the address
             page.reload()
