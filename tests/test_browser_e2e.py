@@ -4,12 +4,14 @@ protocol, annotate one item with a keyboard shortcut, save a screenshot."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from prefeval_core.store import open_store
+from tests.browser_steps import press_until
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 TIMEOUT_MS = 90_000
@@ -78,8 +80,7 @@ def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
         expect(progress).to_contain_text("0 of")
         expect(page.get_by_role("button", name="A better")).to_be_enabled()
         main.locator("h1").click()  # focus the page, not a text field
-        page.keyboard.press("a")
-        expect(progress).to_contain_text("1 of")
+        press_until(page, lambda: page.keyboard.press("a"), progress.get_by_text(re.compile(r"^1 of")))
         page.screenshot(path=str(tmp_path / "annotate.png"), full_page=True)
         browser.close()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.store import open_store
+from tests.browser_steps import rate_with_key
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 TIMEOUT_MS = 120_000
@@ -67,12 +68,7 @@ def test_a_lead_invites_two_annotators_and_each_link_opens_only_its_queue(tmp_pa
                 for element in (*levels, body.get_by_text("Output", exact=True)):
                     box = element.bounding_box()
                     assert box is not None and box["y"] + box["height"] <= 900, box
-            body.locator("h1").click()  # the page, not a field, gets the keys
-            page.wait_for_timeout(1000)
-            for done in range(1, judged[name] + 1):
-                page.keyboard.press("4")
-                expect(progress).to_contain_text(f"{done} of")
-                page.wait_for_timeout(500)
+            rate_with_key(page, body, progress, "4", judged[name])
             assert page.get_by_role("link", name=re.compile("Protocol|Data|Report")).count() == 0  # no navigation
             page.goto(f"{url}/protocol?token={link.split('token=')[1]}")  # a lead page named in the address
             expect(body.locator("h1")).to_have_text("Judge the relevance")
