@@ -217,7 +217,7 @@ class _Sweep:
             log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
         prob = np.exp(log_joint - log_joint.max(axis=-1, keepdims=True))
         prob /= prob.sum(axis=-1, keepdims=True)
-        latent = _multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
+        latent = multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
         S = np.add.reduceat(latent, self.starts, axis=0)  # (B, C, h): every pair has a cell
         state.p = _dirichlet(rng, self.n[:, None, :] + 1.0 + S)
         by_outcome = latent[:, :, None, :, None] * self.onehot[:, None, :, None, :]  # (N, C, k, h, c)
@@ -227,7 +227,7 @@ class _Sweep:
         return S, columns
 
 
-def _multinomial(rng: np.random.Generator, total: IntArray, prob: FloatArray) -> FloatArray:
+def multinomial(rng: np.random.Generator, total: IntArray, prob: FloatArray) -> FloatArray:
     """Draws (..., 3) of ``Multinomial(total, prob)`` by two binomials (vectorised)."""
     first = rng.binomial(total, np.clip(prob[..., 0], 0.0, 1.0))
     rest = total - first

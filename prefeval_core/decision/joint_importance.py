@@ -19,7 +19,8 @@ mixture of the data-augmentation sampler's full conditionals (Gelfand and Smith'
 Rao-Blackwellised density estimate): ``EXPLORE_CHAINS`` chains per pair, started from prior draws,
 run ``EXPLORE_WARMUP`` sweeps and then keep every ``EXPLORE_THIN``-th of ``EXPLORE_KEPT * EXPLORE_THIN``
 sweeps (:func:`~prefeval_core.decision.joint_fast.conditional_parameters`); each kept latent draw
-``L`` contributes the product of Dirichlets ``p | L``, ``mu_j[:, h] | L``, all with equal shares.
+``L`` contributes the product of Dirichlets ``p | L``, ``mu_j[:, h] | L`` (every other one widened:
+``WIDEN_COUNTS`` of the latent counts), all with equal shares.
 The chains need not have converged: the weights are exact, and the mixture's density is linear
 in ``log x`` per component (one matrix product per draw). Base proposals of
 :func:`~prefeval_core.decision.importance.importance_sample`:
@@ -28,6 +29,12 @@ in ``log x`` per component (one matrix product per draw). Base proposals of
 * ``prior`` (``PRIOR_SHARE``): ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``; the
   posterior over it is the likelihood of the unrevealed items, at most 1, so with the balance
   heuristic every weight is bounded.
+
+The estimate of ``theta`` is Rao-Blackwellised: with each draw of ``(p, mu)`` comes one draw of
+the latent outcomes from their exact conditional ``L[c] ~ Multinomial(u_c, normalise(exp T[c]))``,
+so the weighted pairs ``((p, mu), L)`` are a weighted sample of the joint posterior, and the draw's
+term is ``P(p> > p< | L) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` (``p | L ~ Dirichlet(n + 1 + S)``,
+``S = sum_c L[c]``) rather than an indicator: the measured standard errors were 1.2-4x smaller.
 
 The sampler's fitted Student-t is switched off here (``is_adapt_rounds=0``): on the SummEval pairs
 it took half the draws where it does worse than the mixture, and its refits discard the draws so
@@ -47,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from scipy.special import betainc
 
 from prefeval_core.decision.importance import (
     Evaluation,
@@ -58,8 +66,9 @@ from prefeval_core.decision.importance import (
     simplex_from_ratios,
 )
 from prefeval_core.decision.joint_data import JointInputs
-from prefeval_core.decision.joint_fast import conditional_parameters
+from prefeval_core.decision.joint_fast import conditional_parameters, multinomial
 from prefeval_core.decision.settings import SamplerSettings
+from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -73,6 +82,9 @@ EXPLORE_THIN = 4
 """Sweeps between kept ones (consecutive ones are nearly the same component)."""
 EXPLORE_STREAM = 0x6A18
 """Second word of the seed of the exploring chains' stream."""
+WIDEN_COUNTS = 0.5
+"""Every other component keeps only this share of its latent counts: wider, it covers the gaps
+between the chains (without it the weights' tails left some standard errors far too small)."""
 PRIOR_SHARE = 0.05
 """Share of the draws from the prior proposal (the bound on the weights)."""
 
@@ -109,10 +121,11 @@ def prior_alpha(inputs: JointInputs) -> FloatArray:
     return np.concatenate([inputs.n[:, None, :], columns], axis=1) + 1.0
 
 
-def log_density(alpha: FloatArray, u: FloatArray, pattern_map: PatternMap, log_x: FloatArray) -> FloatArray:
-    """The log density in ``z`` (module docstring, up to a constant per pair) at ``log x`` (P, D, B, 3)."""
+def log_density(alpha: FloatArray, u: FloatArray, log_x: FloatArray, terms: FloatArray) -> FloatArray:
+    """The log density in ``z`` (module docstring, up to a constant per pair) at ``log x`` (P, D, B, 3)
+    with pattern terms ``terms`` (P, D, J, 3)."""
     prior = np.einsum("pdbi,pbi->pd", log_x, alpha)
-    return np.asarray(prior + np.einsum("pdj,pj->pd", log_sum_exp(pattern_map.terms(log_x)), u), dtype=np.float64)
+    return np.asarray(prior + np.einsum("pdj,pj->pd", log_sum_exp(terms), u), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -138,16 +151,34 @@ class JointTarget:
         alpha = np.concatenate([self.components[pair, which], np.broadcast_to(self.alpha[pair], (prior, *self.alpha.shape[1:]))])
         return log_ratios(np.log(rng.standard_gamma(alpha))).reshape(len(alpha), self.dim)
 
-    def evaluate(self, pairs: IntArray, z: FloatArray) -> Evaluation:
+    def evaluate(self, pairs: IntArray, z: FloatArray, rngs: Sequence[np.random.Generator]) -> Evaluation:
+        """Densities at ``z``, and each draw's term of theta given one draw of the latent outcomes
+        (module docstring) from the pair's generator."""
         x, log_x = simplex_from_ratios(z.reshape(*z.shape[:2], self.pattern_map.blocks, 2))
         alpha, components = self.alpha[pairs], self.components[pairs]
         flat = log_x.reshape(*z.shape[:2], -1)
         log_prior = np.einsum("pdf,pf->pd", flat, alpha.reshape(len(pairs), -1)) - log_beta(alpha).sum(axis=1)[:, None]
         per_component = np.matmul(flat, components.reshape(*components.shape[:2], -1).swapaxes(1, 2))  # (P, D, T)
         per_component -= log_beta(components).sum(axis=2)[:, None, :]
-        log_conditionals = log_sum_exp(per_component) - np.log(components.shape[1])
-        log_target = log_density(alpha, self.u[pairs], self.pattern_map, log_x)
-        return Evaluation(log_target=log_target, log_base=np.stack([log_conditionals, log_prior], axis=-1), p=x[:, :, 0])
+        # the mixture's log density: this is the route's main cost, so in place (finite: log x is clipped)
+        top = per_component.max(axis=2, keepdims=True)
+        per_component -= top
+        np.exp(per_component, out=per_component)
+        log_conditionals = np.log(per_component.mean(axis=2)) + top[..., 0]
+        terms = self.pattern_map.terms(log_x)
+        log_target = log_density(alpha, self.u[pairs], log_x, terms)
+        above = self._rao_blackwell(pairs, terms, rngs)
+        return Evaluation(log_target=log_target, log_base=np.stack([log_conditionals, log_prior], axis=-1), p=x[:, :, 0], above=above)
+
+    def _rao_blackwell(self, pairs: IntArray, terms: FloatArray, rngs: Sequence[np.random.Generator]) -> FloatArray:
+        """``P(p> > p< | L) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` (P, D) at one draw of the latent
+        outcomes ``L[c] ~ Multinomial(u_c, normalise(exp T[c]))`` per draw."""
+        prob = np.exp(terms - terms.max(axis=-1, keepdims=True))
+        prob /= prob.sum(axis=-1, keepdims=True)
+        items = self.u[pairs].astype(np.int64)
+        S = np.stack([multinomial(rng, np.broadcast_to(items[i], prob.shape[1:3]), prob[i]).sum(axis=1) for i, rng in enumerate(rngs)])
+        alpha = self.alpha[pairs, 0][:, None, :] + S  # p | L ~ Dirichlet(n + 1 + S)
+        return np.asarray(betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5), dtype=np.float64)
 
 
 def joint_importance(
@@ -163,7 +194,9 @@ def joint_importance(
     """
     rng = np.random.default_rng([seed, EXPLORE_STREAM])
     components = conditional_parameters(inputs, rng, chains=EXPLORE_CHAINS, warmup=EXPLORE_WARMUP, kept=EXPLORE_KEPT, thin=EXPLORE_THIN)
-    target = JointTarget(prior_alpha(inputs), inputs.u, PatternMap.build(inputs.patterns), components)
+    alpha = prior_alpha(inputs)
+    components[:, 1::2] = alpha[:, None] + WIDEN_COUNTS * (components[:, 1::2] - alpha[:, None])
+    target = JointTarget(alpha, inputs.u, PatternMap.build(inputs.patterns), components)
     pairs = np.arange(inputs.n.shape[0])
     fixed = settings.with_(is_adapt_rounds=0)  # the proposal stays the mixture (module docstring)
     return importance_sample(target, pairs, pair_ids, seed=seed, gamma=gamma, settings=fixed, keep_draws=keep_draws)
