@@ -1,5 +1,6 @@
-"""Several metrics in one posterior (docs/model.md): exact reductions, a brute-force check of the
-data-augmentation route, the NUTS golden settings, contributions and draws."""
+"""Several metrics in one posterior (docs/model.md): exact reductions, brute-force checks of the
+importance and data-augmentation routes, agreement with NUTS (small cases and the golden settings),
+contributions and draws."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from prefeval_core.decision import (
     metric_contributions,
 )
 from prefeval_core.decision.joint_data import joint_inputs
+from prefeval_core.decision.joint_fast import joint_gibbs
 from prefeval_core.errors import SettingsError
 from prefeval_core.pairs.counts import JointCounts, joint_counts, pattern_codes
 
@@ -71,7 +73,7 @@ def test_exact_reductions_human_only_and_a_single_informing_metric() -> None:
     assert result.method[1] == "enumeration"
     alone = decide_counts(counts.subset(np.array([1])).triples(0))
     assert result.theta[1] == pytest.approx(alone.theta[0], abs=1e-14)
-    assert result.method[2] == "joint_gibbs"
+    assert result.method[2] == "joint_importance"
     human = decide_joint(counts, model="human_only")
     assert set(human.method) == {"closed_form"} and np.array_equal(human.theta, human_only_theta(counts.n))
 
@@ -98,17 +100,40 @@ def _brute_force_theta(counts: JointCounts) -> float:
     return float(w @ np.asarray(thetas) / w.sum())
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_data_augmentation_agrees_with_a_brute_force_sum(seed: int) -> None:
+def _small_counts() -> JointCounts:
     revealed = np.zeros((1, 16, 3), dtype=np.int64)
     revealed[0, 0, 0], revealed[0, 10, 2], revealed[0, 5, 1], revealed[0, 2, 0], revealed[0, 8, 2] = 3, 2, 1, 1, 1
     unrevealed = np.zeros((1, 16), dtype=np.int64)
     unrevealed[0, [0, 10, 2, 8, 3 + 4 * 0]] = [3, 2, 2, 1, 2]  # the last: only metric 0 rated it
-    counts = JointCounts(("a", "b"), revealed, unrevealed)
+    return JointCounts(("a", "b"), revealed, unrevealed)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_importance_route_agrees_with_a_brute_force_sum(seed: int) -> None:
+    counts = _small_counts()
     exact = _brute_force_theta(counts)
     result = decide_joint(counts, seed=seed, settings=SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf")))
-    assert result.method == ("joint_gibbs",)
+    assert result.method == ("joint_importance",)
     assert abs(result.theta[0] - exact) <= 4 * result.theta_mc_se[0] + 1e-3, (result.theta[0], exact, result.theta_mc_se[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_data_augmentation_agrees_with_a_brute_force_sum(seed: int) -> None:
+    counts = _small_counts()
+    exact = _brute_force_theta(counts)
+    summary = joint_gibbs(joint_inputs(counts), seed=seed, gamma=0.05, settings=SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf")))
+    assert summary.settled[0]
+    assert abs(summary.theta[0] - exact) <= 4 * summary.theta_mc_se[0] + 1e-3, (summary.theta[0], exact, summary.theta_mc_se[0])
+
+
+def test_importance_route_is_deterministic() -> None:
+    counts = _random_counts(np.random.default_rng(7), 3, 3, 600, 0.2)
+    small = SamplerSettings.small()
+    first = decide_joint(counts, seed=3, settings=small)
+    assert "joint_importance" in first.method
+    again = decide_joint(counts, seed=3, settings=small)
+    assert np.array_equal(first.theta, again.theta) and np.array_equal(first.theta_mc_se, again.theta_mc_se)
+    assert not np.array_equal(first.theta, decide_joint(counts, seed=4, settings=small).theta)
 
 
 def _golden() -> list[dict]:  # type: ignore[type-arg]
@@ -122,6 +147,23 @@ def _golden_counts(cases: list[dict], k: int) -> JointCounts:  # type: ignore[ty
         np.array([c["revealed"] for c in group], dtype=np.int64),
         np.array([c["unrevealed"] for c in group], dtype=np.int64),
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["k2_ok_ok_10_200", "k3_weak_10_60", "k3_ok_ok_ok_20_300"])
+def test_importance_route_agrees_with_nuts_on_small_cases(case: str) -> None:
+    """The route's theta against the golden NUTS reference (paper settings) within both Monte-Carlo
+    errors, and on a fresh NUTS run of the same pair with the fallback sizes."""
+    found = next(c for c in _golden() if c["name"] == case)
+    k = found["k"]
+    counts = JointCounts(tuple(f"m{j}" for j in range(k)), np.array([found["revealed"]]), np.array([found["unrevealed"]]))
+    result = decide_joint(counts, seed=2, settings=PRECISE)
+    assert result.method == ("joint_importance",)
+    combined = np.hypot(result.theta_mc_se[0], found["theta_ref_se"])
+    assert abs(result.theta[0] - found["theta_ref"]) <= 4.0 * combined + 1e-4, (result.theta[0], found["theta_ref"], combined)
+    nuts = decide_joint(counts, sampler="nuts", seed=2, settings=PRECISE.with_(nuts_chains=2, nuts_warmup=500, nuts_draws=4000))
+    both = np.hypot(result.theta_mc_se[0], nuts.theta_mc_se[0])
+    assert abs(result.theta[0] - nuts.theta[0]) <= 4.0 * both + 1e-4, (result.theta[0], nuts.theta[0], both)
 
 
 @pytest.mark.slow
@@ -140,7 +182,7 @@ def test_fast_routes_agree_with_the_nuts_reference_on_every_golden_setting() -> 
             if not near:
                 assert result.decision[i] == decision_from_theta(case["theta_ref"], 0.05), case["name"]
         routes += list(result.method)
-    assert routes.count("joint_gibbs") >= 15
+    assert routes.count("joint_importance") >= 15
 
 
 def test_contributions_of_a_useful_and_a_useless_metric() -> None:
