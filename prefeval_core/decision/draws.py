@@ -194,9 +194,9 @@ def joint_posterior_draws(
         return dirichlet_draws(rng, np.broadcast_to(one.n[0] + 1.0, (draws, 3)))
     inputs = joint_inputs(one)
     if route == "joint_importance":
-        kept = joint_importance(inputs, np.zeros(1, dtype=np.int64), seed=seed, gamma=gamma, settings=settings, keep_draws=True).kept
-        assert kept is not None  # asked for
-        return systematic_resample(rng, kept[0][0], kept[0][1], draws)
+        weighted = joint_importance(inputs, np.zeros(1, dtype=np.int64), seed=seed, gamma=gamma, settings=settings, keep_draws=True).kept
+        assert weighted is not None  # asked for
+        return systematic_resample(rng, weighted[0][0], weighted[0][1], draws)
     if route == "joint_gibbs":
         kept = joint_gibbs(inputs, seed=seed, gamma=gamma, settings=settings, keep_draws=True).kept
         assert kept is not None  # asked for

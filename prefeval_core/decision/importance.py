@@ -243,6 +243,7 @@ def importance_sample(
     settings: SamplerSettings,
     initial_t: StudentT | None = None,
     keep_draws: bool = False,
+    give_up: tuple[int, float] | None = None,
 ) -> ImportanceSummary:
     """Importance-sample the posteriors of ``pairs`` (indices into ``target``) in rounds (module docstring).
 
@@ -256,6 +257,9 @@ def importance_sample(
         initial_t: a t proposal per target pair (indexed like the target) to mix in from the
             first round; else the t is fitted only when the base proposals do badly.
         keep_draws: also return the weighted draws behind the estimates.
+        give_up: ``(rounds, per_draw)``: a pair whose effective sample size per draw is below
+            ``per_draw`` after ``rounds`` rounds stops there (its caller hands it to another
+            sampler instead of spending every round on it).
     """
     pairs = np.asarray(pairs, dtype=np.int64)
     pair_ids = np.asarray(pair_ids, dtype=np.int64)
@@ -265,7 +269,7 @@ def importance_sample(
     chunk = max(1, settings.is_chunk_draws // settings.is_draws)
     for start in range(0, P, chunk):
         rows = np.arange(start, min(P, start + chunk))
-        kept += _sample_chunk(target, pairs[rows], pair_ids[rows], rows, out, seed, gamma, settings, initial_t, keep_draws)
+        kept += _sample_chunk(target, pairs[rows], pair_ids[rows], rows, out, seed, gamma, settings, initial_t, keep_draws, give_up)
     return ImportanceSummary(out.theta, out.p_mean, out.theta_mc_se, out.ess, out.draws, tuple(kept) if keep_draws else None)
 
 
@@ -280,6 +284,7 @@ def _sample_chunk(
     settings: SamplerSettings,
     initial_t: StudentT | None,
     keep_draws: bool,
+    give_up: tuple[int, float] | None,
 ) -> list[tuple[FloatArray, FloatArray]]:
     """Run the rounds of one chunk of pairs and write their estimates into ``out`` (rows ``out_rows``)."""
     size, dim = len(pairs), target.dim
@@ -321,6 +326,8 @@ def _sample_chunk(
             adaptations[row] += 1
         sums.reset(active[adapt])
         active = active[adapt | ~_settled(sums, active, gamma, settings)]
+        if give_up is not None and round_number + 1 >= give_up[0]:
+            active = active[sums.ess()[active] >= give_up[1] * out.draws[out_rows[active]]]
     theta, se, ess = sums.theta(), sums.se(), sums.ess()
     out.theta[out_rows] = theta
     out.theta_mc_se[out_rows] = se

@@ -161,9 +161,7 @@ def _start(inputs: JointInputs, pairs: IntArray, rng: np.random.Generator, chain
     return _Sweep.build(inputs.patterns, n, prior, inputs.u[pairs]), state
 
 
-def conditional_parameters(
-    inputs: JointInputs, rng: np.random.Generator, *, chains: int, warmup: int, kept: int, thin: int
-) -> FloatArray:
+def conditional_parameters(inputs: JointInputs, rng: np.random.Generator, *, chains: int, warmup: int, kept: int, thin: int) -> FloatArray:
     """Dirichlet parameters (P, kept * chains, 1 + 3k, 3) of the full conditionals of ``p`` (block 0)
     and of each ``mu_j[:, h]`` (block ``1 + 3j + h``) given the latent draw of every ``thin``-th
     iteration after ``warmup`` of ``chains`` chains per pair: the mixture over them is the

@@ -40,11 +40,12 @@ The sampler's fitted Student-t is switched off here (``is_adapt_rounds=0``): on 
 it took half the draws where it does worse than the mixture, and its refits discard the draws so
 far (the call took 1.8x the CPU time with it).
 
-A pair whose weights stay too uneven (effective sample size below ``settings.is_min_ess``) goes
-on to the data-augmentation route (:mod:`~prefeval_core.decision.joint_fast`). The importance
-draws of the pair with id ``i`` come from ``default_rng([seed, i, round])``; the exploring chains
-of a batch of pairs share one stream (``default_rng([seed, EXPLORE_STREAM])``), so the proposal,
-not the estimate's expectation, depends on the other pairs of the batch.
+A pair whose weights stay too uneven (effective sample size below ``settings.is_min_ess``, or
+below ``GIVE_UP_PER_DRAW`` per draw after ``GIVE_UP_ROUNDS`` rounds) goes on to the
+data-augmentation route (:mod:`~prefeval_core.decision.joint_fast`). The importance draws of the
+pair with id ``i`` come from ``default_rng([seed, i, round])``; the exploring chains of a batch of
+pairs share one stream (``default_rng([seed, EXPLORE_STREAM])``), so the proposal, not the
+estimate's expectation, depends on the other pairs of the batch.
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ EXPLORE_STREAM = 0x6A18
 WIDEN_COUNTS = 0.5
 """Every other component keeps only this share of its latent counts: wider, it covers the gaps
 between the chains (without it the weights' tails left some standard errors far too small)."""
+GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW = 3, 0.01
+"""A pair with fewer than 1 effective draw per 100 after 3 rounds (3,584 draws at the default sizes)
+stops: the mixture misses much of its posterior, and the data-augmentation route takes it."""
 PRIOR_SHARE = 0.05
 """Share of the draws from the prior proposal (the bound on the weights)."""
 
@@ -160,11 +164,12 @@ class JointTarget:
         log_prior = np.einsum("pdf,pf->pd", flat, alpha.reshape(len(pairs), -1)) - log_beta(alpha).sum(axis=1)[:, None]
         per_component = np.matmul(flat, components.reshape(*components.shape[:2], -1).swapaxes(1, 2))  # (P, D, T)
         per_component -= log_beta(components).sum(axis=2)[:, None, :]
-        # the mixture's log density: this is the route's main cost, so in place (finite: log x is clipped)
+        # the mixture's log density is the route's main cost: the terms relative to the largest
+        # (finite: log x is clipped) are exponentiated in single precision, ~1e-7 relative error
         top = per_component.max(axis=2, keepdims=True)
-        per_component -= top
-        np.exp(per_component, out=per_component)
-        log_conditionals = np.log(per_component.mean(axis=2)) + top[..., 0]
+        relative = (per_component - top).astype(np.float32)
+        np.exp(relative, out=relative)
+        log_conditionals = np.log(relative.sum(axis=2, dtype=np.float64) / components.shape[1]) + top[..., 0]
         terms = self.pattern_map.terms(log_x)
         log_target = log_density(alpha, self.u[pairs], log_x, terms)
         above = self._rao_blackwell(pairs, terms, rngs)
@@ -199,4 +204,6 @@ def joint_importance(
     target = JointTarget(alpha, inputs.u, PatternMap.build(inputs.patterns), components)
     pairs = np.arange(inputs.n.shape[0])
     fixed = settings.with_(is_adapt_rounds=0)  # the proposal stays the mixture (module docstring)
-    return importance_sample(target, pairs, pair_ids, seed=seed, gamma=gamma, settings=fixed, keep_draws=keep_draws)
+    return importance_sample(
+        target, pairs, pair_ids, seed=seed, gamma=gamma, settings=fixed, keep_draws=keep_draws, give_up=(GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW)
+    )
