@@ -63,7 +63,6 @@ from prefeval_core.decision.importance import (
     importance_sample,
     log_beta,
     log_ratios,
-    log_sum_exp,
     simplex_from_ratios,
 )
 from prefeval_core.decision.joint_data import JointInputs
@@ -95,7 +94,8 @@ PRIOR_SHARE = 0.05
 
 @dataclass(frozen=True)
 class PatternMap:
-    """The 0/1 map (J*3, B*3) from the logs of the B simplices to the pattern terms ``T[c, h]``."""
+    """The 0/1 map (3*J, B*3) from the logs of the B simplices to the pattern terms ``T[c, h]``
+    (stored by outcome: row ``h * J + c``)."""
 
     matrix: FloatArray
     blocks: int
@@ -110,12 +110,12 @@ class PatternMap:
             for j in range(k):
                 present = patterns[:, j] < 3
                 G[present, h, 1 + 3 * j + h, patterns[present, j]] = 1.0
-        return cls(G.reshape(J * 3, blocks * 3), blocks)
+        return cls(np.swapaxes(G, 0, 1).reshape(3 * J, blocks * 3), blocks)
 
     def terms(self, log_x: FloatArray) -> FloatArray:
-        """``T`` (..., J, 3) from ``log x`` (..., B, 3)."""
+        """``T`` transposed, (..., 3, J), from ``log x`` (..., B, 3)."""
         flat = log_x.reshape(-1, self.blocks * 3) @ self.matrix.T
-        return flat.reshape(*log_x.shape[:-2], -1, 3)
+        return flat.reshape(*log_x.shape[:-2], 3, -1)
 
 
 def prior_alpha(inputs: JointInputs) -> FloatArray:
@@ -127,9 +127,13 @@ def prior_alpha(inputs: JointInputs) -> FloatArray:
 
 def log_density(alpha: FloatArray, u: FloatArray, log_x: FloatArray, terms: FloatArray) -> FloatArray:
     """The log density in ``z`` (module docstring, up to a constant per pair) at ``log x`` (P, D, B, 3)
-    with pattern terms ``terms`` (P, D, J, 3)."""
-    prior = np.einsum("pdbi,pbi->pd", log_x, alpha)
-    return np.asarray(prior + np.einsum("pdj,pj->pd", log_sum_exp(terms), u), dtype=np.float64)
+    with pattern terms ``terms`` (P, D, 3, J)."""
+    P, D = log_x.shape[:2]
+    prior = np.matmul(log_x.reshape(P, D, -1), alpha.reshape(P, -1, 1))[..., 0]
+    first, second, third = terms[..., 0, :], terms[..., 1, :], terms[..., 2, :]
+    top = np.maximum(np.maximum(first, second), third)  # log-sum-exp over the three outcomes, unrolled: the hot loop
+    rates = np.log(np.exp(first - top) + np.exp(second - top) + np.exp(third - top)) + top  # (P, D, J)
+    return np.asarray(prior + np.matmul(rates, u[:, :, None])[..., 0], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -177,11 +181,15 @@ class JointTarget:
 
     def _rao_blackwell(self, pairs: IntArray, terms: FloatArray, rngs: Sequence[np.random.Generator]) -> FloatArray:
         """``P(p> > p< | L) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` (P, D) at one draw of the latent
-        outcomes ``L[c] ~ Multinomial(u_c, normalise(exp T[c]))`` per draw."""
-        prob = np.exp(terms - terms.max(axis=-1, keepdims=True))
-        prob /= prob.sum(axis=-1, keepdims=True)
-        items = self.u[pairs].astype(np.int64)
-        S = np.stack([multinomial(rng, np.broadcast_to(items[i], prob.shape[1:3]), prob[i]).sum(axis=1) for i, rng in enumerate(rngs)])
+        outcomes ``L[c] ~ Multinomial(u_c, normalise(exp T[c]))`` per draw (patterns of the pair only)."""
+        S = np.empty((len(pairs), terms.shape[1], 3))
+        for i, rng in enumerate(rngs):
+            used = np.flatnonzero(self.u[pairs[i]] > 0)
+            logits = np.swapaxes(terms[i][..., used], -1, -2)  # (D, used, 3)
+            prob = np.exp(logits - logits.max(axis=-1, keepdims=True))
+            prob /= prob.sum(axis=-1, keepdims=True)
+            items = np.broadcast_to(self.u[pairs[i], used].astype(np.int64), prob.shape[:2])
+            S[i] = multinomial(rng, items, prob).sum(axis=1)
         alpha = self.alpha[pairs, 0][:, None, :] + S  # p | L ~ Dirichlet(n + 1 + S)
         return np.asarray(betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5), dtype=np.float64)
 
