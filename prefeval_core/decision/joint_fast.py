@@ -9,7 +9,8 @@ Gibbs sampler alternates exactly
     p | L ~ Dirichlet(n + 1 + S),   mu_j[:, h] | L ~ Dirichlet(K_j[:, h] + 1 + L_j[:, h]),
 
 for all pairs and ``settings.gibbs_chains`` chains at once (NumPy arrays of shape (pairs, chains,
-...)), each chain started from its own draw of ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``.
+...)), each chain started from its own draw of ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``,
+relabelled by a permutation of the true outcome of its own (the identity for the first chain).
 The estimates are Rao-Blackwellised: given ``L``, ``p ~ Dirichlet(n + 1 + S)`` exactly, so each
 kept iteration contributes ``theta(S) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` and ``E[p | S]``
 rather than an indicator. After ``gibbs_warmup`` iterations the chains run in blocks of
@@ -28,6 +29,7 @@ same result, but a pair's draws depend on the other pairs of the call.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -150,14 +152,18 @@ def _run_batch(
 
 
 def _start(inputs: JointInputs, pairs: IntArray, rng: np.random.Generator, chains: int) -> tuple[_Sweep, _State]:
-    """The sweep of ``pairs`` and ``chains`` chains each started from a draw of ``p ~ Dir(n + 1)``,
-    ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``."""
+    """The sweep of ``pairs`` and ``chains`` chains, chain ``i`` started from a draw of
+    ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)`` relabelled by the ``i mod 6``-th
+    permutation ``sigma`` of the true outcome (``p_h`` and ``mu_j[:, h]`` taken from ``sigma(h)``;
+    the first chain's is the identity): with few revealed items the relabelled humps of the
+    posterior can carry real mass, a chain seldom crosses between them, and chains started apart
+    let the diagnostics see it."""
     n = inputs.n[pairs]
     prior = np.swapaxes(inputs.K[pairs], -1, -2) + 1.0  # (B, k, h, c): Dirichlet parameters of mu's columns
-    state = _State(
-        _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), chains, 3))),
-        _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), chains, *prior.shape[1:]))),
-    )
+    p = _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), chains, 3)))
+    columns = _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), chains, *prior.shape[1:])))
+    sigma = np.array(list(itertools.permutations(range(3))))[np.arange(chains) % 6]  # (chains, 3)
+    state = _State(np.take_along_axis(p, sigma[None], axis=2), np.take_along_axis(columns, sigma[None, :, None, :, None], axis=3))
     return _Sweep.build(inputs.patterns, n, prior, inputs.u[pairs]), state
 
 
@@ -165,7 +171,8 @@ def conditional_parameters(inputs: JointInputs, rng: np.random.Generator, *, cha
     """Dirichlet parameters (P, kept * chains, 1 + 3k, 3) of the full conditionals of ``p`` (block 0)
     and of each ``mu_j[:, h]`` (block ``1 + 3j + h``) given the latent draw of every ``thin``-th
     iteration after ``warmup`` of ``chains`` chains per pair: the mixture over them is the
-    ``joint_importance`` route's proposal (:mod:`~prefeval_core.decision.joint_importance`)."""
+    ``joint_importance`` route's proposal (:mod:`~prefeval_core.decision.joint_importance`); the
+    chains start as in the Gibbs route (relabelled prior draws)."""
     P, k = inputs.K.shape[:2]
     sweep, state = _start(inputs, np.arange(P), rng, chains)
     for _ in range(warmup):
