@@ -224,6 +224,17 @@ def test_joint_draws_follow_the_decision() -> None:
     assert np.array_equal(draws, again)
 
 
+def test_joint_draws_of_the_importance_route_follow_the_decision() -> None:
+    counts = _informative_counts(3, 3, 120, 20)
+    small = SamplerSettings.small()
+    result = decide_joint(counts, seed=5, settings=small)
+    assert result.method == ("joint_importance",)
+    draws = joint_posterior_draws(counts, 0, seed=5, draws=6000, settings=small)
+    assert draws.shape == (6000, 3) and np.allclose(draws.sum(axis=1), 1.0)
+    assert np.mean(draws[:, 0] > draws[:, 2]) == pytest.approx(result.theta[0], abs=4 * result.theta_mc_se[0] + 0.03)
+    assert np.array_equal(draws, joint_posterior_draws(counts, 0, seed=5, draws=6000, settings=small))
+
+
 def test_without_removes_one_metric_from_every_pattern() -> None:
     counts = _random_counts(np.random.default_rng(5), 3, 3, 500, 0.5)
     for j in range(3):
