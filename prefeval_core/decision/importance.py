@@ -1,7 +1,7 @@
 """Self-normalised importance sampling with exact weights, in rounds, for many pairs at once.
 
 A target (:class:`ImportanceTarget`; one per posterior family: :mod:`~prefeval_core.decision.fast`
-for one metric, :mod:`~prefeval_core.decision.joint_fast` for several) works in unconstrained
+for one metric, :mod:`~prefeval_core.decision.joint_importance` for several) works in unconstrained
 coordinates ``z`` (additive log-ratios of every simplex, the last component as reference). It
 draws from its own *base* proposals and evaluates, at any draws, the log density of the posterior
 (up to a constant per pair) and the normalised log density of each base proposal, all with respect

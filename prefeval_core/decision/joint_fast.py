@@ -1,5 +1,9 @@
 """The ``joint_gibbs`` route: several metrics' posterior by data augmentation, vectorised over pairs and chains.
 
+It decides the pairs whose ``joint_importance`` weights stay too uneven
+(:mod:`~prefeval_core.decision.joint_importance`), and its sweeps build that route's proposal
+(:func:`conditional_parameters`).
+
 The model (:mod:`~prefeval_core.decision.joint`) is conditionally conjugate. With the latent true
 outcomes of the unrevealed items, ``L[c, h]`` = items of pattern ``c`` whose truth is ``h``
 (``sum_h L[c, h] = u_c``), ``S = sum_c L[c]`` and ``L_j[c', h] = sum_{c: c_j = c'} L[c, h]``, the
