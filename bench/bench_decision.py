@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_decision.py agreement        # one metric: fast vs the golden NUTS reference
     .venv/bin/python bench/bench_decision.py joint-agreement  # several metrics: fast vs the golden NUTS reference
     .venv/bin/python bench/bench_decision.py speed            # the speed targets, each against NUTS in the same run
+    .venv/bin/python bench/bench_decision.py joint-speed      # several metrics on SummEval: before/after route, long-Gibbs reference
     .venv/bin/python bench/bench_decision.py rng              # NumPy vs JAX random variates on this machine
 
 Speed figures are ratios measured in the same run: the reference (NumPyro NUTS, paper settings,
@@ -21,6 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -33,9 +35,21 @@ configure_jax(x64=True, host_devices=5)
 import json  # noqa: E402
 
 import numpy as np  # noqa: E402
-from decision_workloads import hard_counts, many_systems_study, replay_decisions, summeval_counts, wmt20_study  # noqa: E402
+from decision_workloads import (  # noqa: E402
+    hard_counts,
+    many_systems_study,
+    replay_decisions,
+    summeval_counts,
+    summeval_joint_counts,
+    wmt20_study,
+)
 
-from prefeval_core.decision import SamplerSettings, decide_counts, decide_joint, decide_pairs, decision_from_theta  # noqa: E402
+from prefeval_core.decision import DecisionResult, SamplerSettings, decide_counts, decide_joint, decide_pairs, decision_from_theta  # noqa: E402
+from prefeval_core.decision.decide import Columns  # noqa: E402
+from prefeval_core.decision.joint import fill_joint_gibbs  # noqa: E402
+from prefeval_core.decision.joint_data import joint_inputs  # noqa: E402
+from prefeval_core.decision.joint_fast import GibbsSummary, joint_gibbs  # noqa: E402
+from prefeval_core.decision.options import DecisionSettings  # noqa: E402
 from prefeval_core.decision.reference import nuts_posterior  # noqa: E402
 from prefeval_core.pairs.counts import CountTriples, JointCounts  # noqa: E402
 from tests.decision_fixtures import PRECISE, golden_cases, stacked  # noqa: E402
@@ -203,6 +217,61 @@ def replay_speed(reference_pairs: int) -> None:
         )
 
 
+JOINT_METRICS = ("rougeL", "bleu", "chrF")
+# the reference: data augmentation with 16 chains until its standard error is at most 0.002 and R-hat <= 1.005
+# (20,000 iterations at most; a pair that does not get there is flagged in the table's comment)
+LONG_GIBBS = SamplerSettings().with_(
+    gibbs_chains=16, gibbs_max_iterations=20000, is_target_se=0.002, is_decision_z=float("inf"), gibbs_max_rhat=1.005
+)
+
+
+def joint_speed(pairs: int, repeats: int, reference: bool) -> None:
+    """``decide_joint`` on SummEval with three metrics (10 revealed per pair), against the route it
+    replaced (``joint_gibbs`` on every pair, NUTS fallback for unsettled ones) in the same run, both
+    against a long data-augmentation run."""
+    counts = summeval_joint_counts(JOINT_METRICS, 10, 0)
+    counts = counts.subset(np.arange(min(pairs, counts.n_pairs)))
+    P = counts.n_pairs
+    settings = SamplerSettings()
+
+    def before(seed: int) -> object:
+        columns = Columns.empty(P)
+        fill_joint_gibbs(columns, np.arange(P), joint_inputs(counts), seed, 0.05, settings)
+        return columns.result(DecisionSettings("full", "fast", 0.05, seed, settings, counts.metrics))
+
+    print(f"\n### Several metrics in one posterior: SummEval {' + '.join(JOINT_METRICS)}, 10 revealed, {P} pairs")
+    print(f"(`{COMMAND} joint-speed --joint-pairs {pairs} --repeats {repeats}`; {load()} at the start)\n")
+    runs = {
+        "after: `decide_joint` (joint_importance)": [timed(lambda r=r: decide_joint(counts, seed=r)) for r in range(repeats)],
+        "before: joint_gibbs + NUTS fallback": [timed(lambda: before(0))],
+    }
+    truth: GibbsSummary | None = None
+    if reference:
+        wall, cpu, value = timed(lambda: joint_gibbs(joint_inputs(counts), seed=11, gamma=0.05, settings=LONG_GIBBS))
+        truth = cast(GibbsSummary, value)
+        print(
+            f"<!-- long Gibbs reference: {wall:.0f} s wall, {cpu:.0f} s CPU; {int(np.sum(~truth.settled))} pairs unsettled; "
+            f"max R-hat {np.nanmax(truth.rhat):.3f}, max s.e. {np.nanmax(truth.theta_mc_se):.4f} -->"
+        )
+    settled = np.ones(P, bool) if truth is None else truth.settled
+    print(f"Agreement over the {int(settled.sum())} pairs whose long Gibbs run settled (the others' chains disagree: several humps).\n")
+    print("| route | wall s per call (median) | CPU s per call | routes | max abs Δθ vs long Gibbs | max z | same decision |")
+    print("|---|---:|---:|---|---:|---:|---:|")
+    for label, calls in runs.items():
+        wall = statistics.median(c[0] for c in calls)
+        cpu = statistics.median(c[1] for c in calls)
+        result = cast(DecisionResult, calls[0][2])
+        tally = ", ".join(f"{name} {count}" for name, count in sorted(Counter(result.method).items()))
+        agreement = "| – | – | –"
+        if truth is not None:
+            diff = np.where(settled, np.abs(result.theta - truth.theta), 0.0)
+            z = diff / np.hypot(result.theta_mc_se, truth.theta_mc_se)
+            same = int(np.sum((result.decision == decision_from_theta(truth.theta, 0.05))[settled]))
+            agreement = f"| {diff.max():.4f} (pair {int(diff.argmax())}) | {np.nanmax(z):.1f} | {same} of {int(settled.sum())}"
+        print(f"| {label} | {wall:.2f} | {cpu:.2f} | {tally} {agreement} |", flush=True)
+    print(f"\n<!-- {load()} at the end -->")
+
+
 def rng_speed() -> None:
     """NumPy (PCG64) against JAX's CPU generator, per float64 variate, same run."""
     import jax
@@ -232,7 +301,9 @@ def rng_speed() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("part", choices=("agreement", "joint-agreement", "speed", "rng", "all"))
+    parser.add_argument("part", choices=("agreement", "joint-agreement", "joint-speed", "speed", "rng", "all"))
+    parser.add_argument("--joint-pairs", type=int, default=66, help="joint-speed: the first this many SummEval pairs")
+    parser.add_argument("--no-reference", action="store_true", help="joint-speed: skip the long Gibbs reference")
     parser.add_argument("--reference-pairs", type=int, default=3, help="reference pairs timed per workload")
     parser.add_argument("--repeats", type=int, default=3, help="runs of the fast call per workload")
     args = parser.parse_args()
@@ -245,6 +316,8 @@ def main() -> None:
         joint_agreement(SamplerSettings(), "default (decision-mode early stop)", seed=1)
         fine = SamplerSettings().with_(is_target_se=0.004, is_decision_z=float("inf"), gibbs_max_iterations=12000)
         joint_agreement(fine, "reference-grade (Gibbs until s.e. <= 0.004)", seed=1)
+    if args.part in ("joint-speed", "all"):
+        joint_speed(args.joint_pairs, args.repeats, reference=not args.no_reference)
     if args.part in ("rng", "all"):
         rng_speed()
     if args.part in ("speed", "all"):

@@ -29,6 +29,7 @@ from prefeval_core.decision.exact import latent_mixture, single_threaded_blas
 from prefeval_core.decision.fast import importance_posterior
 from prefeval_core.decision.joint_data import joint_inputs
 from prefeval_core.decision.joint_fast import joint_gibbs
+from prefeval_core.decision.joint_importance import joint_importance
 from prefeval_core.decision.options import DecisionSettings, Model, Sampler
 from prefeval_core.decision.routes import fast_route, informing_metrics
 from prefeval_core.decision.settings import SamplerSettings
@@ -164,6 +165,7 @@ def joint_posterior_draws(
 
     * ``closed_form``: ``p ~ Dirichlet(n + 1)``;
     * one informing metric: :func:`posterior_draws` of that metric's count triple;
+    * ``joint_importance``: the route's weighted draws, resampled systematically;
     * ``joint_gibbs``: for each draw, a kept Gibbs iteration (of any chain, evenly spaced by
       systematic resampling) and ``p`` from its exact conditional ``Dirichlet(n + 1 + S)``;
     * chains that fail their diagnostics, and ``sampler="nuts"``: NUTS draws (fallback or
@@ -191,6 +193,10 @@ def joint_posterior_draws(
     if route == "closed_form":
         return dirichlet_draws(rng, np.broadcast_to(one.n[0] + 1.0, (draws, 3)))
     inputs = joint_inputs(one)
+    if route == "joint_importance":
+        weighted = joint_importance(inputs, np.zeros(1, dtype=np.int64), seed=seed, gamma=gamma, settings=settings, keep_draws=True).kept
+        assert weighted is not None  # asked for
+        return systematic_resample(rng, weighted[0][0], weighted[0][1], draws)
     if route == "joint_gibbs":
         kept = joint_gibbs(inputs, seed=seed, gamma=gamma, settings=settings, keep_draws=True).kept
         assert kept is not None  # asked for

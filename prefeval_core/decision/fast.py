@@ -93,7 +93,7 @@ class FullMuTarget:
         parts.append(np.concatenate([log_ratios(log_q), log_ratios(log_pi).reshape(humans, 6)], axis=1))
         return np.concatenate(parts)
 
-    def evaluate(self, pairs: IntArray, z: FloatArray) -> Evaluation:
+    def evaluate(self, pairs: IntArray, z: FloatArray, rngs: Sequence[np.random.Generator]) -> Evaluation:
         q, log_q = simplex_from_ratios(z[..., :2])  # (P, D, 3)
         r, log_r = simplex_from_ratios(z[..., 2:].reshape(*z.shape[:2], 3, 2))  # (P, D, c, h)
         p = np.einsum("pdc,pdch->pdh", q, r)
@@ -160,7 +160,7 @@ class KnownMuTarget:
         from_metric[inside] = log_ratios(np.log(p[inside]))
         return np.concatenate([from_humans, from_metric])
 
-    def evaluate(self, pairs: IntArray, z: FloatArray) -> Evaluation:
+    def evaluate(self, pairs: IntArray, z: FloatArray, rngs: Sequence[np.random.Generator]) -> Evaluation:
         n, m, mu = self.n[pairs], self.m[pairs], self.mu[pairs]
         p, log_p = simplex_from_ratios(z)
         q = np.einsum("pch,pdh->pdc", mu, p)

@@ -1,7 +1,7 @@
 """Self-normalised importance sampling with exact weights, in rounds, for many pairs at once.
 
 A target (:class:`ImportanceTarget`; one per posterior family: :mod:`~prefeval_core.decision.fast`
-for one metric, :mod:`~prefeval_core.decision.joint_fast` for several) works in unconstrained
+for one metric, :mod:`~prefeval_core.decision.joint_importance` for several) works in unconstrained
 coordinates ``z`` (additive log-ratios of every simplex, the last component as reference). It
 draws from its own *base* proposals and evaluates, at any draws, the log density of the posterior
 (up to a constant per pair) and the normalised log density of each base proposal, all with respect
@@ -16,8 +16,9 @@ to Lebesgue measure in ``z``. This module adds what every target shares:
   far (weighted mean and covariance, shrunk towards the unweighted covariance when the weights
   are uneven, widened by ``T_WIDEN``) and the sums start afresh, at most ``is_adapt_rounds``
   times: the estimates use only draws from the final proposal;
-* the estimates ``theta = sum w 1[p> > p<] / sum w``, ``E[p] = sum w p / sum w``, the
-  Monte-Carlo standard error ``sqrt(sum w^2 (1[p> > p<] - theta)^2) / sum w`` (delta method)
+* the estimates ``theta = sum w a / sum w`` with ``a = 1[p> > p<]`` (or a target's own
+  conditional probability of it, :class:`Evaluation`), ``E[p] = sum w p / sum w``, the
+  Monte-Carlo standard error ``sqrt(sum w^2 (a - theta)^2) / sum w`` (delta method)
   and Kish's effective sample size ``(sum w)^2 / sum w^2``;
 * the stop rule: a pair stops once it has ``is_min_ess`` effective draws and either its standard
   error is at most ``is_target_se`` or ``theta`` is more than ``is_decision_z`` standard errors
@@ -62,11 +63,15 @@ class Evaluation:
             outside the support (and where ``z`` is NaN: a base draw outside the support).
         log_base: (P, D, B) normalised log density of each base proposal in ``z``.
         p: (P, D, 3) the rates ``(p>, p=, p<)`` of each draw.
+        above: (P, D) each draw's term of ``theta``: ``P(p> > p< | draw, extra)`` for a target that
+            draws something more with each draw and conditions on it (Rao-Blackwellisation);
+            ``None``: the indicator ``p> > p<``.
     """
 
     log_target: FloatArray
     log_base: FloatArray
     p: FloatArray
+    above: FloatArray | None = None
 
 
 class ImportanceTarget(Protocol):
@@ -84,8 +89,9 @@ class ImportanceTarget(Protocol):
         that order; a row of NaN is a draw outside the support (weight 0)."""
         ...
 
-    def evaluate(self, pairs: IntArray, z: FloatArray) -> Evaluation:
-        """Densities at ``z`` (len(pairs), D, dim); row ``i`` belongs to pair ``pairs[i]``."""
+    def evaluate(self, pairs: IntArray, z: FloatArray, rngs: Sequence[np.random.Generator]) -> Evaluation:
+        """Densities at ``z`` (len(pairs), D, dim); row ``i`` belongs to pair ``pairs[i]`` and
+        ``rngs[i]`` is its generator (for what a target draws with its draws, after them)."""
         ...
 
 
@@ -173,24 +179,25 @@ class _Sums:
     w2: FloatArray
     w_above: FloatArray
     w2_above: FloatArray
+    w2_above2: FloatArray
     w_p: FloatArray
     kept: list[list[tuple[FloatArray, FloatArray]]] = field(default_factory=list)
 
     @classmethod
     def empty(cls, size: int) -> _Sums:
-        w, w2, w_above, w2_above = (np.zeros(size) for _ in range(4))
-        return cls(np.full(size, -np.inf), w, w2, w_above, w2_above, np.zeros((size, 3)), [[] for _ in range(size)])
+        w, w2, w_above, w2_above, w2_above2 = (np.zeros(size) for _ in range(5))
+        return cls(np.full(size, -np.inf), w, w2, w_above, w2_above, w2_above2, np.zeros((size, 3)), [[] for _ in range(size)])
 
     def reset(self, rows: IntArray) -> None:
         self.scale[rows] = -np.inf
-        for array in (self.w, self.w2, self.w_above, self.w2_above, self.w_p):
+        for array in (self.w, self.w2, self.w_above, self.w2_above, self.w2_above2, self.w_p):
             array[rows] = 0.0
         for row in rows:
             self.kept[int(row)] = []
 
-    def add(self, rows: IntArray, log_w: FloatArray, p: FloatArray, keep: bool) -> FloatArray:
-        """Add a round's draws of pairs ``rows`` (log weights (R, D), p (R, D, 3)); returns the
-        round's own effective sample size per draw (R,)."""
+    def add(self, rows: IntArray, log_w: FloatArray, p: FloatArray, above: FloatArray, keep: bool) -> FloatArray:
+        """Add a round's draws of pairs ``rows`` (log weights (R, D), p (R, D, 3), their terms of
+        theta (R, D)); returns the round's own effective sample size per draw (R,)."""
         top = np.max(log_w, axis=1)
         new_scale = np.maximum(self.scale[rows], top)
         finite = np.isfinite(new_scale)
@@ -198,12 +205,12 @@ class _Sums:
         self.scale[rows] = new_scale
         w = np.exp(log_w - np.where(finite, new_scale, 0.0)[:, None])
         w[~finite] = 0.0
-        above = (p[..., BETTER] > p[..., WORSE]).astype(np.float64)
         w2 = w * w
         self.w[rows] = self.w[rows] * old + w.sum(axis=1)
         self.w2[rows] = self.w2[rows] * old**2 + w2.sum(axis=1)
         self.w_above[rows] = self.w_above[rows] * old + np.einsum("rd,rd->r", w, above)
         self.w2_above[rows] = self.w2_above[rows] * old**2 + np.einsum("rd,rd->r", w2, above)
+        self.w2_above2[rows] = self.w2_above2[rows] * old**2 + np.einsum("rd,rd->r", w2, above * above)
         self.w_p[rows] = self.w_p[rows] * old[:, None] + np.einsum("rd,rdk->rk", w, p)
         if keep:
             for j, row in enumerate(rows):
@@ -220,7 +227,9 @@ class _Sums:
 
     def se(self) -> FloatArray:
         theta = self.theta()
-        spread = np.maximum(self.w2_above * (1.0 - 2.0 * theta) + theta**2 * self.w2, 0.0)
+        # sum w^2 (above - theta)^2; the last term is exactly 0 for an indicator (above^2 = above)
+        spread = self.w2_above * (1.0 - 2.0 * theta) + theta**2 * self.w2 + (self.w2_above2 - self.w2_above)
+        spread = np.maximum(spread, 0.0)
         return np.divide(np.sqrt(spread), self.w, out=np.full_like(self.w, np.nan), where=self.w > 0)
 
 
@@ -234,6 +243,7 @@ def importance_sample(
     settings: SamplerSettings,
     initial_t: StudentT | None = None,
     keep_draws: bool = False,
+    give_up: tuple[int, float] | None = None,
 ) -> ImportanceSummary:
     """Importance-sample the posteriors of ``pairs`` (indices into ``target``) in rounds (module docstring).
 
@@ -247,6 +257,9 @@ def importance_sample(
         initial_t: a t proposal per target pair (indexed like the target) to mix in from the
             first round; else the t is fitted only when the base proposals do badly.
         keep_draws: also return the weighted draws behind the estimates.
+        give_up: ``(rounds, per_draw)``: a pair whose effective sample size per draw is below
+            ``per_draw`` after ``rounds`` rounds stops there (its caller hands it to another
+            sampler instead of spending every round on it).
     """
     pairs = np.asarray(pairs, dtype=np.int64)
     pair_ids = np.asarray(pair_ids, dtype=np.int64)
@@ -256,7 +269,7 @@ def importance_sample(
     chunk = max(1, settings.is_chunk_draws // settings.is_draws)
     for start in range(0, P, chunk):
         rows = np.arange(start, min(P, start + chunk))
-        kept += _sample_chunk(target, pairs[rows], pair_ids[rows], rows, out, seed, gamma, settings, initial_t, keep_draws)
+        kept += _sample_chunk(target, pairs[rows], pair_ids[rows], rows, out, seed, gamma, settings, initial_t, keep_draws, give_up)
     return ImportanceSummary(out.theta, out.p_mean, out.theta_mc_se, out.ess, out.draws, tuple(kept) if keep_draws else None)
 
 
@@ -271,6 +284,7 @@ def _sample_chunk(
     settings: SamplerSettings,
     initial_t: StudentT | None,
     keep_draws: bool,
+    give_up: tuple[int, float] | None,
 ) -> list[tuple[FloatArray, FloatArray]]:
     """Run the rounds of one chunk of pairs and write their estimates into ``out`` (rows ``out_rows``)."""
     size, dim = len(pairs), target.dim
@@ -293,8 +307,8 @@ def _sample_chunk(
             rows = active[start : start + batch]
             t_share = np.where(t_on[rows], T_SHARE, 0.0)
             shares = np.concatenate([base_shares[rows] * (1.0 - t_share)[:, None], t_share[:, None]], axis=1)
-            z, log_w, p = _draw_round(target, pairs[rows], pair_ids[rows], rows, shares, student, seed, round_number, draws)
-            per_draw[start : start + batch] = sums.add(rows, log_w, p, keep_draws)
+            z, log_w, p, above = _draw_round(target, pairs[rows], pair_ids[rows], rows, shares, student, seed, round_number, draws)
+            per_draw[start : start + batch] = sums.add(rows, log_w, p, above, keep_draws)
             if round_number + 1 >= settings.is_max_rounds:
                 continue
             for j in np.flatnonzero(per_draw[start : start + batch] < settings.is_adapt_below):
@@ -312,6 +326,8 @@ def _sample_chunk(
             adaptations[row] += 1
         sums.reset(active[adapt])
         active = active[adapt | ~_settled(sums, active, gamma, settings)]
+        if give_up is not None and round_number + 1 >= give_up[0]:
+            active = active[sums.ess()[active] >= give_up[1] * out.draws[out_rows[active]]]
     theta, se, ess = sums.theta(), sums.se(), sums.ess()
     out.theta[out_rows] = theta
     out.theta_mc_se[out_rows] = se
@@ -338,16 +354,18 @@ def _draw_round(
     seed: int,
     round_number: int,
     draws: int,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """One round of ``draws`` draws for each of a batch of pairs: ``z`` (B, D, dim), log weights
-    (B, D) (``-inf``: weight 0) and ``p`` (B, D, 3)."""
+    (B, D) (``-inf``: weight 0), ``p`` (B, D, 3) and their terms of theta (B, D)."""
     counts = _split(draws, shares)
     z = np.empty((len(rows), draws, target.dim))
+    rngs = []
     for j, row in enumerate(rows):
         rng = np.random.default_rng([seed, int(pair_ids[j]), round_number])
         base = target.draw_base(rng, int(pairs[j]), counts[j, :-1].tolist())
         z[j] = np.concatenate([base, student.draw(rng, int(row), int(counts[j, -1]))]) if counts[j, -1] else base
-    evaluation = target.evaluate(pairs, z)
+        rngs.append(rng)
+    evaluation = target.evaluate(pairs, z, rngs)
     parts = [evaluation.log_base + _log(shares[:, None, :-1])]
     if np.any(shares[:, -1] > 0):
         parts.append((student.log_pdf(rows, z) + _log(shares[:, -1])[:, None])[..., None])
@@ -355,7 +373,8 @@ def _draw_round(
         log_w = evaluation.log_target - log_sum_exp(np.concatenate(parts, axis=-1))
     log_w = np.where(np.isfinite(log_w), log_w, -np.inf)
     p = np.where(np.isfinite(log_w)[..., None], evaluation.p, 1.0 / 3.0)  # weight 0: any finite value
-    return z, log_w, p
+    above = (p[..., BETTER] > p[..., WORSE]).astype(np.float64) if evaluation.above is None else evaluation.above
+    return z, log_w, p, np.where(np.isfinite(log_w), above, 0.0)
 
 
 def _kept(rounds: list[tuple[FloatArray, FloatArray]], scale: float) -> tuple[FloatArray, FloatArray]:

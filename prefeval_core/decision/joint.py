@@ -19,6 +19,7 @@ from prefeval_core.decision.decide import Columns, DecisionResult, check_pair_id
 from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, human_only_theta
 from prefeval_core.decision.joint_data import JointInputs, joint_inputs
 from prefeval_core.decision.joint_fast import joint_gibbs
+from prefeval_core.decision.joint_importance import joint_importance
 from prefeval_core.decision.options import DecisionSettings, Model, Sampler
 from prefeval_core.decision.routes import informing_metrics, joint_route
 from prefeval_core.decision.settings import SamplerSettings
@@ -46,9 +47,10 @@ def decide_joint(
     ``closed_form`` when no metric rated an unrevealed item (or ``model="human_only"``); when only
     one metric did, that metric's one-metric model, which is then the exact posterior
     (``closed_form``, ``enumeration`` or ``importance``, draws seeded by the pair's row as in
-    :func:`~prefeval_core.decision.decide_pairs`); otherwise ``joint_gibbs``
-    (:mod:`~prefeval_core.decision.joint_fast`), and ``nuts_fallback`` for its pairs whose chains
-    do not pass their diagnostics. ``sampler="nuts"`` runs the reference (NUTS on
+    :func:`~prefeval_core.decision.decide_pairs`); otherwise ``joint_importance``
+    (:mod:`~prefeval_core.decision.joint_importance`); its pairs whose weights stay too uneven go
+    on to ``joint_gibbs`` (:mod:`~prefeval_core.decision.joint_fast`), and those whose chains do
+    not pass their diagnostics to ``nuts_fallback``. ``sampler="nuts"`` runs the reference (NUTS on
     :func:`~prefeval_core.decision.model.joint_preference_model`, ``settings.nuts_*``) pair by pair.
     With k = 1 the result is :func:`~prefeval_core.decision.decide_counts` on ``counts.triples(0)``,
     with ``settings.metrics`` set.
@@ -57,8 +59,8 @@ def decide_joint(
         counts: revealed (P, 4**k, 3) and unrevealed (P, 4**k) counts by metric pattern.
         model: ``"full"`` or ``"human_only"`` (a known ``mu`` per metric is not supported here).
         sampler, gamma, seed, settings, pair_ids: as in :func:`~prefeval_core.decision.decide_pairs`
-            (``pair_ids`` seed the one-metric routes; the several-metric route draws one stream
-            for all its pairs).
+            (``pair_ids`` seed each pair's importance draws; the chains that build the
+            several-metric proposal, and ``joint_gibbs``, draw one stream for all their pairs).
 
     Raises:
         SettingsError: on counts that are not non-negative integers, ``model="known_mu"`` or an
@@ -97,17 +99,25 @@ def decide_joint(
             triple = counts.subset(alone).triples(j)
             n, K, m = (np.asarray(a, dtype=np.float64) for a in (triple.n, triple.K, triple.m))
             fill_fast(columns, alone, n, K, m, None, seed, gamma, sampler_settings, ids[alone])
-    several = np.array([i for i, route in enumerate(routes) if route == "joint_gibbs"], dtype=np.int64)
+    several = np.array([i for i, route in enumerate(routes) if route == "joint_importance"], dtype=np.int64)
     if several.size:
-        sub = _subset(inputs, several)
-        summary = joint_gibbs(sub, seed=seed, gamma=gamma, settings=sampler_settings)
-        ok = summary.settled
-        columns.put(
-            several[ok], summary.theta[ok], summary.p_mean[ok], summary.theta_mc_se[ok], summary.ess[ok], summary.rhat[ok], "joint_gibbs"
-        )
-        if not np.all(ok):
-            fill_joint_nuts(columns, several[~ok], _subset(inputs, several[~ok]), seed, sampler_settings, fallback=True)
+        estimate = joint_importance(_subset(inputs, several), ids[several], seed=seed, gamma=gamma, settings=sampler_settings)
+        good = estimate.ess >= sampler_settings.is_min_ess
+        theta, p_mean, se, ess = estimate.theta[good], estimate.p_mean[good], estimate.theta_mc_se[good], estimate.ess[good]
+        columns.put(several[good], theta, p_mean, se, ess, np.nan, "joint_importance")
+        if not np.all(good):
+            fill_joint_gibbs(columns, several[~good], _subset(inputs, several[~good]), seed, gamma, sampler_settings)
     return columns.result(decision_settings)
+
+
+def fill_joint_gibbs(columns: Columns, rows: IntArray, inputs: JointInputs, seed: int, gamma: float, settings: SamplerSettings) -> None:
+    """The data-augmentation route into ``columns`` at ``rows``, and NUTS for its pairs whose chains
+    do not pass their diagnostics."""
+    summary = joint_gibbs(inputs, seed=seed, gamma=gamma, settings=settings)
+    ok = summary.settled
+    columns.put(rows[ok], summary.theta[ok], summary.p_mean[ok], summary.theta_mc_se[ok], summary.ess[ok], summary.rhat[ok], "joint_gibbs")
+    if not np.all(ok):
+        fill_joint_nuts(columns, rows[~ok], _subset(inputs, np.flatnonzero(~ok)), seed, settings, fallback=True)
 
 
 def fill_joint_nuts(columns: Columns, rows: IntArray, inputs: JointInputs, seed: int, settings: SamplerSettings, *, fallback: bool) -> None:

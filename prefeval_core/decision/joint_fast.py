@@ -1,5 +1,9 @@
 """The ``joint_gibbs`` route: several metrics' posterior by data augmentation, vectorised over pairs and chains.
 
+It decides the pairs whose ``joint_importance`` weights stay too uneven
+(:mod:`~prefeval_core.decision.joint_importance`), and its sweeps build that route's proposal
+(:func:`conditional_parameters`).
+
 The model (:mod:`~prefeval_core.decision.joint`) is conditionally conjugate. With the latent true
 outcomes of the unrevealed items, ``L[c, h]`` = items of pattern ``c`` whose truth is ``h``
 (``sum_h L[c, h] = u_c``), ``S = sum_c L[c]`` and ``L_j[c', h] = sum_{c: c_j = c'} L[c, h]``, the
@@ -9,7 +13,8 @@ Gibbs sampler alternates exactly
     p | L ~ Dirichlet(n + 1 + S),   mu_j[:, h] | L ~ Dirichlet(K_j[:, h] + 1 + L_j[:, h]),
 
 for all pairs and ``settings.gibbs_chains`` chains at once (NumPy arrays of shape (pairs, chains,
-...)), each chain started from its own draw of ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``.
+...)), each chain started from its own draw of ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)``,
+relabelled by a permutation of the true outcome of its own (the identity for the first chain).
 The estimates are Rao-Blackwellised: given ``L``, ``p ~ Dirichlet(n + 1 + S)`` exactly, so each
 kept iteration contributes ``theta(S) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` and ``E[p | S]``
 rather than an indicator. After ``gibbs_warmup`` iterations the chains run in blocks of
@@ -28,6 +33,7 @@ same result, but a pair's draws depend on the other pairs of the call.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -112,14 +118,9 @@ def _run_batch(
     out: GibbsSummary,
     alphas: list[list[FloatArray]] | None,
 ) -> None:
-    n, K, u = inputs.n[pairs], inputs.K[pairs], inputs.u[pairs]
+    n = inputs.n[pairs]
     C = settings.gibbs_chains
-    prior = np.swapaxes(K, -1, -2) + 1.0  # (B, k, h, c): Dirichlet parameters of mu's columns
-    state = _State(
-        _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), C, 3))),
-        _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), C, *prior.shape[1:]))),
-    )
-    sweep = _Sweep.build(inputs.patterns, n, prior, u)
+    sweep, state = _start(inputs, pairs, rng, C)
     for _ in range(settings.gibbs_warmup):
         sweep.step(rng, state)
     active = np.arange(len(pairs))
@@ -131,7 +132,7 @@ def _run_batch(
         block = min(settings.gibbs_block, settings.gibbs_max_iterations - iterations)
         thetas = np.empty((active.size, C, block))
         for t in range(block):
-            S = sweep.step(rng, state)
+            S = sweep.step(rng, state)[0]
             alpha = n[active][:, None, :] + 1.0 + S  # (A, C, 3)
             thetas[:, :, t] = betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5)
             p_sums[active] += (alpha / alpha.sum(axis=-1, keepdims=True)).sum(axis=1)
@@ -152,6 +153,41 @@ def _run_batch(
         summary = _summaries([np.concatenate(theta_series[row], axis=1) for row in active])
         acceptable = (summary[2] >= settings.is_min_ess) & (summary[3] <= settings.gibbs_max_rhat)
         _write(out, pairs[active], summary, np.ones(active.size, bool), p_sums[active] / kept[active, None], iterations, settled=acceptable)
+
+
+def _start(inputs: JointInputs, pairs: IntArray, rng: np.random.Generator, chains: int) -> tuple[_Sweep, _State]:
+    """The sweep of ``pairs`` and ``chains`` chains, chain ``i`` started from a draw of
+    ``p ~ Dir(n + 1)``, ``mu_j[:, h] ~ Dir(K_j[:, h] + 1)`` relabelled by the ``i mod 6``-th
+    permutation ``sigma`` of the true outcome (``p_h`` and ``mu_j[:, h]`` taken from ``sigma(h)``;
+    the first chain's is the identity): with few revealed items the relabelled humps of the
+    posterior can carry real mass, a chain seldom crosses between them, and chains started apart
+    let the diagnostics see it."""
+    n = inputs.n[pairs]
+    prior = np.swapaxes(inputs.K[pairs], -1, -2) + 1.0  # (B, k, h, c): Dirichlet parameters of mu's columns
+    p = _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), chains, 3)))
+    columns = _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), chains, *prior.shape[1:])))
+    sigma = np.array(list(itertools.permutations(range(3))))[np.arange(chains) % 6]  # (chains, 3)
+    state = _State(np.take_along_axis(p, sigma[None], axis=2), np.take_along_axis(columns, sigma[None, :, None, :, None], axis=3))
+    return _Sweep.build(inputs.patterns, n, prior, inputs.u[pairs]), state
+
+
+def conditional_parameters(inputs: JointInputs, rng: np.random.Generator, *, chains: int, warmup: int, kept: int, thin: int) -> FloatArray:
+    """Dirichlet parameters (P, kept * chains, 1 + 3k, 3) of the full conditionals of ``p`` (block 0)
+    and of each ``mu_j[:, h]`` (block ``1 + 3j + h``) given the latent draw of every ``thin``-th
+    iteration after ``warmup`` of ``chains`` chains per pair: the mixture over them is the
+    ``joint_importance`` route's proposal (:mod:`~prefeval_core.decision.joint_importance`); the
+    chains start as in the Gibbs route (relabelled prior draws)."""
+    P, k = inputs.K.shape[:2]
+    sweep, state = _start(inputs, np.arange(P), rng, chains)
+    for _ in range(warmup):
+        sweep.step(rng, state)
+    parameters = []
+    for i in range(kept * thin):
+        S, columns = sweep.step(rng, state)
+        if (i + 1) % thin == 0:
+            p_alpha = inputs.n[:, None, :] + 1.0 + S
+            parameters.append(np.concatenate([p_alpha[:, :, None, :], columns.reshape(P, chains, 3 * k, 3)], axis=2))
+    return np.concatenate(parameters, axis=1)
 
 
 @dataclass(frozen=True)
@@ -179,8 +215,9 @@ class _Sweep:
     def subset(self, keep: npt.NDArray[np.bool_]) -> _Sweep:
         return _Sweep.build(self.patterns, self.n[keep], self.prior[keep], self.u[keep])
 
-    def step(self, rng: np.random.Generator, state: _State) -> FloatArray:
-        """Update ``state`` in place by one sweep; returns ``S`` (B, C, 3) of the new latent draw."""
+    def step(self, rng: np.random.Generator, state: _State) -> tuple[FloatArray, FloatArray]:
+        """Update ``state`` in place by one sweep; returns ``S`` (B, C, 3) of the new latent draw and
+        the Dirichlet parameters (B, C, k, h, c) of mu's columns given it."""
         C, k = state.p.shape[1], self.prior.shape[1]
         log_mu = np.log(np.swapaxes(state.columns, -1, -2))  # (B, C, k, c, h)
         log_joint = np.log(state.p)[self.pair]  # (N, C, h)
@@ -189,16 +226,17 @@ class _Sweep:
             log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
         prob = np.exp(log_joint - log_joint.max(axis=-1, keepdims=True))
         prob /= prob.sum(axis=-1, keepdims=True)
-        latent = _multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
+        latent = multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
         S = np.add.reduceat(latent, self.starts, axis=0)  # (B, C, h): every pair has a cell
         state.p = _dirichlet(rng, self.n[:, None, :] + 1.0 + S)
         by_outcome = latent[:, :, None, :, None] * self.onehot[:, None, :, None, :]  # (N, C, k, h, c)
         counts = np.add.reduceat(by_outcome, self.starts, axis=0)  # (B, C, k, h, c)
-        state.columns = _dirichlet(rng, self.prior[:, None] + counts)
-        return S
+        columns = self.prior[:, None] + counts
+        state.columns = _dirichlet(rng, columns)
+        return S, columns
 
 
-def _multinomial(rng: np.random.Generator, total: IntArray, prob: FloatArray) -> FloatArray:
+def multinomial(rng: np.random.Generator, total: IntArray, prob: FloatArray) -> FloatArray:
     """Draws (..., 3) of ``Multinomial(total, prob)`` by two binomials (vectorised)."""
     first = rng.binomial(total, np.clip(prob[..., 0], 0.0, 1.0))
     rest = total - first

@@ -22,11 +22,12 @@ Model = Literal["human_only", "known_mu", "full"]
 Sampler = Literal["fast", "nuts"]
 MODELS: tuple[Model, ...] = get_args(Model)
 SAMPLERS: tuple[Sampler, ...] = get_args(Sampler)
-Route = Literal["closed_form", "enumeration", "importance", "joint_gibbs", "nuts_fallback", "nuts"]
-"""``closed_form`` and ``enumeration`` are exact; ``importance`` (one metric) is importance sampling
-with exact weights; ``joint_gibbs`` (several metrics) is data augmentation (Gibbs) with Rao-Blackwellised
-estimates; ``nuts_fallback`` is NUTS for pairs whose importance weights stayed too uneven or whose
-chains failed their diagnostics; ``nuts`` the reference."""
+Route = Literal["closed_form", "enumeration", "importance", "joint_importance", "joint_gibbs", "nuts_fallback", "nuts"]
+"""``closed_form`` and ``enumeration`` are exact; ``importance`` (one metric) and ``joint_importance``
+(several metrics) are importance sampling with exact weights; ``joint_gibbs`` (several metrics, when
+the importance weights stayed too uneven) is data augmentation (Gibbs) with Rao-Blackwellised
+estimates; ``nuts_fallback`` is NUTS for pairs whose importance weights stayed too uneven (one
+metric) or whose chains failed their diagnostics; ``nuts`` the reference."""
 EXACT_ROUTES: frozenset[Route] = frozenset({"closed_form", "enumeration"})
 """Routes whose ``theta`` has no Monte-Carlo error."""
 MAX_SEED = 2**63

@@ -10,11 +10,12 @@ One metric (:func:`fast_route`, used by :func:`~prefeval_core.decision.decide_pa
 Several metrics (:func:`joint_route`, used by :func:`~prefeval_core.decision.decide_joint`): the
 same with the metric-only items that at least one metric rated, where the items of only one
 metric (all unrevealed items rated by the same single metric) are exactly the one-metric model
-of that metric; otherwise ``joint_gibbs``.
+of that metric; otherwise ``joint_importance``.
 
 An importance-sampled pair whose weights stay too uneven (effective sample size below
-``settings.is_min_ess``) goes on to ``nuts_fallback``; :func:`is_exact` says whether a route's
-``theta`` has Monte-Carlo error.
+``settings.is_min_ess``) goes on to ``nuts_fallback`` (one metric) or ``joint_gibbs`` (several;
+then ``nuts_fallback`` if its chains fail their diagnostics); :func:`is_exact` says whether a
+route's ``theta`` has Monte-Carlo error.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def joint_route(unrevealed: npt.NDArray[np.integer], k: int, settings: SamplerSe
         return "closed_form"
     if informing == 1:
         return fast_route(items, settings, model=model)
-    return "joint_gibbs"
+    return "joint_importance"
 
 
 def is_exact(route: Route) -> bool:
