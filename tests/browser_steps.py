@@ -13,9 +13,8 @@ TIMEOUT_MS = 120_000
 MAIN = '[data-testid="stMain"]'
 
 
-def start_live_study_as(page: Page, url: str, annotator: str) -> tuple[Locator, Locator]:
-    """Start a live study with the Protocol form's defaults, open Annotate and name the annotator;
-    the page's main area and its progress bar."""
+def start_live_study(page: Page, url: str) -> Locator:
+    """Start a live study with the Protocol form's defaults and open Annotate; the page's main area."""
     from playwright.sync_api import expect
 
     main = page.locator(MAIN)
@@ -24,6 +23,12 @@ def start_live_study_as(page: Page, url: str, annotator: str) -> tuple[Locator, 
     page.get_by_role("button", name="Start protocol").click()
     expect(main.get_by_text("Ratings used")).to_be_visible()
     page.get_by_role("link", name="Annotate").click()
+    return main
+
+
+def start_live_study_as(page: Page, url: str, annotator: str) -> tuple[Locator, Locator]:
+    """:func:`start_live_study`, then name the annotator; the page's main area and its progress bar."""
+    main = start_live_study(page, url)
     name = main.get_by_role("textbox", name="Annotator name")
     name.fill(annotator)
     name.press("Enter")

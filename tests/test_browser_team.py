@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.store import open_store
-from tests.browser_steps import rate_with_key
+from tests.browser_steps import MAIN, rate_with_key, start_live_study
 from ui.browser import CHROMIUM, launch_chromium, served_app
 
 TIMEOUT_MS = 120_000
-MAIN = '[data-testid="stMain"]'
 
 pytestmark = [
     pytest.mark.browser,
@@ -33,12 +32,7 @@ def test_a_lead_invites_two_annotators_and_each_link_opens_only_its_queue(tmp_pa
         expect.set_options(timeout=TIMEOUT_MS)
         lead = browser.new_page(viewport={"width": 1440, "height": 900})
         lead.set_default_timeout(TIMEOUT_MS)
-        main = lead.locator(MAIN)
-        lead.goto(f"{url}/protocol")
-        lead.get_by_text("Live: people judge what the protocol asks for").click()
-        lead.get_by_role("button", name="Start protocol").click()
-        expect(main.get_by_text("Ratings used")).to_be_visible()
-        lead.get_by_role("link", name="Annotate").click()
+        main = start_live_study(lead, url)
         main.get_by_role("tab", name="Team").click()
         links = {}
         for name in ("alice", "bob"):

@@ -60,8 +60,7 @@ def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) 
     t-test at ``gamma`` of the differences (P, T) (NaN: no difference on that item), direction of
     the mean; undecided with fewer than 2 differences or none that vary."""
     d = np.asarray(differences, dtype=np.float64)
-    n = (~np.isnan(d)).sum(axis=1)
-    mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
+    n, mean = _counts_and_means(d)
     spread = np.sqrt(np.nansum((d - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (spread / np.sqrt(np.maximum(n, 1)))
@@ -74,13 +73,18 @@ def paired_t_outcomes(differences: npt.ArrayLike, gamma: float = DEFAULT_GAMMA) 
     return codes
 
 
+def _counts_and_means(d: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Per pair (row of ``d``, NaN: no difference on that item) the differences and their mean (0 with none)."""
+    n = (~np.isnan(d)).sum(axis=1)
+    return n, np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
+
+
 def pool_mean_outcomes(differences: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """Reference outcome per pair of the pool-mean statistic (method.md §13): the direction of the
     mean difference over the pool (P, T) itself (NaN: no difference on that item) — with every item
     of a finite pool known there is nothing left to test; an exactly zero mean (or none) is a tie."""
     d = np.asarray(differences, dtype=np.float64)
-    n = (~np.isnan(d)).sum(axis=1)
-    mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
+    _, mean = _counts_and_means(d)
     tolerance = 1e-9 * np.maximum(np.nanmax(np.abs(d), axis=1, initial=0.0), 1.0)
     codes = np.full(len(d), TIE, dtype=np.int8)
     codes[mean > tolerance] = BETTER

@@ -11,12 +11,11 @@ Under ``question`` the bound is stated for the answer, over all looks and all pa
   supermartingale under the null whichever leader is picked, and of the mean of X's pair
   e-processes against every other system; otherwise the sum of X's pair e-values ``E_{Y > X}``
   without its k - 1 largest, over S - 1, bounded by the sum over the at least S - k systems not
-  better than X. Systems leave by
-  **closed testing** with averaged e-values: X is excluded when every set T of systems containing X
-  has ``mean_{T} E >= 1/γ`` (Marcus, Peritz & Gabriel 1976; Vovk & Wang 2021, *E-values:
-  calibration, combination and applications*, Ann. Statist., for the average as the intersection
-  test). At any look a false exclusion needs the set of true members to pass its test, which Ville's
-  inequality bounds by γ over all looks.
+  better than X. Systems leave by **closed testing** with averaged e-values: X is excluded when every
+  set T of systems containing X has ``mean_{T} E >= 1/γ`` (Marcus, Peritz & Gabriel 1976; Vovk &
+  Wang 2021, *E-values: calibration, combination and applications*, Ann. Statist., for the average
+  as the intersection test). At any look a false exclusion needs the set of true members to pass
+  its test, which Ville's inequality bounds by γ over all looks.
 * ``all-pairs``, ``baseline`` (a kind answered by its pairs' decisions): P(any false directional
   decision) <= γ, by Holm's step-down over the 2 one-sided nulls of every pair the question
   involves, with anytime-valid p-values ``1 / max E`` (Holm 1979; the step-down stays valid at any

@@ -181,13 +181,21 @@ class MeanEvidence:
 
 def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanEvidence:
     """:class:`MeanEvidence` of P pairs; ``delta`` is the equivalence margin δ (> 0) in score units."""
-    nulls = direction_nulls(sequences)
+    margins = None if delta is None else equivalence_nulls(sequences, delta)
+    return evidence_of(sequences, direction_nulls(sequences), margins)
+
+
+def evidence_of(
+    sequences: PairSequences, nulls: tuple[Hypothesis, Hypothesis], margins: tuple[Hypothesis, Hypothesis] | None
+) -> MeanEvidence:
+    """:class:`MeanEvidence` of a test's direction ``nulls`` and, with a margin, its equivalence
+    nulls ``margins`` ("A better by δ or more", "B better by δ or more"), on ``sequences``."""
     direction = np.stack([h.running_max() for h in nulls], axis=1)
     current = np.stack([h.current() for h in nulls], axis=1)
-    if delta is None:
+    if margins is None:
         equivalence = np.full_like(direction, np.nan)
     else:
-        equivalence = np.stack([h.running_max() for h in equivalence_nulls(sequences, delta)], axis=1)
+        equivalence = np.stack([h.running_max() for h in margins], axis=1)
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)

@@ -42,10 +42,12 @@ Arrays are (P, T): P pairs, T positions of the study's item order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
-from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences
+from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, evidence_of
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -56,7 +58,7 @@ worst item the scale allows, so a typical one is far from -1 and a cap of 0.75 (
 test's) binds; at 0.95 an item at the scale's very end keeps 5 % of the wealth. Measured on
 simulated Likert pairs (100 items, Δ = 0.3, sd 0.8): 54 -> 49 items to a decision."""
 REFUTED = 1.0e6
-"""The scaled increment recorded when the passed items alone refute the null (the stake then wins
+"""The scaled increment recorded at an item that refutes the null (the stake then wins
 ``log(1 + POOL_BET_CAP · REFUTED)`` ≈ 14 nats at once: beyond any threshold in use)."""
 
 
@@ -65,34 +67,41 @@ def pool_evidence(sequences: PairSequences, in_pool: BoolArray, delta: float | N
     docstring) of the pairs' revealed differences ``sequences``, with ``in_pool`` (P, T) the
     positions whose item each pair can ever get: directions against ``Δ <= 0`` and ``Δ >= 0``;
     with a margin ``delta``, equivalence against ``Δ >= δ`` and ``Δ <= -δ``."""
-    nulls = (_null(sequences, in_pool, 0.0, above=False), _null(sequences, in_pool, 0.0, above=True))
-    direction = np.stack([h.running_max() for h in nulls], axis=1)
-    current = np.stack([h.current() for h in nulls], axis=1)
-    if delta is None:
-        equivalence = np.full_like(direction, np.nan)
-    else:
-        margins = (_null(sequences, in_pool, delta, above=True), _null(sequences, in_pool, -delta, above=False))
-        equivalence = np.stack([h.running_max() for h in margins], axis=1)
-    n = sequences.n
-    total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
-    mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
-    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean, nulls=nulls)
+    passed = _passed(sequences, in_pool)
+    nulls = (_null(sequences, passed, 0.0, above=False), _null(sequences, passed, 0.0, above=True))
+    margins = None if delta is None else (_null(sequences, passed, delta, above=True), _null(sequences, passed, -delta, above=False))
+    return evidence_of(sequences, nulls, margins)
 
 
-def _null(sequences: PairSequences, in_pool: BoolArray, m: float, *, above: bool) -> Hypothesis:
-    """The betting process against "Δ <= m" (``above=False``; its wealth is evidence that Δ > m)
-    or "Δ >= m" (``above=True``; evidence that Δ < m)."""
+@dataclass(frozen=True)
+class _Passed:
+    """Per position (P, T), what the pool items passed before it leave: ``left`` items, the sum of
+    the revealed differences, and the count passed unrevealed; ``d`` the differences (0 where none)."""
+
+    d: FloatArray
+    left: FloatArray
+    revealed_sum: FloatArray
+    skipped: FloatArray
+
+
+def _passed(sequences: PairSequences, in_pool: BoolArray) -> _Passed:
     observed = sequences.observed
     d = np.where(observed, sequences.d, 0.0)
     passed: npt.NDArray[np.int64] = np.cumsum(in_pool, axis=1) - in_pool
-    left = np.maximum(sequences.pool[:, None] - passed, 1).astype(np.float64)
     unrevealed = in_pool & ~observed
     skipped: npt.NDArray[np.int64] = np.cumsum(unrevealed, axis=1) - unrevealed
-    revealed_sum = np.cumsum(d, axis=1) - d
+    left = np.maximum(sequences.pool[:, None] - passed, 1).astype(np.float64)
+    return _Passed(d=d, left=left, revealed_sum=np.cumsum(d, axis=1) - d, skipped=skipped.astype(np.float64))
+
+
+def _null(sequences: PairSequences, passed: _Passed, m: float, *, above: bool) -> Hypothesis:
+    """The betting process against "Δ <= m" (``above=False``; its wealth is evidence that Δ > m)
+    or "Δ >= m" (``above=True``; evidence that Δ < m)."""
+    observed, d, left = sequences.observed, passed.d, passed.left
     B = sequences.bound[:, None]
     sign = -1.0 if above else 1.0
     # the least favourable conditional mean the null allows; unrevealed passed items at the null's end of [-B, B]
-    null_mean = (sequences.pool[:, None] * m - revealed_sum + sign * B * skipped) / left
+    null_mean = (sequences.pool[:, None] * m - passed.revealed_sum + sign * B * passed.skipped) / left
     y = sign * (d - null_mean)
     reach = B + sign * null_mean
     # after this item, the items left could not bring the pool back within the null even at the scale's end
