@@ -225,18 +225,29 @@ def summary(scored: list[Scored], *, own: bool) -> list[str]:
     return [*cells, f"{exact}/{seeds}, {false}"]
 
 
-def ideal(runs: int, questions: tuple[str, ...], controls: tuple[str, ...]) -> None:
+IDEAL_RULES = {
+    "question": ("question", "mean"),
+    "pool": ("question", "pool_mean"),
+    "clt": ("question", "pool_mean_clt"),
+    "spending": ("spending", "sign"),
+}
+"""``--rules`` of part ideal: question-level control with the mean, exact pool-mean or asymptotic
+pool-mean statistic (the metric inside as a control variate), or round 2's per-pair spending."""
+
+
+def ideal(runs: int, questions: tuple[str, ...], rules: tuple[str, ...], items: int = 60, batch: int = BATCH) -> None:
+    print(f"items per study: {items}, batch N = {batch}")
     print("| question | rule | metric | runs | cost | error share | 2 s.e. | cost vs human only |")
     print("|---|---|---|---|---|---|---|---|")
     cells = {"top-1": (Question("top-k", 1), 6, False), "all-pairs": (Question(), 5, True)}
     for name in questions:
         question, systems, ladder = cells[name]
-        for control, statistic in (rule for rule in (("question", "mean"), ("spending", "sign")) if rule[0] in controls):
+        for control, statistic in (IDEAL_RULES[rule] for rule in rules):
             human_cost = math.nan
             for accuracy in (None, 0.6, 0.7, 0.8, 0.9):
                 result = simulate_question(
-                    n_systems=systems, n_tied=2, n_items=60, question=question, error_control=control, statistic=statistic,
-                    batch=BATCH, runs=runs, seed=20_000 + systems, ladder=ladder, metric_accuracy=accuracy,
+                    n_systems=systems, n_tied=2, n_items=items, question=question, error_control=control, statistic=statistic,
+                    batch=batch, runs=runs, seed=20_000 + systems, ladder=ladder, metric_accuracy=accuracy,
                 )  # fmt: skip
                 human_cost = result.cost if accuracy is None else human_cost
                 se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), GAMMA * (1 - GAMMA)) / result.runs)
@@ -275,13 +286,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--runs", type=int, default=200, help="ideal, sim-anchor: runs per cell")
     parser.add_argument("--questions", default="top-1,all-pairs", help="ideal: top-1 and/or all-pairs")
-    parser.add_argument("--rules", default="question,spending", help="ideal: question (mean) and/or spending (sign)")
+    parser.add_argument(
+        "--rules", default="question,spending", help="ideal: question (mean), pool (pool_mean), clt (pool_mean_clt), spending (sign)"
+    )
+    parser.add_argument("--items", type=int, default=60, help="ideal: items per simulated study")
+    parser.add_argument("--batch", type=int, default=BATCH, help="ideal: the batch size N")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_anchors.py {' '.join(sys.argv[1:])}")
     if "real" in args.part:
         real(args.seeds)
     if "ideal" in args.part:
-        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")))
+        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")), args.items, args.batch)
     if "sim-anchor" in args.part:
         sim_elimination(args.runs)
 

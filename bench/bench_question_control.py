@@ -50,9 +50,15 @@ from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-RULES = {"question": ("question", "mean"), "pool": ("question", "pool_mean"), "spending": ("spending", "sign")}
-"""``--rules`` names: question-level control with the mean statistic or the pool-mean statistic, and
-round 2's per-pair spending rule with the sign statistic."""
+RULES = {
+    "question": ("question", "mean"),
+    "pool": ("question", "pool_mean"),
+    "clt": ("question", "pool_mean_clt"),
+    "spending": ("spending", "sign"),
+}
+"""``--rules`` names: question-level control with the mean statistic, the exact pool-mean statistic or
+its asymptotic form (the metrics inside as control variates), and round 2's per-pair spending rule
+with the sign statistic."""
 PAIR_RULES = (("question", "mean"), ("fdr", "mean"))
 DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
     (Question(), 5, 5, 0.5, 60, "mean"),  # the global null: FDR = the share of runs with a false decision
@@ -216,7 +222,7 @@ def main() -> None:
     parser.add_argument(
         "--rules",
         default="question,pool,spending",
-        help="question (mean), pool (pool_mean), spending (sign) and/or fdr (mean; all-pairs and baseline only)",
+        help="question (mean), pool (pool_mean), clt (pool_mean_clt), spending (sign) and/or fdr (mean; all-pairs and baseline only)",
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"

@@ -47,9 +47,10 @@ from scipy.special import logsumexp, ndtr
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
-from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, log_wealth, mean_evidence
+from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, mean_evidence
 from prefeval_core.sequential.human import human_log_e
 from prefeval_core.sequential.pool_betting import pool_evidence
+from prefeval_core.sequential.pool_clt import clt_pool_evidence
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE
 
 FloatArray = npt.NDArray[np.float64]
@@ -120,6 +121,9 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
     sequences = pair_sequences(state)
     if state.settings.statistic == "pool_mean":
         evidence = pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta)
+    elif state.settings.statistic == "pool_mean_clt":
+        metric = metric_sequences(state, sequences.d.shape[1]) if state.settings.metrics else None
+        evidence = clt_pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta, metric)
     else:
         evidence = mean_evidence(sequences, state.settings.delta)
     return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence)
@@ -182,6 +186,26 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64]) -> Pai
         pool=(requestable[a] & requestable[b]).sum(axis=1).astype(np.int64),
         bound=np.full(table.n_pairs, _score_range(state)),
     )
+
+
+def metric_sequences(state: ProtocolState, width: int) -> FloatArray:
+    """(K, P, T) every metric's pair outcome (+1 / 0 / -1; 0 where it has none) at each position of
+    the pairs' item order (:func:`pair_sequences`): known before any human judgment."""
+    from prefeval_core.protocol.steps import item_order, row_order
+
+    table = state.table
+    values = np.where(table.metrics >= 0, VALUES[np.maximum(table.metrics, 0)], 0).T.astype(np.float64)  # (K, R)
+    if table.grid is not None:
+        position = np.empty(len(table.items), dtype=np.int64)
+        position[item_order(state)] = np.arange(len(table.items))
+        rows, columns = np.arange(len(table.row_pair)), position[table.row_item]
+    else:
+        rank = row_order(state)
+        rows = np.flatnonzero((rank >= 0) & (rank < width))
+        columns = rank[rows]
+    f = np.zeros((table.k, table.n_pairs, width))
+    f[:, table.row_pair[rows], columns] = values[:, rows]
+    return f
 
 
 def _in_pool(state: ProtocolState, sequences: PairSequences) -> BoolArray:
@@ -375,6 +399,7 @@ def leader_log_e(state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis]) -> 
     z = np.zeros((S, width))
     observed = np.zeros((S, width), dtype=bool)
     allowed = np.zeros((S, width), dtype=bool)
+    refuted = np.zeros((S, width), dtype=bool)
     columns = np.arange(width)
     for x in range(S):
         leader = np.where(first == x, second, first)
@@ -388,7 +413,10 @@ def leader_log_e(state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis]) -> 
         z[x] = np.where(seen, z_x, 0.0)
         observed[x] = seen
         allowed[x] = seen & np.where(leader_is_a, a_better.allowed[p, columns], b_better.allowed[p, columns])
-    wealth = log_wealth(z, observed, allowed, cap=a_better.cap)
+        if a_better.refuted is not None and b_better.refuted is not None:
+            refuted[x] = seen & np.where(leader_is_a, a_better.refuted[p, columns], b_better.refuted[p, columns])
+    horizon = None if a_better.horizon is None else np.full(S, float(a_better.horizon.max(initial=1.0)))
+    wealth = a_better.path(z, observed, allowed, refuted, horizon)
     return LeaderProcess(log_e=wealth[:, -1] if width else np.zeros(S), z=z, observed=observed)
 
 

@@ -31,7 +31,7 @@ from prefeval_core.pairs.counts import count_triples
 from prefeval_core.protocol.question_control import full_differences
 from prefeval_core.protocol.questions import AnswerComparison, Decided, question_pairs
 from prefeval_core.protocol.questions_top_k import TopKComparison
-from prefeval_core.protocol.settings import Question
+from prefeval_core.protocol.settings import POOL_STATISTICS, Question
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.protocol.steps import is_finished, stop_reason
 from prefeval_core.protocol.table import Unit
@@ -118,12 +118,12 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
 def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:
     """(P,) the full human evaluation's decision per pair, by the run's statistic at the
     fixed-sample level γ: the exact human-only rule on all outcome counts (``sign``, method.md §6)
-    or the paired t-test on all differences (``mean``, method.md §13); for ``pool_mean`` the sign
+    or the paired t-test on all differences (``mean``, method.md §13); for the pool statistics the sign
     of the pool's mean difference itself (the estimand; nothing is left to test on a known pool)."""
     table, gamma = state.table, state.settings.gamma
     if state.settings.statistic == "mean":
         return paired_t_outcomes(full_differences(table), gamma)
-    if state.settings.statistic == "pool_mean":
+    if state.settings.statistic in POOL_STATISTICS:
         return pool_mean_outcomes(full_differences(table, assigned=True))
     return human_reference_outcomes(count_triples(table.pair_table(None), table.human >= 0).n, gamma)
 

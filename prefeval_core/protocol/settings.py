@@ -15,16 +15,20 @@ from prefeval_core.protocol.table import Unit
 from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
-Statistic = Literal["sign", "mean", "pool_mean"]
+Statistic = Literal["sign", "mean", "pool_mean", "pool_mean_clt"]
 """What a pair's evidence is (method.md §13): ``sign`` counts the items where A's human judgment
 is better, ties dropped (the paper's statistic, method.md §3-§5); ``mean`` is the mean paired score
 difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison), tested
 as if items were drawn from a population; ``pool_mean`` is the same difference over the study's
 finite item pool, tested for sampling without replacement in the seeded item order
 (:mod:`prefeval_core.sequential.pool_betting`): exact for any scores, and decisive as the pool
-runs out, where its reference is the pool's own mean difference."""
-SCORE_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean")
-"""The statistics on paired score differences (decided by betting; equivalence margins allowed)."""
+runs out, where its reference is the pool's own mean difference; ``pool_mean_clt`` tests the same
+estimand with an asymptotic confidence sequence whose width follows the differences' spread, and
+takes the run's metrics inside as control variates (:mod:`prefeval_core.sequential.pool_clt`)."""
+SCORE_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean", "pool_mean_clt")
+"""The statistics on paired score differences (decided by e-processes; equivalence margins allowed)."""
+POOL_STATISTICS: tuple[Statistic, ...] = ("pool_mean", "pool_mean_clt")
+"""The statistics whose estimand is the study's own item pool (reference: the pool's mean difference)."""
 STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
@@ -65,7 +69,7 @@ class ProtocolSettings:
         statistic: ``sign`` (the paper's) or ``mean`` (paired score differences, method.md §13;
             decided by betting e-processes, error control ``question`` or ``fdr``; the per-pair rules
             decide on the outcome counts).
-        delta: equivalence margin δ > 0 in the human score's units (``mean`` or ``pool_mean``): a pair whose
+        delta: equivalence margin δ > 0 in the human score's units (a score statistic): a pair whose
             mean difference is shown to lie in (-δ, δ) is decided *equivalent* and costs no more
             ratings; ``None``: no equivalence decisions.
     """
@@ -132,7 +136,7 @@ class ProtocolSettings:
             message = "error control 'fdr' bounds the false discovery rate of pairwise decisions: use it with all-pairs or baseline"
             raise settings_error(message + " questions (for top-k, 'question' protects the answer's members)", field="error_control")
         if self.delta is not None and not (self.statistic in SCORE_STATISTICS and math.isfinite(self.delta) and self.delta > 0):
-            message = f"an equivalence margin must be a finite number > 0 with the mean or pool_mean statistic, got {self.delta}"
+            message = f"an equivalence margin must be a finite number > 0 with a score statistic, got {self.delta}"
             raise settings_error(message, field="delta")
         if self.policy == "closest_first" and self.unit == "ratings":
             raise settings_error("the closest_first policy allocates comparisons per pair; a ratings study uses 'paper'", field="policy")

@@ -27,7 +27,7 @@ from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
-from prefeval_core.protocol.settings import ProtocolSettings, Question
+from prefeval_core.protocol.settings import POOL_STATISTICS, ProtocolSettings, Question
 from prefeval_core.protocol.state import ProtocolState, new_state
 from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
@@ -230,11 +230,11 @@ def _replays(
 def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) -> bool:
     """A false exclusion of a true top-k member, or a false directional decision (between two
     systems of equal true mean, which are exchangeable on every item, or against the true order).
-    The truth is the design's means, or for the ``pool_mean`` statistic the simulated pool's own
+    The truth is the design's means, or for the pool statistics the simulated pool's own
     (its estimand: every simulated item has every system's score)."""
     systems = state.table.systems
     true = np.array([means[int(s[1:])] for s in systems])
-    if state.settings.statistic == "pool_mean":
+    if state.settings.statistic in POOL_STATISTICS:
         grid = state.table.grid
         assert grid is not None
         true = np.round(grid.scores.mean(axis=1), 9)

@@ -18,7 +18,9 @@ Everything is count-based and vectorised over P pairs. Per round the protocol ca
 Modules: ``human`` (the human-only mixture e-process), ``mle`` (constrained maximum likelihood of
 the metric model, certified), ``metric`` (the metric e-process), ``evidence`` (combining them:
 decisions), ``futility``, ``simulation`` (simulated runs of one pair, for the benchmark and the
-tests), ``tails`` (log incomplete beta without underflow).
+tests), ``tails`` (log incomplete beta without underflow); for the score statistics of method.md §13,
+``betting`` (the symmetry test), ``pool_betting`` (the exact pool-mean test), ``mixture`` and
+``pool_clt`` (the asymptotic pool-mean test with the metric as a control variate).
 
 Sources: Ville 1939 (Étude critique de la notion de collectif); Robbins 1970 (Statistical methods
 related to the law of the iterated logarithm); Wasserman, Ramdas & Balakrishnan 2020 (Universal

@@ -48,6 +48,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from prefeval_core.sequential.mixture import mixture_log_e
+
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Side = Literal[1, -1]
@@ -89,16 +91,33 @@ class PairSequences:
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """One null's scaled increments ``z`` (``z >= -1``), the positions where it may be bet on, the
-    observed positions (all (P, T)), and the largest stake ``cap``."""
+    """One null's increments and how its e-process is made of them.
+
+    A betting process (``horizon`` None): scaled increments ``z`` (``z >= -1``) and the largest
+    stake ``cap``. A normal mixture (:mod:`~prefeval_core.sequential.mixture`): raw increments
+    ``z`` with conditional mean <= 0 under the null, the mixture's tuning ``horizon`` (rows,) in
+    items, and the positions ``refuted`` that rule the null out. Both: the positions where it may be
+    bet on and the observed ones (all (P, T)).
+    """
 
     z: FloatArray
     allowed: BoolArray
     observed: BoolArray
     cap: float = BET_CAP
+    horizon: FloatArray | None = None
+    refuted: BoolArray | None = None
 
     def log_wealth(self) -> FloatArray:
-        return log_wealth(self.z, self.observed, self.allowed, cap=self.cap)
+        return self.path(self.z, self.observed, self.allowed, self.refuted, self.horizon)
+
+    def path(
+        self, z: FloatArray, observed: BoolArray, allowed: BoolArray, refuted: BoolArray | None = None, horizon: FloatArray | None = None
+    ) -> FloatArray:
+        """(rows, T) log e-values of this null's kind of process on other increments ``z`` (the
+        leader process of top-1 strings several pairs' increments together)."""
+        if self.horizon is None:
+            return log_wealth(z, observed, allowed, cap=self.cap)
+        return mixture_log_e(z, observed, allowed, self.horizon if horizon is None else horizon, refuted)
 
     def current(self) -> FloatArray:
         """(P,) log wealth after the last position."""
@@ -133,14 +152,14 @@ def _symmetric_increments(sequences: PairSequences, shift: float) -> FloatArray:
     x = np.where(observed, sequences.d - shift, 0.0)
     k: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
     prior = (SCALE_PRIOR * sequences.bound[:, None]) ** 2
-    scale = np.sqrt((prior + _before(x * x)) / (k + 1.0))
+    scale = np.sqrt((prior + sums_before(x * x)) / (k + 1.0))
     return np.asarray(np.where(observed, x / np.maximum(np.abs(x), scale), 0.0), dtype=np.float64)
 
 
-def _before(values: FloatArray) -> FloatArray:
-    """Running sums over the positions strictly before each one."""
-    total = np.cumsum(values, axis=1)
-    return total - values
+def sums_before(values: FloatArray) -> FloatArray:
+    """Running sums along the last axis over the positions strictly before each one."""
+    total = np.cumsum(values, axis=-1)
+    return np.asarray(total - values, dtype=np.float64)
 
 
 def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = None, *, cap: float = BET_CAP) -> FloatArray:
@@ -148,9 +167,9 @@ def log_wealth(z: FloatArray, observed: BoolArray, allowed: BoolArray | None = N
     ``z`` (``z >= -1``; module docstring) with stakes up to ``cap`` (< 1); constant where not
     observed, and no bet where not ``allowed``."""
     count: npt.NDArray[np.int64] = np.cumsum(observed, axis=1) - observed
-    past = _before(z)
+    past = sums_before(z)
     mean = past / (count + 1.0)
-    variance = (PRIOR_VARIANCE + _before(z * z) - 2 * mean * past + count * mean * mean) / (count + 1.0)
+    variance = (PRIOR_VARIANCE + sums_before(z * z) - 2 * mean * past + count * mean * mean) / (count + 1.0)
     bet = np.clip(mean / np.maximum(variance + mean * mean, 1e-12), 0.0, cap)
     if allowed is not None:
         bet = np.where(allowed, bet, 0.0)

@@ -19,12 +19,15 @@ and the evidence tightens to the pool's value as the pool is exhausted.
 known on every pool item, so ``c_t = λ_t (f_t - mean of f over the items left)`` has conditional
 mean 0 for any predictable ``λ_t``, and betting on ``d_t - c_t`` removes the part of the spread the
 metric predicts (a sequential prediction-powered estimate). It was built and measured, and it does
-not pay: the wealth must stay positive for the worst item the scale allows, so the stake is capped
+not pay here: the wealth must stay positive for the worst item the scale allows, so the stake is capped
 at about ``1 / range`` (``R_t`` below), and with differences of typical size 0.8 on a range of 4 that
 cap binds. The evidence per item is then ``≈ b μ - b² σ² / 2`` with ``b`` at its cap: the variance the
 metric removes enters only the second, smaller term, while ``|λ_t|`` widens the range and so lowers
 the cap. On the simulated top-1 studies of method.md §10 (60 runs) the ideal metric at sign
 accuracy 0.8 and 0.9 *raised* the cost from 0.732 to 0.767 and 0.777 (docs/results_question_control.md).
+The same increments with the control inside, judged by an asymptotic normal mixture whose width
+follows the spread instead of the range, are the ``pool_mean_clt`` statistic
+(:mod:`~prefeval_core.sequential.pool_clt`).
 
 **The wager.** For a null "Δ <= m" the increment is ``y_t = d_t - μ_t`` with ``μ_t`` the largest
 conditional mean the null allows; ``y_t >= -R_t`` with the predictable ``R_t = B + μ_t``, so
@@ -67,14 +70,14 @@ def pool_evidence(sequences: PairSequences, in_pool: BoolArray, delta: float | N
     docstring) of the pairs' revealed differences ``sequences``, with ``in_pool`` (P, T) the
     positions whose item each pair can ever get: directions against ``Δ <= 0`` and ``Δ >= 0``;
     with a margin ``delta``, equivalence against ``Δ >= δ`` and ``Δ <= -δ``."""
-    passed = _passed(sequences, in_pool)
+    passed = passed_items(sequences, in_pool)
     nulls = (_null(sequences, passed, 0.0, above=False), _null(sequences, passed, 0.0, above=True))
     margins = None if delta is None else (_null(sequences, passed, delta, above=True), _null(sequences, passed, -delta, above=False))
     return evidence_of(sequences, nulls, margins)
 
 
 @dataclass(frozen=True)
-class _Passed:
+class Passed:
     """Per position (P, T), what the pool items passed before it leave: ``left`` items, the sum of
     the revealed differences, and the count passed unrevealed; ``d`` the differences (0 where none)."""
 
@@ -84,29 +87,48 @@ class _Passed:
     skipped: FloatArray
 
 
-def _passed(sequences: PairSequences, in_pool: BoolArray) -> _Passed:
+def passed_items(sequences: PairSequences, in_pool: BoolArray) -> Passed:
     observed = sequences.observed
     d = np.where(observed, sequences.d, 0.0)
     passed: npt.NDArray[np.int64] = np.cumsum(in_pool, axis=1) - in_pool
     unrevealed = in_pool & ~observed
     skipped: npt.NDArray[np.int64] = np.cumsum(unrevealed, axis=1) - unrevealed
     left = np.maximum(sequences.pool[:, None] - passed, 1).astype(np.float64)
-    return _Passed(d=d, left=left, revealed_sum=np.cumsum(d, axis=1) - d, skipped=skipped.astype(np.float64))
+    return Passed(d=d, left=left, revealed_sum=np.cumsum(d, axis=1) - d, skipped=skipped.astype(np.float64))
 
 
-def _null(sequences: PairSequences, passed: _Passed, m: float, *, above: bool) -> Hypothesis:
-    """The betting process against "Δ <= m" (``above=False``; its wealth is evidence that Δ > m)
-    or "Δ >= m" (``above=True``; evidence that Δ < m)."""
+@dataclass(frozen=True)
+class PoolNull:
+    """One pool null's increments (P, T): ``y`` the signed step toward rejecting it (conditional mean
+    <= 0 under the null), ``reach`` the predictable worst case ``-y`` the scale allows (> 0), and
+    ``refuted`` the positions whose item rules the null out."""
+
+    y: FloatArray
+    reach: FloatArray
+    refuted: BoolArray
+
+
+def pool_null(sequences: PairSequences, passed: Passed, m: float, *, above: bool, control: FloatArray | None = None) -> PoolNull:
+    """The increments against "Δ <= m" (``above=False``; evidence that Δ > m) or "Δ >= m"
+    (``above=True``; evidence that Δ < m); a ``control`` (P, T) with conditional mean 0 given the
+    past is subtracted from the differences (the refutation stays on the differences themselves)."""
     observed, d, left = sequences.observed, passed.d, passed.left
     B = sequences.bound[:, None]
     sign = -1.0 if above else 1.0
     # the least favourable conditional mean the null allows; unrevealed passed items at the null's end of [-B, B]
     null_mean = (sequences.pool[:, None] * m - passed.revealed_sum + sign * B * passed.skipped) / left
-    y = sign * (d - null_mean)
-    reach = B + sign * null_mean
+    y = sign * (d - null_mean if control is None else d - control - null_mean)
+    reach = np.maximum(B + sign * null_mean, 1e-12)
     # after this item, the items left could not bring the pool back within the null even at the scale's end
     tolerance = 1e-9 * B * sequences.pool[:, None]
-    refuted = sign * (null_mean * left - d) < -B * (left - 1) - tolerance
-    z = np.where(refuted, REFUTED, y / np.maximum(reach, 1e-12))
-    z = np.where(observed, np.minimum(z, REFUTED), 0.0)
+    refuted = observed & (sign * (null_mean * left - d) < -B * (left - 1) - tolerance)
+    return PoolNull(y=np.where(observed, y, 0.0), reach=reach, refuted=refuted)
+
+
+def _null(sequences: PairSequences, passed: Passed, m: float, *, above: bool) -> Hypothesis:
+    """The betting process of :func:`pool_null`'s null: scaled increments ``y / reach``."""
+    observed = sequences.observed
+    null = pool_null(sequences, passed, m, above=above)
+    z = np.where(null.refuted, REFUTED, np.minimum(null.y / null.reach, REFUTED))
+    z = np.where(observed, z, 0.0)
     return Hypothesis(z=np.asarray(z, dtype=np.float64), allowed=observed, observed=observed, cap=POOL_BET_CAP)

@@ -50,6 +50,7 @@ STATISTIC_WORDS: Final = {
     "sign": "sign: better / worse items (the paper)",
     "mean": "mean score difference (ratings)",
     "pool_mean": "mean score difference over the item pool (sampling without replacement)",
+    "pool_mean_clt": "mean score difference over the item pool, asymptotic; the metric as control variate",
 }
 PER_REQUEST_WORDS: Final = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
 MODEL_WORDS: Final = {"full": "Metric + human (full model)", "human_only": "Human only", "known_mu": "The ideal metric's known mixture"}
@@ -160,14 +161,15 @@ class StudySetup:
         "sign",
         label="Statistic",
         help="a pair's evidence: sign (counts of better / worse items, the paper's), mean (paired score differences, "
-        "method.md §13) or pool_mean (the same over the study's finite item pool, decisive as it runs out); mean and "
-        "pool_mean need error control question or fdr",
+        "method.md §13), pool_mean (the same over the study's finite item pool, decisive as it runs out; exact) or "
+        "pool_mean_clt (the same estimand with an asymptotic confidence sequence that uses the metric as a control "
+        "variate); the score statistics need error control question or fdr",
         choices=STATISTIC_WORDS,
     )
     delta: float | None = setting(
         None,
         label="Equivalence margin δ (0 = none)",
-        help="equivalence margin in the human score's units (mean or pool_mean statistic): pairs shown to differ by less are "
+        help="equivalence margin in the human score's units (a score statistic): pairs shown to differ by less are "
         "decided equivalent and cost no more judgments",
         bounds=Bounds(gt=0.0),
         none="no equivalence decisions",
