@@ -62,12 +62,13 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     assert "Full evaluation's top-1 tier: M0, M17, M22, M23" in shown(" ".join(m.value for m in at.markdown))
 
 
-def test_the_pool_mean_statistic_runs_from_the_form_against_the_pool_s_own_reference() -> None:
-    at = start_protocol(0, Question="top-k", **{"Error control": "question", "Statistic": "pool_mean"})
+@pytest.mark.parametrize("statistic", ["pool_mean", "pool_mean_clt"])
+def test_the_pool_mean_statistics_run_from_the_form_against_the_pool_s_own_reference(statistic: str) -> None:
+    at = start_protocol(0, Question="top-k", **{"Error control": "question", "Statistic": statistic})
     at.button(key="pe_run").click()
     run_ok(at)
     protocol: ProtocolState = at.session_state["pe.protocol"]
-    assert protocol.settings.statistic == "pool_mean" and 0 < protocol.cost_used <= 1600
+    assert protocol.settings.statistic == statistic and 0 < protocol.cost_used <= 1600
     at.session_state["pe.w.protocol_tab"] = "Pairs"
     run_ok(at)
     # the reference is the pool's own mean difference: one best system, not the t-tests' tier of four
