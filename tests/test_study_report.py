@@ -42,3 +42,17 @@ def test_what_the_judge_bought_is_the_run_against_human_judgments_only() -> None
     assert f"({bought.cost_with:,} with it, {bought.cost_without:,} with human judgments only)" in words
     assert "decisions come from the human judgments alone" in words  # spending: the judge cannot decide a pair
     assert judge_bought(human_only.run.state) is None
+
+
+def test_with_the_pool_mean_clt_statistic_the_judge_is_inside_the_test_and_the_report_says_so() -> None:
+    data = pe.load_sample("summeval")
+    options = dict(question="top-k", k=1, error_control="question", statistic="pool_mean_clt", budget=900)
+    run = pe.replay(data, "human:relevance", JUDGE, **options)  # type: ignore[arg-type]
+    bought = judge_bought(run.run.state)
+    assert bought is not None and "control variate" in bought.words()
+    human_only = pe.replay(data, "human:relevance", JUDGE, model="human_only", **options)  # type: ignore[arg-type]
+    assert bought.cost_without == human_only.run.state.cost_used  # both runs to their end
+    assert bought.cost_with == run.run.state.cost_used < bought.cost_without  # the judge inside saved ratings
+    html = study_report_html("study", run.run.state, run.run.result, bought=bought)
+    settings = html[html.index("<h2>Settings</h2>") :]
+    assert "asymptotic; the metric as control variate" in settings and "asymptotically" in html

@@ -122,7 +122,8 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
     if state.settings.statistic == "pool_mean":
         evidence = pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta)
     elif state.settings.statistic == "pool_mean_clt":
-        metric = metric_sequences(state, sequences.d.shape[1]) if state.settings.metrics else None
+        uses_metric = state.settings.model != "human_only" and state.table.k > 0
+        metric = metric_sequences(state, sequences.d.shape[1]) if uses_metric else None
         evidence = clt_pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta, metric)
     else:
         evidence = mean_evidence(sequences, state.settings.delta)

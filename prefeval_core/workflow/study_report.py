@@ -21,11 +21,20 @@ from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS
 from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
-from prefeval_core.protocol import ProtocolResult, ProtocolState, QuestionKind, new_state, protocol_result, replay_source, run_protocol
+from prefeval_core.protocol import (
+    ProtocolResult,
+    ProtocolState,
+    QuestionKind,
+    is_finished,
+    new_state,
+    protocol_result,
+    replay_source,
+    run_protocol,
+)
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import answer_words, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
-from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.setup import STATISTIC_WORDS, StudySetup
 from prefeval_core.workflow.status import study_status
 from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, theta_history_figure
 
@@ -65,14 +74,22 @@ class JudgeBought:
 def judge_bought(state: ProtocolState) -> JudgeBought | None:
     """:class:`JudgeBought` of a replay run (``None`` without a metric in the decision model).
 
-    Runs the protocol again with ``model="human_only"`` for as many rounds on the replay source:
-    seconds for the bundled studies."""
+    Runs the protocol again with ``model="human_only"`` on the replay source: to its end if this run
+    has ended (a judge that ends the run sooner saves what the human-only run goes on to buy), else for
+    as many rounds: seconds for the bundled studies."""
     settings = state.settings
     if not state.table.k or settings.model == "human_only":
         return None
-    human = run_protocol(new_state(state.table, replace(settings, model="human_only")), replay_source(state.table), max_rounds=state.round)
+    rounds = None if is_finished(state) else state.round
+    human = run_protocol(new_state(state.table, replace(settings, model="human_only")), replay_source(state.table), max_rounds=rounds)
     if settings.error_control == "none":
         why = "without error control the judge's outcomes enter the posterior that decides each pair (the paper's model)."
+    elif settings.statistic == "pool_mean_clt":
+        why = (
+            f"under {settings.error_control} error control the pool_mean_clt statistic takes the judge's outcomes into each "
+            "pair's test as a control variate, so it saves judgments by removing the part of the human differences' spread "
+            "it predicts (the guarantee is asymptotic, method.md §13)."
+        )
     elif settings.model == "known_mu":
         why = f"under {settings.error_control} error control the judge's e-process may decide beside the human one (a share of γ)."
     else:
@@ -108,6 +125,8 @@ def summary_section(state: ProtocolState, result: ProtocolResult | None, bought:
     settings = state.settings
     status = study_status(state)
     control = CONTROL_WORDS[settings.error_control] + f", γ = {settings.gamma:g}"
+    if settings.statistic == "pool_mean_clt":
+        control += " (asymptotically: the pool_mean_clt statistic's guarantee rests on the central limit theorem)"
     if settings.futility is not None:
         control += f"; futility stop at β = {settings.futility:g}"
     rows = [
@@ -188,6 +207,8 @@ def settings_section(state: ProtocolState) -> ReportSection:
         ("batch per round", f"{s.batch} items per {'system' if table.unit == 'ratings' else 'pair'}"),
         ("decision model", {"full": "judge + human (full model)", "human_only": "human only"}.get(s.model, s.model)),
         ("error control", CONTROL_WORDS[s.error_control]),
+        ("statistic", STATISTIC_WORDS[s.statistic]),
+        ("equivalence margin δ", "none" if s.delta is None else f"{s.delta:g} (human score units)"),
         ("significance level γ", f"{s.gamma:g}"),
         ("futility stop", "off" if s.futility is None else f"β = {s.futility:g}"),
         ("seed", str(s.seed)),
