@@ -14,6 +14,7 @@ from scipy import integrate, stats
 
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_question
+from prefeval_core.sequential import pool_clt
 from prefeval_core.sequential.betting import PairSequences
 from prefeval_core.sequential.mixture import REFUTED_LOG_E, mixture_log_e, mixture_width
 from prefeval_core.sequential.pool_betting import passed_items, pool_null
@@ -145,3 +146,14 @@ def test_the_ideal_metric_inside_protects_the_top_and_lowers_the_cost() -> None:
     metric = simulate_question(**common, metric_accuracy=0.9)  # type: ignore[arg-type]
     assert human.errors == 0 and metric.errors == 0
     assert metric.cost < human.cost
+
+
+def test_the_control_is_the_same_computed_in_chunks_of_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    d = rng.normal(0, 1, (7, 30))
+    d[rng.random(d.shape) < 0.2] = np.nan
+    f = np.sign(rng.normal(0, 1, (2, 7, 30)))
+    sequences, in_pool = _sequences(d, bound=6.0), np.ones(d.shape, dtype=bool)
+    whole = metric_control(sequences, in_pool, f)
+    monkeypatch.setattr(pool_clt, "PAIRS_PER_CHUNK", 3)
+    assert np.array_equal(metric_control(sequences, in_pool, f), whole)
