@@ -157,3 +157,18 @@ def test_the_control_is_the_same_computed_in_chunks_of_pairs(monkeypatch: pytest
     whole = metric_control(sequences, in_pool, f)
     monkeypatch.setattr(pool_clt, "PAIRS_PER_CHUNK", 3)
     assert np.array_equal(metric_control(sequences, in_pool, f), whole)
+
+
+def test_equivalence_is_valid_at_the_margin_and_decided_inside_it() -> None:
+    # A pool of Likert-mean differences whose mean is exactly δ = 0.5: "A better by δ or more" is rejected
+    # in at most a + 2 s.e. of 3,000 orders. A pool with mean 0 and a small spread is shown equivalent.
+    rng = np.random.default_rng(12)
+    means = np.clip(np.round(rng.normal(3.5, 0.9, (2, 100, 3))), 1, 5).mean(axis=2)
+    values = means[0] - means[1]
+    values += 0.5 - values.mean()
+    orders = np.stack([rng.permutation(100) for _ in range(3000)])
+    evidence = clt_pool_evidence(_sequences(values[orders], bound=8.0), np.ones(orders.shape, dtype=bool), delta=0.5)
+    assert float((evidence.equivalence[:, 0] >= math.log(20)).mean()) <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 3000)
+    flat = rng.normal(0, 0.3, (1, 100))
+    inside = clt_pool_evidence(_sequences(flat - flat.mean(), bound=4.0), np.ones((1, 100), dtype=bool), delta=0.5)
+    assert (inside.equivalence[0] >= math.log(20)).all()
