@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_decision.py agreement        # one metric: fast vs the golden NUTS reference
     .venv/bin/python bench/bench_decision.py joint-agreement  # several metrics: fast vs the golden NUTS reference
     .venv/bin/python bench/bench_decision.py speed            # the speed targets, each against NUTS in the same run
-    .venv/bin/python bench/bench_decision.py joint-speed      # several metrics on SummEval: before/after route, long-Gibbs reference
+    .venv/bin/python bench/bench_decision.py joint-speed --roots ../main .  # several metrics on SummEval: two trees, long-Gibbs reference
     .venv/bin/python bench/bench_decision.py rng              # NumPy vs JAX random variates on this machine
 
 Speed figures are ratios measured in the same run: the reference (NumPyro NUTS, paper settings,
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -225,10 +226,43 @@ LONG_GIBBS = SamplerSettings().with_(
 )
 
 
-def joint_speed(pairs: int, repeats: int, reference: bool) -> None:
-    """``decide_joint`` on SummEval with three metrics (10 revealed per pair), against the route it
-    replaced (``joint_gibbs`` on every pair, NUTS fallback for unsettled ones) in the same run, both
-    against a long data-augmentation run."""
+_JOINT_CALLS = """
+import json, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import prefeval_core
+assert prefeval_core.__file__.startswith(sys.argv[5]), prefeval_core.__file__
+from decision_workloads import summeval_joint_counts
+from prefeval_core.decision import decide_joint
+counts = summeval_joint_counts(tuple(sys.argv[2].split(",")), 10, 0)
+counts = counts.subset(np.arange(min(int(sys.argv[3]), counts.n_pairs)))
+calls = []
+for seed in range(int(sys.argv[4])):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = decide_joint(counts, seed=seed)
+    calls.append((time.perf_counter() - wall, time.process_time() - cpu))
+    if seed == 0:
+        first = {name: np.asarray(getattr(result, name)).tolist() for name in ("theta", "theta_mc_se", "decision", "method")}
+print(json.dumps({"calls": calls, "first": first}))
+"""
+
+
+def joint_calls_in(root: Path, pairs: int, repeats: int) -> tuple[list[tuple[float, float]], dict[str, list[object]]]:
+    """``decide_joint`` with seeds 0..repeats-1 on the joint-speed workload (built by this tree's
+    ``decision_workloads``), run by the code of the source tree ``root`` in a fresh process: (wall,
+    CPU) seconds per call and the first call's columns."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    command = [sys.executable, "-c", _JOINT_CALLS, str(ROOT / "bench"), ",".join(JOINT_METRICS), str(pairs), str(repeats), str(root)]
+    done = subprocess.run(command, env=env, cwd=root, capture_output=True, text=True, check=True)
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    return [tuple(c) for c in answer["calls"]], answer["first"]
+
+
+def joint_speed(pairs: int, repeats: int, reference: bool, roots: list[Path], old_route: bool) -> None:
+    """``decide_joint`` on SummEval with three metrics (10 revealed per pair), as the code of each
+    source tree in ``roots`` runs it (fresh processes, one after the other), optionally against the
+    route ``joint_importance`` replaced (``joint_gibbs`` on every pair, NUTS fallback for unsettled
+    ones) in this process, all against a long data-augmentation run."""
     counts = summeval_joint_counts(JOINT_METRICS, 10, 0)
     counts = counts.subset(np.arange(min(pairs, counts.n_pairs)))
     P = counts.n_pairs
@@ -240,11 +274,23 @@ def joint_speed(pairs: int, repeats: int, reference: bool) -> None:
         return columns.result(DecisionSettings("full", "fast", 0.05, seed, settings, counts.metrics))
 
     print(f"\n### Several metrics in one posterior: SummEval {' + '.join(JOINT_METRICS)}, 10 revealed, {P} pairs")
-    print(f"(`{COMMAND} joint-speed --joint-pairs {pairs} --repeats {repeats}`; {load()} at the start)\n")
-    runs = {
-        "after: `decide_joint` (joint_importance)": [timed(lambda r=r: decide_joint(counts, seed=r)) for r in range(repeats)],
-        "before: joint_gibbs + NUTS fallback": [timed(lambda: before(0))],
-    }
+    roots_text = " ".join(str(r) for r in roots)
+    print(f"(`{COMMAND} joint-speed --joint-pairs {pairs} --repeats {repeats} --roots {roots_text}`; {load()} at the start)\n")
+    runs: dict[str, tuple[list[tuple[float, float]], dict[str, list[object]]]] = {}
+    for root in roots:
+        runs[f"`decide_joint`, {root}"] = joint_calls_in(root, pairs, repeats)
+    if old_route:
+        wall, cpu, value = timed(lambda: before(0))
+        old = cast(DecisionResult, value)
+        runs["`joint_gibbs` + NUTS fallback (this tree)"] = (
+            [(wall, cpu)],
+            {
+                "theta": old.theta.tolist(),
+                "theta_mc_se": old.theta_mc_se.tolist(),
+                "decision": old.decision.tolist(),
+                "method": list(old.method),
+            },
+        )
     truth: GibbsSummary | None = None
     if reference:
         wall, cpu, value = timed(lambda: joint_gibbs(joint_inputs(counts), seed=11, gamma=0.05, settings=LONG_GIBBS))
@@ -255,20 +301,22 @@ def joint_speed(pairs: int, repeats: int, reference: bool) -> None:
         )
     settled = np.ones(P, bool) if truth is None else truth.settled
     print(f"Agreement over the {int(settled.sum())} pairs whose long Gibbs run settled (the others' chains disagree: several humps).\n")
-    print("| route | wall s per call (median) | CPU s per call | routes | max abs Δθ vs long Gibbs | max z | same decision |")
-    print("|---|---:|---:|---|---:|---:|---:|")
-    for label, calls in runs.items():
+    header = "| route | wall s per call (median) | CPU s per call (median) | CPU s per call (each) | routes"
+    print(header + " | max abs Δθ vs long Gibbs | max z | same decision |")
+    print("|---|---:|---:|---|---|---:|---:|---:|")
+    for label, (calls, first) in runs.items():
         wall = statistics.median(c[0] for c in calls)
         cpu = statistics.median(c[1] for c in calls)
-        result = cast(DecisionResult, calls[0][2])
-        tally = ", ".join(f"{name} {count}" for name, count in sorted(Counter(result.method).items()))
+        each = ", ".join(f"{c[1]:.2f}" for c in calls)
+        tally = ", ".join(f"{name} {count}" for name, count in sorted(Counter(cast(list[str], first["method"])).items()))
         agreement = "| – | – | –"
         if truth is not None:
-            diff = np.where(settled, np.abs(result.theta - truth.theta), 0.0)
-            z = diff / np.hypot(result.theta_mc_se, truth.theta_mc_se)
-            same = int(np.sum((result.decision == decision_from_theta(truth.theta, 0.05))[settled]))
+            theta, se = np.asarray(first["theta"], dtype=float), np.asarray(first["theta_mc_se"], dtype=float)
+            diff = np.where(settled, np.abs(theta - truth.theta), 0.0)
+            z = diff / np.hypot(se, truth.theta_mc_se)
+            same = int(np.sum((np.asarray(first["decision"]) == decision_from_theta(truth.theta, 0.05))[settled]))
             agreement = f"| {diff.max():.4f} (pair {int(diff.argmax())}) | {np.nanmax(z):.1f} | {same} of {int(settled.sum())}"
-        print(f"| {label} | {wall:.2f} | {cpu:.2f} | {tally} {agreement} |", flush=True)
+        print(f"| {label} | {wall:.2f} | {cpu:.2f} | {each} | {tally} {agreement} |", flush=True)
     print(f"\n<!-- {load()} at the end -->")
 
 
@@ -304,6 +352,14 @@ def main() -> None:
     parser.add_argument("part", choices=("agreement", "joint-agreement", "joint-speed", "speed", "rng", "all"))
     parser.add_argument("--joint-pairs", type=int, default=66, help="joint-speed: the first this many SummEval pairs")
     parser.add_argument("--no-reference", action="store_true", help="joint-speed: skip the long Gibbs reference")
+    parser.add_argument(
+        "--roots",
+        nargs="+",
+        type=Path,
+        default=[ROOT],
+        help="joint-speed: source trees whose decide_joint is timed (e.g. a checkout of main, then .)",
+    )
+    parser.add_argument("--old-route", action="store_true", help="joint-speed: also time joint_gibbs + NUTS fallback on every pair")
     parser.add_argument("--reference-pairs", type=int, default=3, help="reference pairs timed per workload")
     parser.add_argument("--repeats", type=int, default=3, help="runs of the fast call per workload")
     args = parser.parse_args()
@@ -317,7 +373,7 @@ def main() -> None:
         fine = SamplerSettings().with_(is_target_se=0.004, is_decision_z=float("inf"), gibbs_max_iterations=12000)
         joint_agreement(fine, "reference-grade (Gibbs until s.e. <= 0.004)", seed=1)
     if args.part in ("joint-speed", "all"):
-        joint_speed(args.joint_pairs, args.repeats, reference=not args.no_reference)
+        joint_speed(args.joint_pairs, args.repeats, not args.no_reference, [r.resolve() for r in args.roots], args.old_route)
     if args.part in ("rng", "all"):
         rng_speed()
     if args.part in ("speed", "all"):

@@ -160,6 +160,9 @@ class ImportanceSummary:
         draws: (P,) draws made (all rounds, adaptation included).
         kept: with ``keep_draws=True``, per pair the draws of ``p`` (N, 3) behind the estimates
             and their weights (N,) on one scale; else ``None``.
+        usable: (P,) whether each estimate may be used, from a caller with a rule of its own
+            (:func:`~prefeval_core.decision.joint_importance.joint_importance`); ``None``: the
+            caller judges by ``ess >= settings.is_min_ess``.
     """
 
     theta: FloatArray
@@ -168,6 +171,7 @@ class ImportanceSummary:
     ess: FloatArray
     draws: IntArray
     kept: tuple[tuple[FloatArray, FloatArray], ...] | None = None
+    usable: npt.NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -244,6 +248,7 @@ def importance_sample(
     initial_t: StudentT | None = None,
     keep_draws: bool = False,
     give_up: tuple[int, float] | None = None,
+    stream: tuple[int, ...] = (),
 ) -> ImportanceSummary:
     """Importance-sample the posteriors of ``pairs`` (indices into ``target``) in rounds (module docstring).
 
@@ -260,6 +265,8 @@ def importance_sample(
         give_up: ``(rounds, per_draw)``: a pair whose effective sample size per draw is below
             ``per_draw`` after ``rounds`` rounds stops there (its caller hands it to another
             sampler instead of spending every round on it).
+        stream: more words of each draw's seed (``default_rng([seed, id, round, *stream])``): a
+            caller that samples the same pairs again with another proposal gives it new draws.
     """
     pairs = np.asarray(pairs, dtype=np.int64)
     pair_ids = np.asarray(pair_ids, dtype=np.int64)
@@ -269,7 +276,9 @@ def importance_sample(
     chunk = max(1, settings.is_chunk_draws // settings.is_draws)
     for start in range(0, P, chunk):
         rows = np.arange(start, min(P, start + chunk))
-        kept += _sample_chunk(target, pairs[rows], pair_ids[rows], rows, out, seed, gamma, settings, initial_t, keep_draws, give_up)
+        kept += _sample_chunk(
+            target, pairs[rows], pair_ids[rows], rows, out, (seed, stream), gamma, settings, initial_t, keep_draws, give_up
+        )
     return ImportanceSummary(out.theta, out.p_mean, out.theta_mc_se, out.ess, out.draws, tuple(kept) if keep_draws else None)
 
 
@@ -279,7 +288,7 @@ def _sample_chunk(
     pair_ids: IntArray,
     out_rows: IntArray,
     out: ImportanceSummary,
-    seed: int,
+    seed: tuple[int, tuple[int, ...]],
     gamma: float,
     settings: SamplerSettings,
     initial_t: StudentT | None,
@@ -351,7 +360,7 @@ def _draw_round(
     rows: IntArray,
     shares: FloatArray,
     student: StudentT,
-    seed: int,
+    seed: tuple[int, tuple[int, ...]],
     round_number: int,
     draws: int,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
@@ -361,7 +370,7 @@ def _draw_round(
     z = np.empty((len(rows), draws, target.dim))
     rngs = []
     for j, row in enumerate(rows):
-        rng = np.random.default_rng([seed, int(pair_ids[j]), round_number])
+        rng = np.random.default_rng([seed[0], int(pair_ids[j]), round_number, *seed[1]])
         base = target.draw_base(rng, int(pairs[j]), counts[j, :-1].tolist())
         z[j] = np.concatenate([base, student.draw(rng, int(row), int(counts[j, -1]))]) if counts[j, -1] else base
         rngs.append(rng)
@@ -386,7 +395,11 @@ def _kept(rounds: list[tuple[FloatArray, FloatArray]], scale: float) -> tuple[Fl
 
 
 def _settled(sums: _Sums, rows: IntArray, gamma: float, settings: SamplerSettings) -> npt.NDArray[np.bool_]:
-    theta, se, ess = sums.theta()[rows], sums.se()[rows], sums.ess()[rows]
+    return settled(sums.theta()[rows], sums.se()[rows], sums.ess()[rows], gamma, settings)
+
+
+def settled(theta: FloatArray, se: FloatArray, ess: FloatArray, gamma: float, settings: SamplerSettings) -> npt.NDArray[np.bool_]:
+    """The stop rule (module docstring) on estimates ``theta``, ``se`` and ``ess`` (arrays of one shape)."""
     distance = np.minimum(np.abs(theta - gamma / 2.0), np.abs(theta - (1.0 - gamma / 2.0)))
     with np.errstate(invalid="ignore"):
         return (ess >= settings.is_min_ess) & ((se <= settings.is_target_se) | (distance > settings.is_decision_z * se))

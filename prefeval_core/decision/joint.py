@@ -102,7 +102,7 @@ def decide_joint(
     several = np.array([i for i, route in enumerate(routes) if route == "joint_importance"], dtype=np.int64)
     if several.size:
         estimate = joint_importance(_subset(inputs, several), ids[several], seed=seed, gamma=gamma, settings=sampler_settings)
-        good = estimate.ess >= sampler_settings.is_min_ess
+        good = estimate.ess >= sampler_settings.is_min_ess if estimate.usable is None else estimate.usable
         theta, p_mean, se, ess = estimate.theta[good], estimate.p_mean[good], estimate.theta_mc_se[good], estimate.ess[good]
         columns.put(several[good], theta, p_mean, se, ess, np.nan, "joint_importance")
         if not np.all(good):

@@ -202,15 +202,23 @@ class _Sweep:
     pair: IntArray  # (N,) pair of each cell
     items: IntArray  # (N,) unrevealed items of each cell
     codes: IntArray  # (N, k) the cell's metric outcomes (3: none)
-    onehot: FloatArray  # (N, k, c) the same, one-hot (all zero where none)
     starts: IntArray  # (B,) first cell of each pair
+    groups: tuple[tuple[IntArray, IntArray, IntArray, IntArray], ...]  # per metric: its cells by (pair, outcome), the
+    # first of each group, and the group's pair and outcome (the latent counts of mu_j's columns are sums over groups)
 
     @classmethod
     def build(cls, patterns: IntArray, n: FloatArray, prior: FloatArray, u: FloatArray) -> _Sweep:
         pair, pattern = np.nonzero(u > 0)
         codes = patterns[pattern]
-        onehot = np.eye(4)[codes][..., :3]
-        return cls(patterns, n, prior, u, pair, u[pair, pattern].astype(np.int64), codes, onehot, np.searchsorted(pair, np.arange(len(n))))
+        groups = []
+        for j in range(patterns.shape[1]):
+            cells = np.flatnonzero(codes[:, j] < 3)
+            key = pair[cells] * 3 + codes[cells, j]
+            order = np.argsort(key, kind="stable")
+            first = np.flatnonzero(np.diff(key[order], prepend=-1) != 0)
+            groups.append((cells[order], first, pair[cells[order[first]]], codes[cells[order[first]], j]))
+        starts = np.searchsorted(pair, np.arange(len(n)))
+        return cls(patterns, n, prior, u, pair, u[pair, pattern].astype(np.int64), codes, starts, tuple(groups))
 
     def subset(self, keep: npt.NDArray[np.bool_]) -> _Sweep:
         return _Sweep.build(self.patterns, self.n[keep], self.prior[keep], self.u[keep])
@@ -224,14 +232,24 @@ class _Sweep:
         for j in range(k):
             present = self.codes[:, j] < 3
             log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
-        prob = np.exp(log_joint - log_joint.max(axis=-1, keepdims=True))
-        prob /= prob.sum(axis=-1, keepdims=True)
-        latent = multinomial(rng, np.broadcast_to(self.items[:, None], (len(self.pair), C)), prob)  # (N, C, h)
+        # L[c] ~ Multinomial(u_c, normalise(exp log_joint)) as two binomials; the three outcomes unrolled
+        first, second, third = log_joint[..., 0], log_joint[..., 1], log_joint[..., 2]
+        top = np.maximum(np.maximum(first, second), third)
+        e_first, e_second, e_third = np.exp(first - top), np.exp(second - top), np.exp(third - top)
+        rest_mass = e_second + e_third
+        items = np.broadcast_to(self.items[:, None], (len(self.pair), C))
+        got_first = rng.binomial(items, np.minimum(e_first / (e_first + rest_mass), 1.0))
+        left = items - got_first
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(rest_mass > 0.0, e_second / rest_mass, 0.0)
+        got_second = rng.binomial(left, np.minimum(share, 1.0))
+        latent = np.stack([got_first, got_second, left - got_second], axis=-1).astype(np.float64)  # (N, C, h)
         S = np.add.reduceat(latent, self.starts, axis=0)  # (B, C, h): every pair has a cell
         state.p = _dirichlet(rng, self.n[:, None, :] + 1.0 + S)
-        by_outcome = latent[:, :, None, :, None] * self.onehot[:, None, :, None, :]  # (N, C, k, h, c)
-        counts = np.add.reduceat(by_outcome, self.starts, axis=0)  # (B, C, k, h, c)
-        columns = self.prior[:, None] + counts
+        columns = np.broadcast_to(self.prior[:, None], (len(self.n), C, *self.prior.shape[1:])).copy()  # (B, C, k, h, c)
+        for j, (cells, first, group_pair, group_code) in enumerate(self.groups):
+            if cells.size:
+                columns[group_pair, :, j, :, group_code] += np.add.reduceat(latent[cells], first, axis=0)  # (groups, C, h)
         state.columns = _dirichlet(rng, columns)
         return S, columns
 

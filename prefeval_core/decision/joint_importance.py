@@ -8,8 +8,8 @@ simplex, its last component the reference) its log density is, exactly and up to
 
 with ``alpha = n + 1`` for ``p`` and ``K_j[:, h] + 1`` for ``mu_j[:, h]`` (the Dirichlet's
 ``alpha - 1`` plus the Jacobian of the log-ratios). The pattern terms ``T[c, h] = log p_h +
-sum_j log mu_j[c_j, h]`` are a fixed 0/1 linear map of the ``log x`` (:class:`PatternMap`): one
-matrix product per draw.
+sum_j log mu_j[c_j, h]`` are a fixed 0/1 linear map of the ``log x`` (:class:`PatternMap`, each
+pair's own patterns only): one matrix product per draw.
 
 With few revealed items and many metric-only ones this posterior is a wide, curved ridge (which
 true outcome a metric pattern stands for is barely pinned down), often with several relabelled
@@ -22,7 +22,8 @@ sweeps (:func:`~prefeval_core.decision.joint_fast.conditional_parameters`); each
 ``L`` contributes the product of Dirichlets ``p | L``, ``mu_j[:, h] | L`` (every other one widened:
 ``WIDEN_COUNTS`` of the latent counts), all with equal shares.
 The chains need not have converged: the weights are exact, and the mixture's density is linear
-in ``log x`` per component (one matrix product per draw). Base proposals of
+in ``log x`` per component (one matrix product per block of draws gives every component's and
+the prior's log density, :func:`density_matrix`). Base proposals of
 :func:`~prefeval_core.decision.importance.importance_sample`:
 
 * ``conditionals`` (``1 - PRIOR_SHARE`` of the draws): that mixture;
@@ -36,37 +37,41 @@ so the weighted pairs ``((p, mu), L)`` are a weighted sample of the joint poster
 term is ``P(p> > p< | L) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` (``p | L ~ Dirichlet(n + 1 + S)``,
 ``S = sum_c L[c]``) rather than an indicator: the measured standard errors were 1.2-4x smaller.
 
+**Two mixtures.** Most pairs settle within ``FIRST_ROUNDS`` rounds on the mixture of
+``EXPLORE_CHAINS * EXPLORE_KEPT`` components. The others (those whose weights have a heavy tail:
+one draw can hold a third of the weight; on SummEval 14-21 of 66, and they took three quarters of
+the draws) start afresh, their earlier draws dropped, on a mixture of ``EXPLORE_CHAINS *
+WIDE_KEPT`` components from new chains (``default_rng([seed, EXPLORE_STREAM, 1])``): on those
+pairs 4x the components gave 3x less variance per draw at twice the cost per draw, and their
+heavy tails mostly went. Their draws come from ``default_rng([seed, i, round, 1])``.
+
 The sampler's fitted Student-t is switched off here (``is_adapt_rounds=0``): on the SummEval pairs
 it took half the draws where it does worse than the mixture, and its refits discard the draws so
 far (the call took 1.8x the CPU time with it).
 
 A pair whose weights stay too uneven (effective sample size below ``settings.is_min_ess``, or
-below ``GIVE_UP_PER_DRAW`` per draw after ``GIVE_UP_ROUNDS`` rounds) goes on to the
+below ``GIVE_UP_PER_DRAW`` per draw of the mixture its estimate comes from: ``usable`` of the
+summary; the second mixture stops such a pair after ``GIVE_UP_ROUNDS`` rounds) goes on to the
 data-augmentation route (:mod:`~prefeval_core.decision.joint_fast`). The importance draws of the
-pair with id ``i`` come from ``default_rng([seed, i, round])``; the exploring chains of a batch of
-pairs share one stream (``default_rng([seed, EXPLORE_STREAM])``), so the proposal, not the
-estimate's expectation, depends on the other pairs of the batch.
+pair with id ``i`` come from ``default_rng([seed, i, round])`` (second mixture: above); the
+exploring chains of a batch of pairs share one stream (``default_rng([seed, EXPLORE_STREAM])``),
+so the proposal, not the estimate's expectation, depends on the other pairs of the batch.
+BLAS runs single-threaded in the call (its products are small: threads only spun, 1.6x the CPU time).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 from scipy.special import betainc
 
-from prefeval_core.decision.importance import (
-    Evaluation,
-    ImportanceSummary,
-    importance_sample,
-    log_beta,
-    log_ratios,
-    simplex_from_ratios,
-)
+from prefeval_core.decision.exact import single_threaded_blas
+from prefeval_core.decision.importance import RATIO_LIMIT, Evaluation, ImportanceSummary, importance_sample, log_beta, log_ratios, settled
 from prefeval_core.decision.joint_data import JointInputs
-from prefeval_core.decision.joint_fast import conditional_parameters, multinomial
+from prefeval_core.decision.joint_fast import conditional_parameters
 from prefeval_core.decision.settings import SamplerSettings
 from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 
@@ -85,37 +90,66 @@ EXPLORE_STREAM = 0x6A18
 WIDEN_COUNTS = 0.5
 """Every other component keeps only this share of its latent counts: wider, it covers the gaps
 between the chains (without it the weights' tails left some standard errors far too small)."""
-GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW = 3, 0.01
-"""A pair with fewer than 1 effective draw per 100 after 3 rounds (3,584 draws at the default sizes)
-stops: the mixture misses much of its posterior, and the data-augmentation route takes it."""
+FIRST_ROUNDS = 3
+"""Rounds with the first mixture; a pair still unsettled after them (7 in 10 settle, with at most
+3,584 draws at the default sizes) starts afresh with ``WIDE_KEPT`` kept sweeps per chain."""
+WIDE_KEPT = 32
+"""Kept sweeps per chain of the second mixture (4x the components: about 3x less variance per draw
+on the pairs that get there, at twice the cost per draw)."""
+GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW = 3, 0.05
+"""A pair with fewer than 5 effective draws per 100 after 3 rounds of the second mixture stops, and
+no estimate with fewer is used: the mixture misses part of its posterior, and the
+data-augmentation route takes the pair. (A missed hump biases the estimate while its standard
+error looks fine: on ``k2_ok_ok_10_200`` of the golden settings the second mixture settled at
+0.4-4.7 effective draws per 100 and was ~0.013 too high on 7 of 8 seeds, up to 4.2 standard
+errors; the SummEval pairs that reach it have 7-42 per 100. The first mixture's estimates have at
+least 200 in at most 3,584 draws, 5.6 per 100.)"""
 PRIOR_SHARE = 0.05
 """Share of the draws from the prior proposal (the bound on the weights)."""
 
 
 @dataclass(frozen=True)
 class PatternMap:
-    """The 0/1 map (3*J, B*3) from the logs of the B simplices to the pattern terms ``T[c, h]``
-    (stored by outcome: row ``h * J + c``)."""
+    """The 0/1 maps from the logs of the B simplices to the pattern terms ``T[c, h] = log p_h +
+    sum_j log mu_j[c_j, h]`` of each pair's own patterns (those with an unrevealed item).
+
+    Attributes:
+        matrix: (P, B*3, 3*M): pair i's map, column ``h * M + m`` the term of its m-th pattern
+            (M: the most patterns any pair has; a pair with fewer repeats its first pattern in
+            the spare columns, which carry no items).
+        items: (P, M) unrevealed items of each of those patterns (0 in the spare columns).
+        used: (P,) how many patterns each pair has.
+        blocks: B.
+    """
 
     matrix: FloatArray
+    items: FloatArray
+    used: IntArray
     blocks: int
 
     @classmethod
-    def build(cls, patterns: IntArray) -> PatternMap:
+    def build(cls, patterns: IntArray, u: FloatArray) -> PatternMap:
         J, k = patterns.shape
         blocks = 1 + 3 * k
-        G = np.zeros((J, 3, blocks, 3))
+        G = np.zeros((J, 3, blocks, 3))  # pattern c, outcome h -> the log x entries of T[c, h]
         for h in range(3):
             G[:, h, 0, h] = 1.0
             for j in range(k):
                 present = patterns[:, j] < 3
                 G[present, h, 1 + 3 * j + h, patterns[present, j]] = 1.0
-        return cls(np.swapaxes(G, 0, 1).reshape(3 * J, blocks * 3), blocks)
+        used = (u > 0).sum(axis=1)
+        M = max(1, int(used.max(initial=0)))
+        order = np.argsort(u <= 0, axis=1, kind="stable")[:, :M]  # each pair's patterns first, in their order
+        spare = np.arange(M)[None, :] >= used[:, None]
+        order = np.where(spare, order[:, :1], order)
+        items = np.where(spare, 0.0, np.take_along_axis(u, order, axis=1))
+        matrix = G[order].transpose(0, 2, 1, 3, 4).reshape(len(u), 3 * M, blocks * 3)  # (P, h, M, B, 3) flattened
+        return cls(np.ascontiguousarray(matrix.swapaxes(1, 2)), items, used.astype(np.int64), blocks)
 
-    def terms(self, log_x: FloatArray) -> FloatArray:
-        """``T`` transposed, (..., 3, J), from ``log x`` (..., B, 3)."""
-        flat = log_x.reshape(-1, self.blocks * 3) @ self.matrix.T
-        return flat.reshape(*log_x.shape[:-2], 3, -1)
+    def terms(self, pairs: IntArray, log_x: FloatArray) -> FloatArray:
+        """``T`` transposed, (P, D, 3, M), of ``pairs`` from ``log x`` (P, D, B, 3)."""
+        P, D = log_x.shape[:2]
+        return np.matmul(log_x.reshape(P, D, -1), self.matrix[pairs]).reshape(P, D, 3, -1)
 
 
 def prior_alpha(inputs: JointInputs) -> FloatArray:
@@ -125,15 +159,18 @@ def prior_alpha(inputs: JointInputs) -> FloatArray:
     return np.concatenate([inputs.n[:, None, :], columns], axis=1) + 1.0
 
 
-def log_density(alpha: FloatArray, u: FloatArray, log_x: FloatArray, terms: FloatArray) -> FloatArray:
-    """The log density in ``z`` (module docstring, up to a constant per pair) at ``log x`` (P, D, B, 3)
-    with pattern terms ``terms`` (P, D, 3, J)."""
-    P, D = log_x.shape[:2]
-    prior = np.matmul(log_x.reshape(P, D, -1), alpha.reshape(P, -1, 1))[..., 0]
-    first, second, third = terms[..., 0, :], terms[..., 1, :], terms[..., 2, :]
-    top = np.maximum(np.maximum(first, second), third)  # log-sum-exp over the three outcomes, unrolled: the hot loop
-    rates = np.log(np.exp(first - top) + np.exp(second - top) + np.exp(third - top)) + top  # (P, D, J)
-    return np.asarray(prior + np.matmul(rates, u[:, :, None])[..., 0], dtype=np.float64)
+def density_matrix(components: FloatArray, alpha: FloatArray) -> FloatArray:
+    """(P, B*3 + 1, T + 1): with a 1 appended to ``log x`` (B*3,), one product gives the log density
+    in ``z`` of every component (columns ``:T``) and of the prior (column ``T``): the Dirichlets'
+    parameters, and in the last row minus their log normalising constants."""
+    both = np.concatenate([components, alpha[:, None]], axis=1)  # (P, T + 1, B, 3)
+    P, T1 = both.shape[:2]
+    flat = np.concatenate([both.reshape(P, T1, -1), -log_beta(both).sum(axis=2)[..., None]], axis=2)
+    return np.ascontiguousarray(flat.swapaxes(1, 2))
+
+
+MIXTURE_BLOCK = 512
+"""Draws per block of the mixture's density (its (block, T) arrays stay in the cache)."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +179,13 @@ class JointTarget:
     proposals ``conditionals`` (the mixture of ``components`` (P, T, B, 3), equal shares) and ``prior``."""
 
     alpha: FloatArray
-    u: FloatArray
     pattern_map: PatternMap
     components: FloatArray
+    densities: FloatArray
+
+    @classmethod
+    def build(cls, alpha: FloatArray, u: FloatArray, patterns: IntArray, components: FloatArray) -> JointTarget:
+        return cls(alpha, PatternMap.build(patterns, u), components, density_matrix(components, alpha))
 
     @property
     def dim(self) -> int:
@@ -162,36 +203,77 @@ class JointTarget:
     def evaluate(self, pairs: IntArray, z: FloatArray, rngs: Sequence[np.random.Generator]) -> Evaluation:
         """Densities at ``z``, and each draw's term of theta given one draw of the latent outcomes
         (module docstring) from the pair's generator."""
-        x, log_x = simplex_from_ratios(z.reshape(*z.shape[:2], self.pattern_map.blocks, 2))
-        alpha, components = self.alpha[pairs], self.components[pairs]
-        flat = log_x.reshape(*z.shape[:2], -1)
-        log_prior = np.einsum("pdf,pf->pd", flat, alpha.reshape(len(pairs), -1)) - log_beta(alpha).sum(axis=1)[:, None]
-        per_component = np.matmul(flat, components.reshape(*components.shape[:2], -1).swapaxes(1, 2))  # (P, D, T)
-        per_component -= log_beta(components).sum(axis=2)[:, None, :]
-        # the mixture's log density is the route's main cost: the terms relative to the largest
-        # (finite: log x is clipped) are exponentiated in single precision, ~1e-7 relative error
-        top = per_component.max(axis=2, keepdims=True)
-        relative = (per_component - top).astype(np.float32)
-        np.exp(relative, out=relative)
-        log_conditionals = np.log(relative.sum(axis=2, dtype=np.float64) / components.shape[1]) + top[..., 0]
-        terms = self.pattern_map.terms(log_x)
-        log_target = log_density(alpha, self.u[pairs], log_x, terms)
-        above = self._rao_blackwell(pairs, terms, rngs)
-        return Evaluation(log_target=log_target, log_base=np.stack([log_conditionals, log_prior], axis=-1), p=x[:, :, 0], above=above)
+        P, D = z.shape[:2]
+        B = self.pattern_map.blocks
+        flat = np.empty((P, D, 3 * B + 1))
+        flat[..., -1] = 1.0
+        x = _log_simplex(z.reshape(P, D, B, 2), flat[..., :-1].reshape(P, D, B, 3))
+        log_x = flat[..., :-1].reshape(P, D, B, 3)
+        log_bases = np.empty((P, D, 2))
+        for i, pair in enumerate(pairs):
+            self._mixture(int(pair), flat[i], log_bases[i])
+        terms = self.pattern_map.terms(pairs, log_x)  # (P, D, 3, M)
+        top = terms.max(axis=2)
+        shares = np.exp(terms - top[:, :, None])
+        total = shares.sum(axis=2)
+        rates = np.log(total) + top  # log sum_h exp T[c, h]: the log likelihood of one item of pattern c
+        log_target = log_bases[..., 1] + np.matmul(rates, self.pattern_map.items[pairs][:, :, None])[..., 0]
+        shares /= total[:, :, None]
+        above = self._rao_blackwell(pairs, shares, rngs)
+        return Evaluation(log_target=log_target, log_base=log_bases, p=x, above=above)
 
-    def _rao_blackwell(self, pairs: IntArray, terms: FloatArray, rngs: Sequence[np.random.Generator]) -> FloatArray:
+    def _mixture(self, pair: int, flat: FloatArray, out: FloatArray) -> None:
+        """Log densities (D, 2) of the mixture and the prior at one pair's draws (``flat``: (D, B*3 + 1),
+        ``log x`` with a 1 appended), block by block."""
+        matrix = self.densities[pair]
+        T = matrix.shape[1] - 1
+        D = flat.shape[0]
+        per = np.empty((min(D, MIXTURE_BLOCK), T + 1))
+        relative = np.empty((min(D, MIXTURE_BLOCK), T), dtype=np.float32)
+        for start in range(0, D, MIXTURE_BLOCK):
+            stop = min(D, start + MIXTURE_BLOCK)
+            d = stop - start
+            np.matmul(flat[start:stop], matrix, out=per[:d])
+            top = per[:d, :T].max(axis=1)
+            # the terms relative to the largest (finite: log x is clipped) are exponentiated in
+            # single precision, ~1e-7 relative error
+            np.subtract(per[:d, :T], top[:, None], out=relative[:d], casting="same_kind")
+            np.exp(relative[:d], out=relative[:d])
+            out[start:stop, 0] = np.log(relative[:d].sum(axis=1, dtype=np.float64) / T) + top
+            out[start:stop, 1] = per[:d, T]
+
+    def _rao_blackwell(self, pairs: IntArray, shares: FloatArray, rngs: Sequence[np.random.Generator]) -> FloatArray:
         """``P(p> > p< | L) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` (P, D) at one draw of the latent
-        outcomes ``L[c] ~ Multinomial(u_c, normalise(exp T[c]))`` per draw (patterns of the pair only)."""
-        S = np.empty((len(pairs), terms.shape[1], 3))
+        outcomes ``L[c] ~ Multinomial(u_c, normalise(exp T[c]))`` per draw (``shares`` (P, D, 3, M):
+        those probabilities; the pair's own patterns only)."""
+        S = np.empty((len(pairs), shares.shape[1], 3))
         for i, rng in enumerate(rngs):
-            used = np.flatnonzero(self.u[pairs[i]] > 0)
-            logits = np.swapaxes(terms[i][..., used], -1, -2)  # (D, used, 3)
-            prob = np.exp(logits - logits.max(axis=-1, keepdims=True))
-            prob /= prob.sum(axis=-1, keepdims=True)
-            items = np.broadcast_to(self.u[pairs[i], used].astype(np.int64), prob.shape[:2])
-            S[i] = multinomial(rng, items, prob).sum(axis=1)
+            pair = int(pairs[i])
+            used = int(self.pattern_map.used[pair])
+            prob = shares[i, :, :, :used]  # (D, 3, used)
+            items = np.broadcast_to(self.pattern_map.items[pair, :used].astype(np.int64), (shares.shape[1], used))
+            first = rng.binomial(items, np.clip(prob[:, 0], 0.0, 1.0))
+            rest = items - first
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(prob[:, 0] < 1.0, prob[:, 1] / (1.0 - prob[:, 0]), 0.0)
+            second = rng.binomial(rest, np.clip(share, 0.0, 1.0))
+            S[i, :, 0] = first.sum(axis=1)
+            S[i, :, 1] = second.sum(axis=1)
+            S[i, :, 2] = items.sum(axis=1) - S[i, :, 0] - S[i, :, 1]
         alpha = self.alpha[pairs, 0][:, None, :] + S  # p | L ~ Dirichlet(n + 1 + S)
         return np.asarray(betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5), dtype=np.float64)
+
+
+def _log_simplex(z: FloatArray, log_x: FloatArray) -> FloatArray:
+    """Write the logs of the simplex points with additive log-ratios ``z`` (..., B, 2) into ``log_x``
+    (..., B, 3); returns the first simplex's points (..., 3) (``p``). As
+    :func:`~prefeval_core.decision.importance.simplex_from_ratios`, without its temporaries."""
+    z = np.clip(z, -RATIO_LIMIT, RATIO_LIMIT)
+    e = np.exp(z)
+    log_total = np.log1p(e[..., 0] + e[..., 1])
+    np.subtract(z, log_total[..., None], out=log_x[..., :2])
+    np.negative(log_total, out=log_x[..., 2])
+    return np.exp(log_x[..., 0, :])
 
 
 def joint_importance(
@@ -205,13 +287,49 @@ def joint_importance(
         seed, gamma, settings: see :func:`~prefeval_core.decision.importance.importance_sample`.
         keep_draws: also return the weighted draws of ``p`` behind the estimates.
     """
-    rng = np.random.default_rng([seed, EXPLORE_STREAM])
-    components = conditional_parameters(inputs, rng, chains=EXPLORE_CHAINS, warmup=EXPLORE_WARMUP, kept=EXPLORE_KEPT, thin=EXPLORE_THIN)
+    P = inputs.n.shape[0]
+    pairs = np.arange(P)
+    fixed = settings.with_(is_adapt_rounds=0)  # the proposal stays the mixture (module docstring)
+    first = fixed.with_(is_max_rounds=min(FIRST_ROUNDS, settings.is_max_rounds))
+    give_up = (GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW)
+    with single_threaded_blas():  # small products: BLAS threads only spin (module docstring)
+        target = _mixture_target(inputs, np.random.default_rng([seed, EXPLORE_STREAM]), EXPLORE_KEPT)
+        out = importance_sample(target, pairs, pair_ids, seed=seed, gamma=gamma, settings=first, keep_draws=keep_draws)
+        behind = out.draws.copy()  # draws of the mixture each estimate comes from
+        rest = settings.is_max_rounds - first.is_max_rounds
+        hard = np.flatnonzero(~settled(out.theta, out.theta_mc_se, out.ess, gamma, settings))
+        if not hard.size or rest < 1:
+            return _judged(out, behind, settings)
+        # the pairs still unsettled start afresh with a mixture of more components (module docstring)
+        subset = JointInputs(inputs.n[hard], inputs.K[hard], inputs.patterns, inputs.u[hard])
+        target = _mixture_target(subset, np.random.default_rng([seed, EXPLORE_STREAM, 1]), WIDE_KEPT)
+        second = importance_sample(
+            target, np.arange(hard.size), pair_ids[hard], seed=seed, gamma=gamma, settings=fixed.with_(is_max_rounds=rest),
+            keep_draws=keep_draws, give_up=give_up, stream=(1,),
+        )  # fmt: skip
+    for name in ("theta", "p_mean", "theta_mc_se", "ess"):
+        getattr(out, name)[hard] = getattr(second, name)
+    out.draws[hard] += second.draws
+    behind[hard] = second.draws
+    if out.kept is not None and second.kept is not None:
+        kept = list(out.kept)
+        for i, row in enumerate(hard):
+            kept[row] = second.kept[i]
+        out = replace(out, kept=tuple(kept))
+    return _judged(out, behind, settings)
+
+
+def _judged(out: ImportanceSummary, behind: IntArray, settings: SamplerSettings) -> ImportanceSummary:
+    """``out`` with ``usable``: at least ``settings.is_min_ess`` effective draws and at least
+    ``GIVE_UP_PER_DRAW`` per draw of the mixture the estimate comes from (``behind``)."""
+    usable = (out.ess >= settings.is_min_ess) & (out.ess >= GIVE_UP_PER_DRAW * behind)
+    return replace(out, usable=usable)
+
+
+def _mixture_target(inputs: JointInputs, rng: np.random.Generator, kept: int) -> JointTarget:
+    """The target whose ``conditionals`` proposal is the mixture of ``EXPLORE_CHAINS * kept`` full
+    conditionals per pair (every other one widened; module docstring)."""
+    components = conditional_parameters(inputs, rng, chains=EXPLORE_CHAINS, warmup=EXPLORE_WARMUP, kept=kept, thin=EXPLORE_THIN)
     alpha = prior_alpha(inputs)
     components[:, 1::2] = alpha[:, None] + WIDEN_COUNTS * (components[:, 1::2] - alpha[:, None])
-    target = JointTarget(alpha, inputs.u, PatternMap.build(inputs.patterns), components)
-    pairs = np.arange(inputs.n.shape[0])
-    fixed = settings.with_(is_adapt_rounds=0)  # the proposal stays the mixture (module docstring)
-    return importance_sample(
-        target, pairs, pair_ids, seed=seed, gamma=gamma, settings=fixed, keep_draws=keep_draws, give_up=(GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW)
-    )
+    return JointTarget.build(alpha, inputs.u, inputs.patterns, components)
