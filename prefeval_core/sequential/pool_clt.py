@@ -39,6 +39,9 @@ BoolArray = npt.NDArray[np.bool_]
 PRIOR_ITEMS = 4.0
 """Pseudo-items shrinking the control variate's coefficients toward 0 (ridge, in units of the
 metric's outcome, whose variance is at most 1) **(choice)**."""
+PAIRS_PER_CHUNK = 256
+"""Pairs whose control variate is computed at once: the regression's (K, K, P, T) sums stay within
+tens of MB at 100 systems (4,950 pairs) and hundreds of items."""
 
 
 def clt_pool_evidence(
@@ -68,11 +71,6 @@ def _mixture(
     return Hypothesis(z=found.y, allowed=observed, observed=observed, horizon=horizon, refuted=found.refuted)
 
 
-PAIRS_PER_CHUNK = 256
-"""Pairs whose control variate is computed at once: the regression's (K, K, P, T) sums stay within
-tens of MB at 100 systems (4,950 pairs) and hundreds of items."""
-
-
 def metric_control(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -> FloatArray:
     """(P, T) the control variate ``λ_t · g_t`` at the revealed positions (module docstring), 0 elsewhere."""
     parts = [
@@ -87,6 +85,7 @@ def metric_control(sequences: PairSequences, in_pool: BoolArray, metric: FloatAr
 
 
 def _control(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -> FloatArray:
+    """:func:`metric_control` of one chunk of pairs."""
     f = np.where(in_pool[None], np.nan_to_num(metric, nan=0.0), 0.0)
     ahead = np.cumsum(in_pool[:, ::-1], axis=1)[:, ::-1].astype(np.float64)  # pool items at or after each position
     left_mean = np.cumsum(f[:, :, ::-1], axis=2)[:, :, ::-1] / np.maximum(ahead, 1.0)[None]
