@@ -51,8 +51,18 @@ def served_app(
                 time.sleep(0.3)
             yield url
         finally:
-            process.terminate()
-            process.wait(timeout=20)
+            stop_process(process)
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = 20.0) -> None:
+    """Stop a server: SIGTERM, then SIGKILL if it has not exited within ``grace`` seconds (a
+    Streamlit server with an open browser session can take longer than that on a loaded machine)."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=grace)
 
 
 def _healthy(url: str) -> bool:
