@@ -88,6 +88,8 @@ class Passed:
 
 
 def passed_items(sequences: PairSequences, in_pool: BoolArray) -> Passed:
+    """:class:`Passed` of the pairs' revealed differences, ``in_pool`` (P, T) their pool positions;
+    shared by every null of the exact and the asymptotic pool tests."""
     observed = sequences.observed
     d = np.where(observed, sequences.d, 0.0)
     passed: npt.NDArray[np.int64] = np.cumsum(in_pool, axis=1) - in_pool
@@ -117,7 +119,7 @@ def pool_null(sequences: PairSequences, passed: Passed, m: float, *, above: bool
     sign = -1.0 if above else 1.0
     # the least favourable conditional mean the null allows; unrevealed passed items at the null's end of [-B, B]
     null_mean = (sequences.pool[:, None] * m - passed.revealed_sum + sign * B * passed.skipped) / left
-    y = sign * (d - null_mean if control is None else d - control - null_mean)
+    y = sign * ((d if control is None else d - control) - null_mean)
     reach = np.maximum(B + sign * null_mean, 1e-12)
     # after this item, the items left could not bring the pool back within the null even at the scale's end
     tolerance = 1e-9 * B * sequences.pool[:, None]
