@@ -10,12 +10,13 @@ standard errors. The exact ``pool_mean`` test on the same orders beside it.
 Pools: synthetic shapes (Likert means, MQM-like penalties, normal, and the adversarial pool of
 rare large losses where the CLT fails at these sizes), and every pair of the shared studies with its
 differences centred to mean 0 (the real shapes: SummEval relevance, means of three experts; WMT20 and
-WMT21 TED MQM scores), human only and with a synthetic metric correlated with the differences
+WMT21 TED MQM scores; SummEval's 300 (item, annotator) units of ``--ratings-per-request one_pooled``,
+whose units of one item are dependent), human only and with a synthetic metric correlated with the differences
 (sign of the difference plus noise) as a control variate.
 
 Usage (from the repository root)::
 
-    PYTHONPATH=. .venv/bin/python bench/bench_pool_clt.py [--orders 1000] [--level 0.05]
+    PYTHONPATH=. .venv/bin/python bench/bench_pool_clt.py [--orders 1000] [--level 0.05] [--pools synthetic,real]
 """
 
 from __future__ import annotations
@@ -53,12 +54,13 @@ def synthetic_pools(rng: np.random.Generator) -> Iterator[tuple[str, FloatArray]
 
 def real_pools() -> Iterator[tuple[str, FloatArray]]:
     studies = (
-        ("SummEval relevance", "summeval", "human:relevance"),
-        ("WMT21 TED MQM", "wmt21_ted_ende_mqm", "human"),
-        ("WMT20 MQM", "wmt20_ende_mqm", "human"),
+        ("SummEval relevance", "summeval", "human:relevance", "all"),
+        ("SummEval relevance, (item, annotator) units", "summeval", "human:relevance", "one_pooled"),
+        ("WMT21 TED MQM", "wmt21_ted_ende_mqm", "human", "all"),
+        ("WMT20 MQM", "wmt20_ende_mqm", "human", "all"),
     )
-    for label, name, human in studies:
-        table = build_study_table(load_dataset(SHARED / name), human)
+    for label, name, human, per_request in studies:
+        table = build_study_table(load_dataset(SHARED / name), human, ratings_per_request=per_request)  # type: ignore[arg-type]
         for p, d in enumerate(full_differences(table)):
             d = d[~np.isnan(d)]
             if len(d) >= 30 and d.std() > 0:
@@ -84,6 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orders", type=int, default=1000)
     parser.add_argument("--level", type=float, default=0.05)
+    parser.add_argument("--pools", default="synthetic,real", help="which pools: synthetic and/or real")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_pool_clt.py {' '.join(sys.argv[1:])}")
     rng = np.random.default_rng(2026)
@@ -93,7 +96,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     groups: dict[str, list[tuple[float, float, float]]] = {}
     start = time.perf_counter()
-    for label, values in [*synthetic_pools(rng), *real_pools()]:
+    pools = [*(synthetic_pools(rng) if "synthetic" in args.pools else ()), *(real_pools() if "real" in args.pools else ())]
+    for label, values in pools:
         exact, clt = false_decisions(values, args.orders, args.level, rng, metric=False)
         _, with_metric = false_decisions(values, args.orders, args.level, rng, metric=True)
         groups.setdefault(label.split(" (pair")[0], []).append((exact, clt, with_metric))

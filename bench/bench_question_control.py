@@ -15,6 +15,8 @@ Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM
 model), WMT21 TED all-pairs with equivalence margins: cost, exact match and false exclusions or
 inversions against the statistic's own reference (``mean``: paired t-tests; ``pool_mean``: the
 pool's mean differences), false exclusions against the t tests' top-1 tier; ``--seeds`` seeds.
+``--designs`` picks what a request buys (``all``, ``one``, ``one_pooled``: the pool statistics only,
+the t tier then from the items' means).
 
 With ``fdr`` in ``--rules``: SummEval relevance and WMT21 TED all-pairs (human only), ``fdr`` against
 ``question`` on the same seeds: cost, pairs decided, and the decisions against the full data's
@@ -23,7 +25,7 @@ paired t-tests (correct, inversions, insertions: decided where the full data do 
 Usage (from the repository root)::
 
     PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real]
-        [--rules question,pool,spending|fdr]
+        [--rules question,pool,spending|fdr] [--designs all,one,one_pooled]
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from prefeval_core.protocol.question_control import full_differences
 from prefeval_core.protocol.questions_top_k import reference_members
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
-from prefeval_core.protocol.settings import ProtocolSettings, Question
+from prefeval_core.protocol.settings import POOL_STATISTICS, ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import StudyTable, build_study_table
@@ -119,7 +121,7 @@ def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
     return state, protocol_result(state)
 
 
-def real(seeds: int, rules: list[tuple[str, str]]) -> None:
+def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...]) -> None:
     summeval = load_dataset(SHARED / "summeval")
     ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
     judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
@@ -130,9 +132,13 @@ def real(seeds: int, rules: list[tuple[str, str]]) -> None:
         ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "one", rules),
         ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "all", protected),
         ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "one", protected),
+        ("SummEval relevance top-1", summeval, "human:relevance", (), top1, None, "one_pooled", protected),
+        ("SummEval relevance top-1", summeval, "human:relevance", judges, top1, None, "one_pooled", protected),
         ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one", protected),
+        ("SummEval relevance all-pairs δ=0.25", summeval, "human:relevance", (), pairs, 0.25, "one_pooled", protected),
         ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one", protected),
         ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "all", protected),
+        ("SummEval relevance all-pairs δ=0.5", summeval, "human:relevance", (), pairs, 0.5, "one_pooled", protected),
         ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", rules),
         ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", protected),
         ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", protected),
@@ -141,7 +147,10 @@ def real(seeds: int, rules: list[tuple[str, str]]) -> None:
     print("| " + " | ".join(header) + " | false exclusions (t tier) | answer size | equivalent pairs | s / run |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, data, human, metrics, question, delta, per_request, rules in rows:
-        for control, statistic in rules:
+        if per_request not in designs:
+            continue
+        # units of one item are dependent: only the pool statistics are valid on them (annotator_units)
+        for control, statistic in [r for r in rules if per_request != "one_pooled" or r[1] in POOL_STATISTICS]:
             costs, exact, errors, equivalent, t_errors, sizes = [], 0, 0, 0, 0, []
             start = time.perf_counter()
             for seed in range(seeds):
@@ -157,7 +166,8 @@ def real(seeds: int, rules: list[tuple[str, str]]) -> None:
                 if result.top_k is not None:
                     exact += int(result.top_k.exact_match)
                     errors += result.top_k.false_exclusions
-                    t_errors += int((t_tier(table) & ~state.members).sum())
+                    items = table if per_request != "one_pooled" else build_study_table(data, human, seed=seed)
+                    t_errors += int((t_tier(items) & ~state.members).sum())
                     sizes.append(int(state.members.sum()))
                 else:
                     inversions = int(np.sum(result.comparison.error_types == "inversion"))
@@ -218,6 +228,7 @@ def main() -> None:
     parser.add_argument("--part", default="sim,real")
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
     parser.add_argument("--questions", default="top-1,top-3,all-pairs", help="simulation: the questions' cells to run")
+    parser.add_argument("--designs", default="all,one,one_pooled", help="real: the ratings per request to run")
     parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
         "--rules",
@@ -226,7 +237,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
-    options += f" --questions {args.questions}"
+    options += f" --questions {args.questions} --designs {args.designs}"
     options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
@@ -236,7 +247,7 @@ def main() -> None:
         if "fdr" in controls:
             real_pairs(args.seeds)
         else:
-            real(args.seeds, chosen)
+            real(args.seeds, chosen, tuple(args.designs.split(",")))
     if "sim" in args.part:
         if chosen:
             simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")))

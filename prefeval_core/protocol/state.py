@@ -31,7 +31,7 @@ from prefeval_core.data.schema import at_path, load_json, validated
 from prefeval_core.decision import dirichlet_mean
 from prefeval_core.errors import SettingsError
 from prefeval_core.pairs.counts import JointCounts, joint_counts
-from prefeval_core.protocol.settings import ProtocolSettings
+from prefeval_core.protocol.settings import POOL_STATISTICS, ProtocolSettings
 from prefeval_core.protocol.state_schema import FORMAT_VERSION, StateDocument, check_against_table
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.vocabulary.outcomes import MISSING, TIE, codes_from_differences
@@ -243,8 +243,19 @@ def new_state(table: StudyTable, settings: ProtocolSettings) -> ProtocolState:
     """A fresh state (round 0, nothing revealed)."""
     if settings.unit != table.unit:
         raise SettingsError.single("bad_setting", f"the settings say unit {settings.unit!r}, the table {table.unit!r}", column="unit")
+    _require_statistic_fits(table, settings)
     slots = table.grid.scores.size if table.grid is not None else len(table.row_pair)
     return ProtocolState(settings=settings, table=table, reveals=Reveals.empty(slots))
+
+
+def _require_statistic_fits(table: StudyTable, settings: ProtocolSettings) -> None:
+    if table.annotator_units and settings.statistic not in POOL_STATISTICS:
+        raise SettingsError.single(
+            "bad_setting",
+            f"statistic {settings.statistic!r} treats items as independent, but this table's units are annotators' ratings of "
+            f"the same outputs: use {' or '.join(POOL_STATISTICS)} (valid by the seeded order alone)",
+            column="statistic",
+        )
 
 
 def state_to_dict(state: ProtocolState) -> dict[str, Any]:
@@ -307,6 +318,7 @@ def state_from_dict(data: Any, table: StudyTable) -> ProtocolState:
         settings = ProtocolSettings.from_dict(document.settings.model_dump())
     except SettingsError as error:
         raise at_path(error, SettingsError, file=None, prefix="settings") from None
+    _require_statistic_fits(table, settings)
     slots = table.grid.scores.size if table.grid is not None else len(table.row_pair)
     reveals = Reveals.empty(slots)
     for slot, value, round_number, cost in document.reveals:

@@ -33,15 +33,18 @@ from prefeval_core.data.dataset import Dataset, annotator_scores, judgments_behi
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.pairs.counts import PairTable
 from prefeval_core.pairs.preferences import pair_outcomes, require_rater
+from prefeval_core.protocol.annotator_units import annotator_unit_dataset
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.vocabulary.outcomes import MISSING, codes_from_differences
 
 Unit = Literal["ratings", "comparisons"]
 """What one human judgment is (method.md §12): a rating of one output, or a comparison of two."""
-RatingsPerRequest = Literal["all", "one"]
+RatingsPerRequest = Literal["all", "one", "one_pooled"]
 """What a request for an output buys where the data keep several annotators per output apart
-(method.md §13): ``all`` their ratings at once (the mean; each one paid), or ``one`` annotator's
-rating, the annotator rotated over the items by the seed."""
+(method.md §13): ``all`` their ratings at once (the mean; each one paid); ``one`` annotator's
+rating, the annotator rotated over the items by the seed, never a second; or ``one_pooled``: one
+rating, every rating the study paid in the pool as an (item, annotator) unit
+(:mod:`~prefeval_core.protocol.annotator_units`; replays with a pool statistic)."""
 Pool = Literal["human", "all"]
 """Which judgments may be requested: those the data holds (replay), or every output the data
 covers (live: people judge what was never judged)."""
@@ -89,6 +92,8 @@ class StudyTable:
         requestable: (R,) bool, rows the protocol may ask for (comparisons unit; in a ratings
             study a row is revealed when both of its cells are).
         grid: the ratings grid (ratings unit), else ``None``.
+        annotator_units: the items are (item, annotator) units, several of one item dependent
+            (``ratings_per_request="one_pooled"``): only the pool statistics are valid on them.
     """
 
     human_rater: str
@@ -106,6 +111,7 @@ class StudyTable:
     row_cost: npt.NDArray[np.int64]
     requestable: npt.NDArray[np.bool_]
     grid: RatingGrid | None = None
+    annotator_units: bool = False
 
     @property
     def n_pairs(self) -> int:
@@ -219,17 +225,22 @@ def build_study_table(
             rows of each pair in a comparisons study — chosen with ``seed``. The full-data
             human outcomes stay in the table as the reference.
         ideal_items: with the metric ``"ideal"`` (method.md §10), simulated metric-only items per pair.
-        ratings_per_request: ratings studies: ``all`` annotators' ratings of an output at once, or
-            ``one`` (:data:`RatingsPerRequest`).
+        ratings_per_request: ratings studies: ``all`` annotators' ratings of an output at once,
+            ``one`` or ``one_pooled`` (:data:`RatingsPerRequest`).
 
     The pairs are every pair of systems the human rater covers (a pair a metric does not cover
     is decided from human judgments alone) **(choice)**.
 
     Raises:
         UnknownNameError, CoverageError: unknown raters, a human rater with no pair.
-        SettingsError: ``unit="ratings"`` with a pairwise human rater; a bad fraction.
+        SettingsError: ``unit="ratings"`` with a pairwise human rater; a bad fraction;
+            ``one_pooled`` outside a ratings replay or where no annotators are kept apart.
     """
     require_rater(dataset, human)
+    if ratings_per_request == "one_pooled":
+        if pool != "human" or unit == "comparisons" or dataset.rater_kind(human) == "pairwise":
+            raise settings_error("one rating per request from the pooled ratings needs a replay of ratings", field="ratings_per_request")
+        dataset = annotator_unit_dataset(dataset, human, metrics)
     if not 0.0 < human_fraction <= 1.0:
         raise settings_error(f"the human fraction must be in (0, 1], got {human_fraction}", field="human_fraction")
     kind = dataset.rater_kind(human)
@@ -307,6 +318,7 @@ def build_study_table(
         row_cost=np.ones(len(sorted_pair), dtype=np.int64),
         requestable=requestable_rows,
         grid=grid,
+        annotator_units=ratings_per_request == "one_pooled",
     )
     for column, sim in enumerate(simulated):
         if sim:
@@ -580,4 +592,5 @@ def _with_ideal_metric(table: StudyTable, column: int, seed: int, extra_items: i
         row_cost=pick(table.row_cost, 1),
         requestable=pick(table.requestable, False),
         grid=grid,
+        annotator_units=table.annotator_units,
     )

@@ -52,7 +52,11 @@ STATISTIC_WORDS: Final = {
     "pool_mean": "mean score difference over the item pool (sampling without replacement)",
     "pool_mean_clt": "mean score difference over the item pool, asymptotic; the metric as control variate",
 }
-PER_REQUEST_WORDS: Final = {"all": "all annotators' ratings at once", "one": "one annotator's rating (rotated)"}
+PER_REQUEST_WORDS: Final = {
+    "all": "all annotators' ratings at once",
+    "one": "one annotator's rating (rotated)",
+    "one_pooled": "one annotator's rating, every rating the study paid in the pool",
+}
 MODEL_WORDS: Final = {"full": "Metric + human (full model)", "human_only": "Human only", "known_mu": "The ideal metric's known mixture"}
 SAMPLER_WORDS: Final = {"fast": "fast (exact routes and importance sampling)", "nuts": "nuts (the slow NUTS reference)"}
 POLICY_WORDS: Final = {
@@ -178,8 +182,10 @@ class StudySetup:
     ratings_per_request: RatingsPerRequest = setting(
         "all",
         label="A request buys",
-        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean) "
-        "or one annotator's, rotated over the items by the seed",
+        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean), "
+        "one annotator's (rotated over the items by the seed; never a second), or one_pooled: one rating, every "
+        "(item, annotator) rating in the pool, so that a second or third rating of an output is bought when the seeded "
+        "order reaches it and the pool statistics decide what the full evaluation says (replays, pool statistics)",
         choices=PER_REQUEST_WORDS,
     )
 

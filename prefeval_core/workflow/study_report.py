@@ -212,7 +212,7 @@ def settings_section(state: ProtocolState) -> ReportSection:
         ("significance level γ", f"{s.gamma:g}"),
         ("futility stop", "off" if s.futility is None else f"β = {s.futility:g}"),
         ("seed", str(s.seed)),
-        ("systems / items", f"{len(table.systems)} / {len(table.items)}"),
+        ("systems / items", f"{len(table.systems)} / {len(table.items)}" + (" (item, annotator) units" if table.annotator_units else "")),
     ]
     frame = pd.DataFrame(rows, columns=["setting", "value"])
     return ReportSection("Settings", html_body=_table(frame))

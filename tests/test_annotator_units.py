@@ -1,0 +1,124 @@
+"""One rating per request from the pooled ratings (method.md §13, ``ratings_per_request="one_pooled"``):
+(item, annotator) units whose pool mean is the full evaluation's, cost as the study paid, only the
+pool statistics allowed, and the pool test's error rate on units that disagree by annotator."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prefeval_core.data.dataset import load_dataset
+from prefeval_core.errors import SettingsError
+from prefeval_core.protocol import build_study_table
+from prefeval_core.protocol.annotator_units import UNIT_MARK
+from prefeval_core.protocol.question_control import full_differences
+from prefeval_core.protocol.run import replay_source, run_protocol
+from prefeval_core.protocol.settings import ProtocolSettings, Question
+from prefeval_core.protocol.state import new_state, state_from_dict, state_to_dict
+from prefeval_core.vocabulary.outcomes import UNDECIDED
+
+SUMMEVAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
+ANNOTATORS = ("x", "y", "z")
+
+
+def _annotated_csv(ratings: dict[str, np.ndarray], mean_only: dict[str, np.ndarray], metric: dict[str, np.ndarray]) -> bytes:
+    """``ratings[s]``: (items, annotators) each annotator's rating of system s; ``mean_only[s]``:
+    (items,) published means; ``metric[s]``: (items,) a metric's scores."""
+    rows = ["item_id,system,rater,score"]
+    for system, grid in ratings.items():
+        for i, row in enumerate(grid):
+            rows += [f"i{i},{system},human:q:{a},{float(r)!r}" for a, r in zip(ANNOTATORS, row, strict=False)]
+            rows.append(f"i{i},{system},human:q,{float(row.mean())!r}")
+    rows += [f"i{i},{system},human:q,{float(v)!r}" for system, values in mean_only.items() for i, v in enumerate(values)]
+    rows += [f"i{i},{system},m,{float(v)!r}" for system, values in metric.items() for i, v in enumerate(values)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def _small_dataset():  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(0)
+    ratings = {s: rng.integers(1, 6, size=(4, 3)).astype(float) for s in ("a", "b")}
+    mean_only = {"c": np.array([3.0, 2.0, 4.5, 1.0])}
+    metric = {s: rng.random(4).round(3) for s in ("a", "b", "c")}
+    return load_dataset([("r.csv", _annotated_csv(ratings, mean_only, metric))]), ratings, mean_only
+
+
+def test_units_keep_the_full_evaluation_and_what_the_study_paid() -> None:
+    dataset, ratings, mean_only = _small_dataset()
+    full = build_study_table(dataset, "human:q", ["m"])
+    units = build_study_table(dataset, "human:q", ["m"], ratings_per_request="one_pooled", seed=1)
+    assert units.annotator_units and not full.annotator_units
+    assert units.items == tuple(f"i{i}{UNIT_MARK}{a}" for i in range(4) for a in ANNOTATORS)
+    assert units.pairs == full.pairs and units.cost_available() == full.cost_available() == 3 * 4 * 3
+    assert units.grid is not None and units.grid.cost[units.grid.requestable].tolist() == [1] * 36
+    a, c = units.systems.index("a"), units.systems.index("c")
+    assert units.grid.scores[a].tolist() == ratings["a"].ravel().tolist()  # annotator x, y, z of item 0, then item 1, ...
+    assert units.grid.scores[c].tolist() == np.repeat(mean_only["c"], 3).tolist()  # the mean in each annotator's place
+    # the pool's mean difference is the full evaluation's, pair by pair
+    assert np.allclose(np.nanmean(full_differences(units), axis=1), np.nanmean(full_differences(full), axis=1), atol=1e-12)
+    # a metric's outcome on an item is its outcome on each of the item's units
+    assert np.bincount(units.metrics[:, 0] + 1, minlength=4).tolist() == (3 * np.bincount(full.metrics[:, 0] + 1, minlength=4)).tolist()
+
+
+def test_units_need_annotators_a_replay_and_a_pool_statistic() -> None:
+    dataset, _, _ = _small_dataset()
+    plain = load_dataset([("r.csv", b"item_id,system,rater,score\ni0,a,human:q,3\ni0,b,human:q,2\ni1,a,human:q,1\ni1,b,human:q,4\n")])
+    with pytest.raises(SettingsError, match="no annotators of 'human:q' apart"):
+        build_study_table(plain, "human:q", ratings_per_request="one_pooled")
+    with pytest.raises(SettingsError, match="needs a replay of ratings"):
+        build_study_table(dataset, "human:q", ratings_per_request="one_pooled", unit="comparisons")
+    table = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
+    settings = ProtocolSettings(
+        budget=36, batch=2, question=Question(), unit="ratings", futility=None, model="human_only", error_control="question",
+        statistic="mean",
+    )  # fmt: skip
+    with pytest.raises(SettingsError, match="annotators' ratings of the same outputs"):
+        new_state(table, settings)
+    # a saved state whose statistic was edited to one that treats the units as independent is refused too
+    state = new_state(table, dataclasses.replace(settings, statistic="pool_mean"))
+    saved = state_to_dict(state)
+    saved["settings"]["statistic"] = "mean"
+    with pytest.raises(SettingsError, match="annotators' ratings of the same outputs"):
+        state_from_dict(saved, table)
+
+
+def test_an_id_taken_by_an_item_is_refused() -> None:
+    rows = b"item_id,system,rater,score\ni0,a,human:q:x,3\ni0,b,human:q:x,2\ni0,a,human:q,3\ni0,b,human:q,2\n"
+    rows += b"i0 @ x,a,m,0.3\ni0 @ x,b,m,0.1\n"  # a metric-only item named like a unit
+    with pytest.raises(SettingsError, match="already an item id"):
+        build_study_table(load_dataset([("r.csv", rows)]), "human:q", ["m"], ratings_per_request="one_pooled")
+
+
+def test_the_pool_test_on_units_keeps_its_level_where_annotators_disagree() -> None:
+    """Two systems whose full-evaluation mean difference is exactly 0 over 20 items x 3 annotators,
+    although annotator x always prefers a and y and z prefer b on most items: the units of an item are
+    far from independent. Over 200 seeded orders the pool_mean test decides a direction in at most
+    γ + 2 MC s.e. of the runs (its validity rests on the order alone)."""
+    rng = np.random.default_rng(4)
+    items = 20
+    b = rng.integers(2, 5, size=(items, 3)).astype(float)
+    shift = np.tile([2.0, -1.0, -1.0], (items, 1))  # x favours a by 2, y and z favour b by 1: mean 0 on every item
+    ratings = {"a": b + shift, "b": b}
+    dataset = load_dataset([("r.csv", _annotated_csv(ratings, {}, {}))])
+    table = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
+    runs, false = 200, 0
+    for seed in range(runs):  # the seed draws the order of the 60 units
+        settings = ProtocolSettings(
+            budget=table.cost_available(), batch=3, seed=seed, question=Question(), unit="ratings", model="human_only",
+            error_control="question", statistic="pool_mean", futility=None,
+        )  # fmt: skip
+        state = run_protocol(new_state(table, settings), replay_source(table))
+        false += int(state.status.decision[0] != UNDECIDED)  # the pool's difference is 0: any direction is false
+    assert false / runs <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / runs), false
+
+
+def test_summeval_units_cost_what_the_study_paid_and_mean_what_it_found() -> None:
+    dataset = load_dataset(SUMMEVAL)
+    full = build_study_table(dataset, "human:relevance")
+    units = build_study_table(dataset, "human:relevance", ratings_per_request="one_pooled")
+    assert len(units.items) == 300 and units.cost_available() == full.cost_available() == 4800
+    # the published means have 3 decimals: the units' mean differs from them by rounding only
+    assert np.allclose(np.nanmean(full_differences(units), axis=1), np.nanmean(full_differences(full), axis=1), atol=1e-6)
