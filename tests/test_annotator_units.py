@@ -20,6 +20,7 @@ from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.state import new_state, state_from_dict, state_to_dict
 from prefeval_core.vocabulary.outcomes import UNDECIDED
+from prefeval_core.workflow.setup import StudySetup
 
 SUMMEVAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
 ANNOTATORS = ("x", "y", "z")
@@ -83,6 +84,16 @@ def test_units_need_annotators_a_replay_and_a_pool_statistic() -> None:
     saved["settings"]["statistic"] = "mean"
     with pytest.raises(SettingsError, match="annotators' ratings of the same outputs"):
         state_from_dict(saved, table)
+
+
+def test_a_study_setup_with_units_names_what_it_needs() -> None:
+    pooled = StudySetup(human="human:q", ratings_per_request="one_pooled", statistic="pool_mean", error_control="question")
+    assert pooled.ratings_per_request == "one_pooled"
+    with pytest.raises(SettingsError, match="only pool_mean or pool_mean_clt") as refused:
+        pooled.with_(statistic="sign", error_control="spending")
+    assert refused.value.problems[0].column == "statistic"
+    with pytest.raises(SettingsError, match="a live study buys 'one' or 'all'"):
+        pooled.with_(mode="live", budget=100)
 
 
 def test_an_id_taken_by_an_item_is_refused() -> None:

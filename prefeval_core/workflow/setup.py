@@ -25,7 +25,7 @@ from prefeval_core.errors import settings_error
 from prefeval_core.protocol.error_controls import control_words
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
 from prefeval_core.protocol.questions import QUESTION_KINDS, Question, question_pairs
-from prefeval_core.protocol.settings import ErrorControl, Policy, ProtocolSettings, Statistic
+from prefeval_core.protocol.settings import POOL_STATISTICS, ErrorControl, Policy, ProtocolSettings, Statistic
 from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit
 from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, Setting, check_declared, declared, setting
 from prefeval_core.vocabulary.levels import DEFAULT_FUTILITY, DEFAULT_GAMMA
@@ -197,6 +197,13 @@ class StudySetup:
             raise settings_error(f"a metric is named twice in {', '.join(self.metrics)}", field="metric")
         if self.human in self.metrics:
             raise settings_error(f"the human rater {self.human!r} cannot also be a metric", field="metric")
+        if self.ratings_per_request == "one_pooled" and self.mode == "live":
+            raise settings_error("one_pooled replays the ratings the data holds: a live study buys 'one' or 'all'", field="ratings_per_request")
+        if self.ratings_per_request == "one_pooled" and self.statistic not in POOL_STATISTICS:
+            raise settings_error(
+                f"one_pooled puts several ratings of one output in the pool: only {' or '.join(POOL_STATISTICS)} are valid on it",
+                field="statistic",
+            )
 
     @property
     def decision_model(self) -> Model:
