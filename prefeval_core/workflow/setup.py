@@ -198,7 +198,8 @@ class StudySetup:
         if self.human in self.metrics:
             raise settings_error(f"the human rater {self.human!r} cannot also be a metric", field="metric")
         if self.ratings_per_request == "one_pooled" and self.mode == "live":
-            raise settings_error("one_pooled replays the ratings the data holds: a live study buys 'one' or 'all'", field="ratings_per_request")
+            message = "one_pooled replays the ratings the data holds: a live study buys 'one' or 'all'"
+            raise settings_error(message, field="ratings_per_request")
         if self.ratings_per_request == "one_pooled" and self.statistic not in POOL_STATISTICS:
             raise settings_error(
                 f"one_pooled puts several ratings of one output in the pool: only {' or '.join(POOL_STATISTICS)} are valid on it",
