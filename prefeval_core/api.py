@@ -303,7 +303,8 @@ def replay(
         options: any other :class:`~prefeval_core.workflow.StudySetup` field, with its default
             there: ``unit``, ``batch``, ``gamma``, ``error_control``, ``futility``,
             ``eps_human``, ``eps_metric``, ``model``, ``sampler``, ``policy``,
-            ``human_fraction``, ``max_rounds``, ``ideal_items``.
+            ``human_fraction``, ``max_rounds``, ``ideal_items``, ``statistic``, ``delta``,
+            ``ratings_per_request``.
 
     Raises:
         SettingsError: an unknown option or a value out of range.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import prefeval_core.api as pe
 from prefeval_core.diagnostics.metric_report import metric_report
@@ -56,3 +57,13 @@ def test_with_the_pool_mean_clt_statistic_the_judge_is_inside_the_test_and_the_r
     html = study_report_html("study", run.run.state, run.run.result, bought=bought)
     settings = html[html.index("<h2>Settings</h2>") :]
     assert "asymptotic; the metric as control variate" in settings and "asymptotically" in html
+
+
+def test_a_study_bought_one_rating_at_a_time_says_so_and_counts_its_units() -> None:
+    data = pe.load(Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval")
+    options = dict(question="top-k", k=1, error_control="question", statistic="pool_mean", ratings_per_request="one_pooled")
+    run = pe.replay(data, "human:relevance", model="human_only", budget=600, **options)  # type: ignore[arg-type]
+    assert run.run.state.table.annotator_units and run.run.state.cost_used <= 600
+    html = study_report_html("study", run.run.state, run.run.result)
+    settings = html[html.index("<h2>Settings</h2>") :]
+    assert "every rating the study paid in the pool" in settings and "16 / 300 (item, annotator) units" in settings

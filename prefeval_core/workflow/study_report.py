@@ -34,7 +34,7 @@ from prefeval_core.protocol import (
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import answer_words, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
-from prefeval_core.workflow.setup import STATISTIC_WORDS, StudySetup
+from prefeval_core.workflow.setup import PER_REQUEST_WORDS, STATISTIC_WORDS, StudySetup
 from prefeval_core.workflow.status import study_status
 from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, theta_history_figure
 
@@ -214,6 +214,9 @@ def settings_section(state: ProtocolState) -> ReportSection:
         ("seed", str(s.seed)),
         ("systems / items", f"{len(table.systems)} / {len(table.items)}" + (" (item, annotator) units" if table.annotator_units else "")),
     ]
+    one = "one_pooled" if table.annotator_units else "one" if table.grid is not None and table.grid.paid is not None else None
+    if one is not None:  # several annotators per output kept apart, bought one at a time
+        rows.insert(3, ("a request buys", PER_REQUEST_WORDS[one]))
     frame = pd.DataFrame(rows, columns=["setting", "value"])
     return ReportSection("Settings", html_body=_table(frame))
 
