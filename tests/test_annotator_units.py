@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval_core.data.dataset import load_dataset
+from prefeval_core.data.dataset import annotator_scores, load_dataset
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import build_study_table
 from prefeval_core.protocol.annotator_units import UNIT_MARK
@@ -133,3 +133,11 @@ def test_summeval_units_cost_what_the_study_paid_and_mean_what_it_found() -> Non
     assert len(units.items) == 300 and units.cost_available() == full.cost_available() == 4800
     # the published means have 3 decimals: the units' mean differs from them by rounding only
     assert np.allclose(np.nanmean(full_differences(units), axis=1), np.nanmean(full_differences(full), axis=1), atol=1e-6)
+
+
+def test_wmt20_has_no_annotators_to_pool() -> None:
+    """WMT20's DA columns beside the MQM score equal it on one output by chance: not annotators."""
+    dataset = load_dataset(SUMMEVAL.parent / "wmt20_ende_mqm")
+    assert annotator_scores(dataset.ratings, "human").empty
+    with pytest.raises(SettingsError, match="no annotators of 'human' apart"):
+        build_study_table(dataset, "human", ratings_per_request="one_pooled")
