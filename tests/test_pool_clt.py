@@ -172,3 +172,27 @@ def test_equivalence_is_valid_at_the_margin_and_decided_inside_it() -> None:
     flat = rng.normal(0, 0.3, (1, 100))
     inside = clt_pool_evidence(_sequences(flat - flat.mean(), bound=4.0), np.ones((1, 100), dtype=bool), delta=0.5)
     assert (inside.equivalence[0] >= math.log(20)).all()
+
+
+def test_a_scalar_metric_enters_with_its_score_differences_scaled_per_pair() -> None:
+    """The control variate's f keeps the metric's magnitudes (method.md §13: the metric difference),
+    scaled to root mean square 1 per pair; its signs are the metric's outcomes where eps is 0."""
+    from prefeval_core.protocol.question_control import metric_differences
+    from tests.protocol_fixtures import ratings_table
+
+    human = {"a": [3, 1, 2, 4], "b": [1, 1, 3, 2], "c": [2, 2, 2, 2]}
+    metric = {"a": [0.9, 0.1, 0.5, 0.7], "b": [0.3, 0.1, 0.8, 0.6], "c": [0.5, None, 0.5, 0.2]}
+    table = ratings_table(human, metric)
+    f = metric_differences(table)[0]
+    ab = table.row_pair == table.pairs.index(("a", "b"))
+    raw = np.array([0.6, 0.0, -0.3, 0.1])
+    assert np.allclose(f[ab], raw / np.sqrt(np.mean(raw**2)))
+    ac = table.row_pair == table.pairs.index(("a", "c"))
+    raw = np.array([0.4, 0.0, 0.0, 0.5])  # no score of c on item 1: 0, and not in the scale
+    assert np.allclose(f[ac], raw / np.sqrt((0.4**2 + 0.5**2) / 3))
+    outcome_sign = np.where(table.metrics[:, 0] == 0, 1, np.where(table.metrics[:, 0] == 2, -1, 0))
+    assert np.array_equal(np.sign(f), outcome_sign)
+    # without scores (a comparisons study; the ideal metric) the outcomes themselves
+    comparisons = ratings_table(human, metric, unit="comparisons")
+    assert comparisons.metric_scores is None
+    assert set(np.unique(metric_differences(comparisons))) <= {-1.0, 0.0, 1.0}

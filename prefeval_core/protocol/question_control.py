@@ -190,12 +190,12 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64]) -> Pai
 
 
 def metric_sequences(state: ProtocolState, width: int) -> FloatArray:
-    """(K, P, T) every metric's pair outcome (+1 / 0 / -1; 0 where it has none) at each position of
-    the pairs' item order (:func:`pair_sequences`): known before any human judgment."""
+    """(K, P, T) every metric's pair difference at each position of the pairs' item order
+    (:func:`pair_sequences`; :func:`metric_differences`): known before any human judgment."""
     from prefeval_core.protocol.steps import item_order, row_order
 
     table = state.table
-    values = np.where(table.metrics >= 0, VALUES[np.maximum(table.metrics, 0)], 0).T.astype(np.float64)  # (K, R)
+    values = metric_differences(table)
     if table.grid is not None:
         position = np.empty(len(table.items), dtype=np.int64)
         position[item_order(state)] = np.arange(len(table.items))
@@ -207,6 +207,30 @@ def metric_sequences(state: ProtocolState, width: int) -> FloatArray:
     f = np.zeros((table.k, table.n_pairs, width))
     f[:, table.row_pair[rows], columns] = values[:, rows]
     return f
+
+
+def metric_differences(table: StudyTable) -> FloatArray:
+    """(K, R) each metric's difference A − B on each row: a scalar metric's score difference in
+    units of its root mean square over the pair's rows (so that its scale, whatever the metric,
+    is that of an outcome), else its outcome (+1 / 0 / -1); 0 where it has none. The scores keep
+    what the outcomes' signs drop (method.md §13: the metric difference ``f_i``)."""
+    values = np.where(table.metrics >= 0, VALUES[np.maximum(table.metrics, 0)], 0).T.astype(np.float64)
+    if table.metric_scores is None:
+        return values
+    a, b = table.row_cells
+    for k, scores in enumerate(table.metric_scores):
+        flat = scores.ravel()
+        difference = flat[a] - flat[b]
+        known = np.isfinite(difference)
+        if not known.any():  # a pairwise or simulated metric: its outcomes
+            continue
+        difference[~known] = 0.0
+        mean_square = np.bincount(table.row_pair, difference**2, minlength=table.n_pairs) / np.maximum(
+            np.bincount(table.row_pair, known, minlength=table.n_pairs), 1
+        )
+        scale = np.sqrt(mean_square)[table.row_pair]
+        values[k] = np.divide(difference, scale, out=np.zeros_like(difference), where=scale > 0)
+    return values
 
 
 def _in_pool(state: ProtocolState, sequences: PairSequences) -> BoolArray:

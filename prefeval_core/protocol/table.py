@@ -94,6 +94,10 @@ class StudyTable:
         grid: the ratings grid (ratings unit), else ``None``.
         annotator_units: the items are (item, annotator) units, several of one item dependent
             (``ratings_per_request="one_pooled"``): only the pool statistics are valid on them.
+        metric_scores: (k, S, I) the metrics' scores on the grid (ratings unit; NaN where a metric
+            has none, is pairwise or simulated): the control variate of ``pool_mean_clt`` uses
+            their differences, not only their signs. Not part of the fingerprint (the outcomes
+            are, and a state saved before they were kept must still restore).
     """
 
     human_rater: str
@@ -112,6 +116,7 @@ class StudyTable:
     requestable: npt.NDArray[np.bool_]
     grid: RatingGrid | None = None
     annotator_units: bool = False
+    metric_scores: npt.NDArray[np.float64] | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -319,6 +324,7 @@ def build_study_table(
         requestable=requestable_rows,
         grid=grid,
         annotator_units=ratings_per_request == "one_pooled",
+        metric_scores=None if grid is None else np.stack([_score_grid(dataset, m, systems, items) for m in metrics]) if metrics else None,
     )
     for column, sim in enumerate(simulated):
         if sim:
@@ -469,12 +475,7 @@ def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: 
     """The human scores on the (system, item) grid, each cell costing the judgments behind its
     score (:func:`~prefeval_core.data.dataset.judgments_behind`: the annotators where the data
     keep them apart, else 1; method.md §12); a cell without a score costs 1 to ask for."""
-    ratings = dataset.ratings[dataset.ratings["rater"] == human]
-    scores = np.full((len(systems), len(items)), np.nan)
-    s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
-    i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
-    keep = (s >= 0) & (i >= 0)
-    scores[s[keep], i[keep]] = ratings["score"].to_numpy(dtype=np.float64)[keep]
+    scores = _score_grid(dataset, human, systems, items)
     behind = judgments_behind(dataset.ratings, human)
     cost = np.ones(scores.shape, dtype=np.int64)
     s = pd.Index(systems).get_indexer(behind["system"].astype(str))
@@ -486,6 +487,17 @@ def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: 
     if pool == "all":
         requestable |= _output_cells(dataset, systems, items) if dataset.has_texts else np.ones_like(has_score)
     return RatingGrid(scores=scores, cost=np.where(requestable, cost, 0), requestable=requestable)
+
+
+def _score_grid(dataset: Dataset, rater: str, systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.float64]:
+    """(S, I) ``rater``'s scores on the (system, item) grid; NaN where it has none (or is pairwise)."""
+    ratings = dataset.ratings[dataset.ratings["rater"] == rater]
+    scores = np.full((len(systems), len(items)), np.nan)
+    s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
+    i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
+    keep = (s >= 0) & (i >= 0)
+    scores[s[keep], i[keep]] = ratings["score"].to_numpy(dtype=np.float64)[keep]
+    return scores
 
 
 def _one_rating_grid(
@@ -564,12 +576,15 @@ def _with_ideal_metric(table: StudyTable, column: int, seed: int, extra_items: i
         out[known] = values[position[known]]
         return out[order]
 
-    grid = table.grid
+    grid, metric_scores = table.grid, table.metric_scores
+    columns = item_index.get_indexer(list(table.items))
+    if metric_scores is not None:  # the simulated items have no scores
+        metric_scores = np.full((table.k, len(table.systems), len(items)), np.nan)
+        metric_scores[:, :, columns] = table.metric_scores
     if grid is not None:
         widen = np.full((len(table.systems), len(items)), np.nan)
         cost = np.zeros_like(widen, dtype=np.int64)
         req = np.zeros_like(widen, dtype=bool)
-        columns = item_index.get_indexer(list(table.items))
         widen[:, columns], cost[:, columns], req[:, columns] = grid.scores, grid.cost, grid.requestable
         paid = full = None
         if grid.paid is not None and grid.full_scores is not None:
@@ -593,4 +608,5 @@ def _with_ideal_metric(table: StudyTable, column: int, seed: int, extra_items: i
         requestable=pick(table.requestable, False),
         grid=grid,
         annotator_units=table.annotator_units,
+        metric_scores=metric_scores,
     )

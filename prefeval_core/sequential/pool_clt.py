@@ -38,7 +38,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 PRIOR_ITEMS = 4.0
 """Pseudo-items shrinking the control variate's coefficients toward 0 (ridge, in units of the
-metric's outcome, whose variance is at most 1) **(choice)**."""
+metric's difference: an outcome, or a score difference scaled to root mean square 1) **(choice)**."""
 PAIRS_PER_CHUNK = 256
 """Pairs whose control variate is computed at once: the regression's (K, K, P, T) sums stay within
 tens of MB at 100 systems (4,950 pairs) and hundreds of items."""

@@ -86,8 +86,9 @@ def judge_bought(state: ProtocolState) -> JudgeBought | None:
         why = "without error control the judge's outcomes enter the posterior that decides each pair (the paper's model)."
     elif settings.statistic == "pool_mean_clt":
         why = (
-            f"under {settings.error_control} error control the pool_mean_clt statistic takes the judge's outcomes into each "
-            "pair's test as a control variate, so it saves judgments by removing the part of the human differences' spread "
+            f"under {settings.error_control} error control the pool_mean_clt statistic takes the judge's differences (of its "
+            "scores, where it has scores) into each pair's test as a control variate, so it saves judgments by removing the "
+            "part of the human differences' spread "
             "it predicts (the guarantee is asymptotic, method.md §13)."
         )
     elif settings.model == "known_mu":
