@@ -22,7 +22,6 @@ from prefeval_core.protocol.state import new_state, state_from_dict, state_to_di
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow.setup import StudySetup
 
-SUMMEVAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
 ANNOTATORS = ("x", "y", "z")
 
 
@@ -39,11 +38,16 @@ def _annotated_csv(ratings: dict[str, np.ndarray], mean_only: dict[str, np.ndarr
     return ("\n".join(rows) + "\n").encode()
 
 
-def _small_dataset():  # type: ignore[no-untyped-def]
+def _small_parts() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
     rng = np.random.default_rng(0)
     ratings = {s: rng.integers(1, 6, size=(4, 3)).astype(float) for s in ("a", "b")}
     mean_only = {"c": np.array([3.0, 2.0, 4.5, 1.0])}
     metric = {s: rng.random(4).round(3) for s in ("a", "b", "c")}
+    return ratings, mean_only, metric
+
+
+def _small_dataset():  # type: ignore[no-untyped-def]
+    ratings, mean_only, metric = _small_parts()
     return load_dataset([("r.csv", _annotated_csv(ratings, mean_only, metric))]), ratings, mean_only
 
 
@@ -86,6 +90,16 @@ def test_units_need_annotators_a_replay_and_a_pool_statistic() -> None:
         state_from_dict(saved, table)
 
 
+def test_an_item_published_only_as_means_gets_as_many_unnamed_units_as_were_paid() -> None:
+    extra = b"".join(f"i9,{s},human:q,{v}\n".encode() for s, v in (("a", 2.0), ("b", 4.0), ("c", 3.0)))
+    dataset = load_dataset([("r.csv", _annotated_csv(*_small_parts()) + extra)])
+    full = build_study_table(dataset, "human:q")
+    units = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
+    assert units.items[-3:] == tuple(f"i9{UNIT_MARK}#{p}" for p in (1, 2, 3))  # three experts rated every output
+    assert units.cost_available() == full.cost_available() == 3 * 5 * 3
+    assert np.allclose(np.nanmean(full_differences(units), axis=1), np.nanmean(full_differences(full), axis=1), atol=1e-12)
+
+
 def test_a_study_setup_with_units_names_what_it_needs() -> None:
     pooled = StudySetup(human="human:q", ratings_per_request="one_pooled", statistic="pool_mean", error_control="question")
     assert pooled.ratings_per_request == "one_pooled"
@@ -126,8 +140,8 @@ def test_the_pool_test_on_units_keeps_its_level_where_annotators_disagree() -> N
     assert false / runs <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / runs), false
 
 
-def test_summeval_units_cost_what_the_study_paid_and_mean_what_it_found() -> None:
-    dataset = load_dataset(SUMMEVAL)
+def test_summeval_units_cost_what_the_study_paid_and_mean_what_it_found(summeval) -> None:  # type: ignore[no-untyped-def]
+    dataset = summeval
     full = build_study_table(dataset, "human:relevance")
     units = build_study_table(dataset, "human:relevance", ratings_per_request="one_pooled")
     assert len(units.items) == 300 and units.cost_available() == full.cost_available() == 4800
@@ -135,9 +149,9 @@ def test_summeval_units_cost_what_the_study_paid_and_mean_what_it_found() -> Non
     assert np.allclose(np.nanmean(full_differences(units), axis=1), np.nanmean(full_differences(full), axis=1), atol=1e-6)
 
 
-def test_wmt20_has_no_annotators_to_pool() -> None:
+def test_wmt20_has_no_annotators_to_pool(shared_data: Path) -> None:
     """WMT20's DA columns beside the MQM score equal it on one output by chance: not annotators."""
-    dataset = load_dataset(SUMMEVAL.parent / "wmt20_ende_mqm")
+    dataset = load_dataset(shared_data / "wmt20_ende_mqm")
     assert annotator_scores(dataset.ratings, "human").empty
     with pytest.raises(SettingsError, match="no annotators of 'human' apart"):
         build_study_table(dataset, "human", ratings_per_request="one_pooled")

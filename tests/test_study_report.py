@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import prefeval_core.api as pe
 from prefeval_core.diagnostics.metric_report import metric_report
@@ -59,8 +58,8 @@ def test_with_the_pool_mean_clt_statistic_the_judge_is_inside_the_test_and_the_r
     assert "asymptotic; the metric as control variate" in settings and "asymptotically" in html
 
 
-def test_a_study_bought_one_rating_at_a_time_says_so_and_counts_its_units() -> None:
-    data = pe.load(Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval")
+def test_a_study_bought_one_rating_at_a_time_says_so_and_counts_its_units(summeval) -> None:  # type: ignore[no-untyped-def]
+    data = summeval
     options = dict(question="top-k", k=1, error_control="question", statistic="pool_mean", ratings_per_request="one_pooled")
     run = pe.replay(data, "human:relevance", model="human_only", budget=600, **options)  # type: ignore[arg-type]
     assert run.run.state.table.annotator_units and run.run.state.cost_used <= 600

@@ -49,7 +49,7 @@ def annotator_unit_dataset(dataset: Dataset, human: str, metrics: Sequence[str])
         )
     annotated = annotated.astype({"item_id": str, "system": str, "annotator": str})
     own = dataset.ratings.loc[dataset.ratings["rater"] == human, [*_KEY, "score"]].astype({"item_id": str, "system": str})
-    places = _unit_places(annotated, own, judgments_behind(dataset.ratings, human).astype({"item_id": str, "system": str}))
+    places = _unit_places(annotated, own, dataset.ratings, human)
     rated = pd.MultiIndex.from_frame(annotated[_KEY])
     mean_only = own[~pd.MultiIndex.from_frame(own[_KEY]).isin(rated)]
     human_units = pd.concat([annotated, mean_only.merge(places, on="item_id")[annotated.columns]], ignore_index=True)
@@ -69,13 +69,17 @@ def annotator_unit_dataset(dataset: Dataset, human: str, metrics: Sequence[str])
     )
 
 
-def _unit_places(annotated: pd.DataFrame, own: pd.DataFrame, behind: pd.DataFrame) -> pd.DataFrame:
+def _unit_places(annotated: pd.DataFrame, own: pd.DataFrame, ratings: pd.DataFrame, human: str) -> pd.DataFrame:
     """``item_id, annotator``: every item's units (the named annotators, else ``#1`` ... ``#c``)."""
     named = annotated[["item_id", "annotator"]].drop_duplicates()
-    unnamed = behind[~behind["item_id"].isin(named["item_id"])].groupby("item_id", sort=True)["judgments"].max()
-    counts = unnamed.reindex(pd.Index(sorted(set(own["item_id"]) - set(named["item_id"])), name="item_id"), fill_value=1)
+    unnamed_items = pd.Index(sorted(set(own["item_id"]) - set(named["item_id"])), name="item_id")
+    if len(unnamed_items) == 0:  # the usual case: no second pass over the annotators
+        return named.sort_values(["item_id", "annotator"], ignore_index=True)
+    behind = judgments_behind(ratings, human).astype({"item_id": str, "system": str})
+    counts = behind[behind["item_id"].isin(unnamed_items)].groupby("item_id", sort=True)["judgments"].max()
+    counts = counts.reindex(unnamed_items, fill_value=1)
     repeated = np.repeat(counts.index.to_numpy(dtype=object), counts.to_numpy())
-    place = np.concatenate([np.arange(1, c + 1) for c in counts.to_numpy()]) if len(counts) else np.zeros(0, dtype=np.int64)
+    place = np.concatenate([np.arange(1, c + 1) for c in counts.to_numpy()])
     extra = pd.DataFrame({"item_id": repeated, "annotator": [f"#{p}" for p in place]})
     return pd.concat([named, extra], ignore_index=True).sort_values(["item_id", "annotator"], ignore_index=True)
 
