@@ -49,8 +49,7 @@ def correlation(table: StudyTable) -> float:
     """Mean over pairs of the item-level correlation of the human and the (first) metric difference."""
     d = full_differences(table)
     f = np.zeros_like(d)
-    position = table.row_item
-    f[table.row_pair, position] = metric_differences(table)[0]
+    f[table.row_pair, table.row_item] = metric_differences(table)[0]
     rs = [np.corrcoef(d[p][ok], f[p][ok])[0, 1] for p in range(len(d)) if (ok := np.isfinite(d[p])).sum() > 2 and f[p][ok].std() > 0]
     return float(np.mean(rs))
 

@@ -324,7 +324,7 @@ def build_study_table(
         requestable=requestable_rows,
         grid=grid,
         annotator_units=ratings_per_request == "one_pooled",
-        metric_scores=None if grid is None else np.stack([_score_grid(dataset, m, systems, items) for m in metrics]) if metrics else None,
+        metric_scores=np.stack([_score_grid(dataset, m, systems, items) for m in metrics]) if grid is not None and metrics else None,
     )
     for column, sim in enumerate(simulated):
         if sim:
