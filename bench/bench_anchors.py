@@ -229,14 +229,19 @@ IDEAL_RULES = {
     "question": ("question", "mean"),
     "pool": ("question", "pool_mean"),
     "clt": ("question", "pool_mean_clt"),
+    "sign_pool": ("question", "pool_sign"),
+    "sign_clt": ("question", "pool_sign_clt"),
     "spending": ("spending", "sign"),
 }
 """``--rules`` of part ideal: question-level control with the mean, exact pool-mean or asymptotic
-pool-mean statistic (the metric inside as a control variate), or round 2's per-pair spending."""
+pool-mean statistic (the metric inside as a control variate), the same two pool tests of the mean
+outcome (the net win rate), or round 2's per-pair spending."""
 
 
-def ideal(runs: int, questions: tuple[str, ...], rules: tuple[str, ...], items: int = 60, batch: int = BATCH) -> None:
-    print(f"items per study: {items}, batch N = {batch}")
+def ideal(
+    runs: int, questions: tuple[str, ...], rules: tuple[str, ...], items: int = 60, batch: int = BATCH, delta: float | None = None
+) -> None:
+    print(f"items per study: {items}, batch N = {batch}, equivalence margin: {delta}")
     print("| question | rule | metric | runs | cost | error share | 2 s.e. | cost vs human only |")
     print("|---|---|---|---|---|---|---|---|")
     cells = {"top-1": (Question("top-k", 1), 6, False), "all-pairs": (Question(), 5, True)}
@@ -247,7 +252,7 @@ def ideal(runs: int, questions: tuple[str, ...], rules: tuple[str, ...], items: 
             for accuracy in (None, 0.6, 0.7, 0.8, 0.9):
                 result = simulate_question(
                     n_systems=systems, n_tied=2, n_items=items, question=question, error_control=control, statistic=statistic,
-                    batch=batch, runs=runs, seed=20_000 + systems, ladder=ladder, metric_accuracy=accuracy,
+                    batch=batch, runs=runs, seed=20_000 + systems, ladder=ladder, metric_accuracy=accuracy, delta=delta,
                 )  # fmt: skip
                 human_cost = result.cost if accuracy is None else human_cost
                 se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), GAMMA * (1 - GAMMA)) / result.runs)
@@ -287,16 +292,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="ideal, sim-anchor: runs per cell")
     parser.add_argument("--questions", default="top-1,all-pairs", help="ideal: top-1 and/or all-pairs")
     parser.add_argument(
-        "--rules", default="question,spending", help="ideal: question (mean), pool (pool_mean), clt (pool_mean_clt), spending (sign)"
+        "--rules",
+        default="question,spending",
+        help="ideal: question (mean), pool (pool_mean), clt (pool_mean_clt), sign_pool (pool_sign), sign_clt (pool_sign_clt), "
+        "spending (sign)",
     )
     parser.add_argument("--items", type=int, default=60, help="ideal: items per simulated study")
     parser.add_argument("--batch", type=int, default=BATCH, help="ideal: the batch size N")
+    parser.add_argument("--delta", type=float, default=None, help="ideal: an equivalence margin (pool and clt rules)")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_anchors.py {' '.join(sys.argv[1:])}")
     if "real" in args.part:
         real(args.seeds)
     if "ideal" in args.part:
-        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")), args.items, args.batch)
+        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")), args.items, args.batch, args.delta)
     if "sim-anchor" in args.part:
         sim_elimination(args.runs)
 

@@ -26,8 +26,10 @@ Under ``question`` the bound is stated for the answer, over all looks and all pa
   their own Holm family at γ beside the members' closed test (the guarantee on exclusions is
   untouched; equivalences among members are reported at their own γ).
 
-The evidence is the mean statistic's betting e-processes (:mod:`prefeval_core.sequential.betting`)
-or, for ``sign``, the human-only mixture e-process of the outcome counts.
+The evidence is the betting e-processes of the run's statistic (:mod:`prefeval_core.sequential.betting`;
+the pool statistics' :mod:`~prefeval_core.sequential.pool_betting` and :mod:`~prefeval_core.sequential.pool_clt`,
+on score differences or, for ``pool_sign`` / ``pool_sign_clt``, on outcome values) or, for ``sign``, the
+human-only mixture e-process of the outcome counts.
 
 **Stopping the question.** A pair (or, for top-k, the answer) stops costing judgments when the
 predictive probability that its evidence reaches the threshold before its pool runs out is below
@@ -45,13 +47,14 @@ import numpy.typing as npt
 from scipy.special import logsumexp, ndtr
 
 from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.settings import CLT_STATISTICS, OUTCOME_STATISTICS, POOL_STATISTICS, Statistic
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, mean_evidence
 from prefeval_core.sequential.human import human_log_e
 from prefeval_core.sequential.pool_betting import pool_evidence
 from prefeval_core.sequential.pool_clt import clt_pool_evidence
-from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE
+from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE, codes_from_differences
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -119,12 +122,13 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
         log_e = human_log_e(state.revealed_counts().n)
         return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan))
     sequences = pair_sequences(state)
-    if state.settings.statistic == "pool_mean":
-        evidence = pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta)
-    elif state.settings.statistic == "pool_mean_clt":
+    statistic = state.settings.statistic
+    if statistic in CLT_STATISTICS:
         uses_metric = state.settings.model != "human_only" and state.table.k > 0
         metric = metric_sequences(state, sequences.d.shape[1]) if uses_metric else None
         evidence = clt_pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta, metric)
+    elif statistic in POOL_STATISTICS:
+        evidence = pool_evidence(sequences, _in_pool(state, sequences), state.settings.delta)
     else:
         evidence = mean_evidence(sequences, state.settings.delta)
     return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence)
@@ -182,11 +186,18 @@ def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64]) -> Pai
     values = state.reveals.value.reshape(S, width)[:, order]
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     requestable = grid.requestable[:, order]
+    outcomes = state.settings.statistic in OUTCOME_STATISTICS
+    d = np.where(revealed[a] & revealed[b], values[a] - values[b], np.nan)
     return PairSequences(
-        d=np.where(revealed[a] & revealed[b], values[a] - values[b], np.nan),
+        d=outcome_values(d, table.eps_human) if outcomes else d,
         pool=(requestable[a] & requestable[b]).sum(axis=1).astype(np.int64),
-        bound=np.full(table.n_pairs, _score_range(state)),
+        bound=np.full(table.n_pairs, 1.0 if outcomes else _score_range(state)),
     )
+
+
+def outcome_values(differences: FloatArray, eps: float) -> FloatArray:
+    """Score differences as outcome values, +1 / 0 / -1 (tie threshold ``eps``, method.md §2); NaN kept."""
+    return np.where(np.isnan(differences), np.nan, VALUES[np.maximum(codes_from_differences(differences, eps), 0)])
 
 
 def metric_sequences(state: ProtocolState, width: int) -> FloatArray:
@@ -261,6 +272,14 @@ def _comparison_sequences(state: ProtocolState, rank: npt.NDArray[np.int64]) -> 
     seen = placed & (rounds > 0)
     d[table.row_pair[seen], rank[seen]] = VALUES[outcome[seen]]
     return PairSequences(d=d, pool=np.bincount(table.row_pair[placed], minlength=P).astype(np.int64), bound=np.full(P, 1.0))
+
+
+def pool_differences(table: StudyTable, statistic: Statistic) -> FloatArray:
+    """(P, T) the differences a pool statistic's estimand averages, on all the pool's items: the
+    score differences of the ratings a run can buy (:func:`full_differences` with ``assigned``), or
+    for the outcome statistics their outcome values."""
+    d = full_differences(table, assigned=True)
+    return outcome_values(d, table.eps_human) if statistic in OUTCOME_STATISTICS and table.grid is not None else d
 
 
 def full_differences(table: StudyTable, *, assigned: bool = False) -> FloatArray:

@@ -28,7 +28,7 @@ from prefeval_core.diagnostics.comparison import (
     pool_mean_outcomes,
 )
 from prefeval_core.pairs.counts import count_triples
-from prefeval_core.protocol.question_control import full_differences
+from prefeval_core.protocol.question_control import full_differences, pool_differences
 from prefeval_core.protocol.questions import AnswerComparison, Decided, question_pairs
 from prefeval_core.protocol.questions_top_k import TopKComparison
 from prefeval_core.protocol.settings import POOL_STATISTICS, Question
@@ -119,12 +119,12 @@ def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:
     """(P,) the full human evaluation's decision per pair, by the run's statistic at the
     fixed-sample level γ: the exact human-only rule on all outcome counts (``sign``, method.md §6)
     or the paired t-test on all differences (``mean``, method.md §13); for the pool statistics the sign
-    of the pool's mean difference itself (the estimand; nothing is left to test on a known pool)."""
+    of the pool's mean difference (or mean outcome) itself (the estimand; nothing is left to test on a known pool)."""
     table, gamma = state.table, state.settings.gamma
     if state.settings.statistic == "mean":
         return paired_t_outcomes(full_differences(table), gamma)
     if state.settings.statistic in POOL_STATISTICS:
-        return pool_mean_outcomes(full_differences(table, assigned=True))
+        return pool_mean_outcomes(pool_differences(table, state.settings.statistic))
     return human_reference_outcomes(count_triples(table.pair_table(None), table.human >= 0).n, gamma)
 
 

@@ -15,7 +15,7 @@ from prefeval_core.protocol.table import Unit
 from prefeval_core.sequential.evidence import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 
-Statistic = Literal["sign", "mean", "pool_mean", "pool_mean_clt"]
+Statistic = Literal["sign", "mean", "pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt"]
 """What a pair's evidence is (method.md §13): ``sign`` counts the items where A's human judgment
 is better, ties dropped (the paper's statistic, method.md §3-§5); ``mean`` is the mean paired score
 difference over items (scalar studies; in a comparisons study +1 / 0 / -1 per comparison), tested
@@ -24,11 +24,23 @@ finite item pool, tested for sampling without replacement in the seeded item ord
 (:mod:`prefeval_core.sequential.pool_betting`): exact for any scores, and decisive as the pool
 runs out, where its reference is the pool's own mean difference; ``pool_mean_clt`` tests the same
 estimand with an asymptotic confidence sequence whose width follows the differences' spread, and
-takes the run's metrics inside as control variates (:mod:`prefeval_core.sequential.pool_clt`)."""
+takes the run's metrics inside as control variates (:mod:`prefeval_core.sequential.pool_clt`).
+``pool_sign`` and ``pool_sign_clt`` are the same two tests of the pool's mean *outcome* (+1 / 0 / -1
+per item with the tie threshold ``eps_human``: the net win rate, the share of items where A is better
+minus the share where B is): the paper's estimand on the study's own items, protected at the
+question level, where a metric that predicts the outcomes (method.md §10's ideal metric) explains
+more of the spread than of the score differences'."""
+BETTING_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
+"""The statistics decided by betting e-processes (error control ``question`` or ``fdr``)."""
 SCORE_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean", "pool_mean_clt")
-"""The statistics on paired score differences (decided by e-processes; equivalence margins allowed)."""
-POOL_STATISTICS: tuple[Statistic, ...] = ("pool_mean", "pool_mean_clt")
+"""The statistics on paired score differences (an equivalence margin is in the score's units)."""
+POOL_STATISTICS: tuple[Statistic, ...] = ("pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
 """The statistics whose estimand is the study's own item pool (reference: the pool's mean difference)."""
+OUTCOME_STATISTICS: tuple[Statistic, ...] = ("pool_sign", "pool_sign_clt")
+"""The pool statistics whose per-item difference is the human outcome (+1 / 0 / -1), not the score
+difference (an equivalence margin is in units of the net win rate, in (0, 1])."""
+CLT_STATISTICS: tuple[Statistic, ...] = ("pool_mean_clt", "pool_sign_clt")
+"""The asymptotic pool statistics: the metric enters as a control variate."""
 STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
@@ -66,10 +78,11 @@ class ProtocolSettings:
             run out is below β); ``None``: stop only when no remaining judgment could decide it.
             Futility never adds a false decision.
         max_rounds: stop after this many rounds (``None``: no limit).
-        statistic: ``sign`` (the paper's) or ``mean`` (paired score differences, method.md §13;
-            decided by betting e-processes, error control ``question`` or ``fdr``; the per-pair rules
-            decide on the outcome counts).
-        delta: equivalence margin δ > 0 in the human score's units (a score statistic): a pair whose
+        statistic: ``sign`` (the paper's; the per-pair rules decide on the outcome counts) or one of
+            :data:`BETTING_STATISTICS` (method.md §13; decided by betting e-processes, error control
+            ``question`` or ``fdr``): see :data:`Statistic`.
+        delta: equivalence margin δ > 0 in the human score's units (a score statistic; for
+            ``pool_sign`` / ``pool_sign_clt`` in the net win rate's, at most 1): a pair whose
             mean difference is shown to lie in (-δ, δ) is decided *equivalent* and costs no more
             ratings; ``None``: no equivalence decisions.
     """
@@ -129,14 +142,18 @@ class ProtocolSettings:
         if self.max_rounds is not None and self.max_rounds < 1:
             raise settings_error(f"max_rounds must be >= 1, got {self.max_rounds}", field="max_rounds")
         _check_choice("statistic", self.statistic, STATISTICS)
-        if self.statistic in SCORE_STATISTICS and self.error_control not in ("question", "fdr"):
+        if self.statistic in BETTING_STATISTICS and self.error_control not in ("question", "fdr"):
             message = f"the {self.statistic} statistic is decided by betting over the question's pairs: use error control question or fdr"
             raise settings_error(message, field="statistic")
         if self.error_control == "fdr" and self.question.entry.tier:
             message = "error control 'fdr' bounds the false discovery rate of pairwise decisions: use it with all-pairs or baseline"
             raise settings_error(message + " questions (for top-k, 'question' protects the answer's members)", field="error_control")
-        if self.delta is not None and not (self.statistic in SCORE_STATISTICS and math.isfinite(self.delta) and self.delta > 0):
-            message = f"an equivalence margin must be a finite number > 0 with a score statistic, got {self.delta}"
+        if self.delta is not None and not (self.statistic in BETTING_STATISTICS and math.isfinite(self.delta) and self.delta > 0):
+            betting = ", ".join(BETTING_STATISTICS)
+            message = f"an equivalence margin must be a finite number > 0 with a statistic decided by betting ({betting}), got {self.delta}"
+            raise settings_error(message, field="delta")
+        if self.delta is not None and self.statistic in OUTCOME_STATISTICS and self.delta > 1:
+            message = f"the {self.statistic} statistic's margin is a net win rate, at most 1, got {self.delta}"
             raise settings_error(message, field="delta")
         if self.policy == "closest_first" and self.unit == "ratings":
             raise settings_error("the closest_first policy allocates comparisons per pair; a ratings study uses 'paper'", field="policy")

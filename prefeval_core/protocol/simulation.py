@@ -24,6 +24,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import MuRows
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
+from prefeval_core.protocol.question_control import pool_differences
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
@@ -110,14 +111,16 @@ def simulate_question(
     seed: int = 0,
     ladder: bool = False,
     metric_accuracy: float | None = None,
+    delta: float | None = None,
 ) -> QuestionRuns:
     """Replay ``runs`` simulated studies (seeds ``seed``, ``seed + 1``, ...) with the given rule;
     with ``metric_accuracy``, the ideal metric of that sign accuracy is in the model (``known_mu``:
-    under ``spending`` it informs the futility stop, method.md §12)."""
+    under ``spending`` it informs the futility stop, method.md §12); with an equivalence margin
+    ``delta``, a pair decided equivalent whose true difference is at least δ is an error too."""
     failures, costs = 0, []
     means = true_means(n_systems, n_tied, ladder=ladder)
     replays = _replays(n_systems, n_tied, n_items, question, error_control, statistic, batch, gamma, runs, seed,
-                       ladder=ladder, metric_accuracy=metric_accuracy)  # fmt: skip
+                       ladder=ladder, metric_accuracy=metric_accuracy, delta=delta)  # fmt: skip
     for state in replays:
         failures += int(_failed(state, means, question))
         costs.append(protocol_result(state).cost_fraction)
@@ -203,6 +206,7 @@ def _replays(
     gap: float = 0.5,
     ladder: bool = False,
     metric_accuracy: float | None = None,
+    delta: float | None = None,
 ) -> Iterator[ProtocolState]:
     """The finished replays of ``runs`` simulated studies (:func:`tied_top_study`, seeds ``seed``,
     ``seed + 1``, ...), human only or with the ideal metric of sign accuracy ``metric_accuracy``
@@ -223,26 +227,33 @@ def _replays(
             error_control=error_control,  # type: ignore[arg-type]
             statistic=statistic,  # type: ignore[arg-type]
             futility=None if error_control == "none" else gamma,
+            delta=delta,
         )
         yield run_protocol(new_state(table, settings), replay_source(table))
 
 
 def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) -> bool:
     """A false exclusion of a true top-k member, or a false directional decision (between two
-    systems of equal true mean, which are exchangeable on every item, or against the true order).
-    The truth is the design's means, or for the pool statistics the simulated pool's own
-    (its estimand: every simulated item has every system's score)."""
-    systems = state.table.systems
-    true = np.array([means[int(s[1:])] for s in systems])
+    systems of equal true mean, which are exchangeable on every item, or against the true order),
+    or a false equivalence (a pair decided equivalent whose true difference is at least δ).
+    The truth is the design's means, or for the pool statistics the simulated pool's own mean
+    difference (or mean outcome) per pair (their estimand: every simulated item has every system's score)."""
+    table = state.table
+    a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     if state.settings.statistic in POOL_STATISTICS:
-        grid = state.table.grid
-        assert grid is not None
-        true = np.round(grid.scores.mean(axis=1), 9)
+        true_difference = np.round(np.nanmean(pool_differences(table, state.settings.statistic), axis=1), 9)
+    else:
+        true = np.array([means[int(s[1:])] for s in table.systems])
+        true_difference = true[a] - true[b]
+    delta = state.settings.delta
+    if delta is not None and (state.status.equivalent & (np.abs(true_difference) >= delta)).any():
+        return True  # a false equivalence
     if question.entry.tier:
-        member = (true[None, :] > true[:, None]).sum(axis=1) < question.k  # fewer than k strictly better
+        S = len(table.systems)
+        beaten_by = np.bincount(b[true_difference > 0], minlength=S) + np.bincount(a[true_difference < 0], minlength=S)
+        member = beaten_by < question.k  # fewer than k systems truly better
         return bool((member & ~state.members).any())
-    a, b = state.table.pair_systems[:, 0], state.table.pair_systems[:, 1]
     decisions = state.decisions
-    tied_decided = (true[a] == true[b]) & (decisions != UNDECIDED)  # true ties: any direction is false
-    wrong_way = ((true[a] < true[b]) & (decisions == BETTER)) | ((true[a] > true[b]) & (decisions == WORSE))
+    tied_decided = (true_difference == 0) & (decisions != UNDECIDED)  # true ties: any direction is false
+    wrong_way = ((true_difference < 0) & (decisions == BETTER)) | ((true_difference > 0) & (decisions == WORSE))
     return bool((tied_decided | wrong_way).any())

@@ -51,6 +51,8 @@ STATISTIC_WORDS: Final = {
     "mean": "mean score difference (ratings)",
     "pool_mean": "mean score difference over the item pool (sampling without replacement)",
     "pool_mean_clt": "mean score difference over the item pool, asymptotic; the metric as control variate",
+    "pool_sign": "net win rate over the item pool (sampling without replacement)",
+    "pool_sign_clt": "net win rate over the item pool, asymptotic; the metric as control variate",
 }
 PER_REQUEST_WORDS: Final = {
     "all": "all annotators' ratings at once",
@@ -167,14 +169,15 @@ class StudySetup:
         help="a pair's evidence: sign (counts of better / worse items, the paper's), mean (paired score differences, "
         "method.md §13), pool_mean (the same over the study's finite item pool, decisive as it runs out; exact) or "
         "pool_mean_clt (the same estimand with an asymptotic confidence sequence that uses the metric as a control "
-        "variate); the score statistics need error control question or fdr",
+        "variate); pool_sign and pool_sign_clt test the pool's net win rate (share of items where A is better minus "
+        "where B is) the same two ways; all but sign need error control question or fdr",
         choices=STATISTIC_WORDS,
     )
     delta: float | None = setting(
         None,
         label="Equivalence margin δ (0 = none)",
-        help="equivalence margin in the human score's units (a score statistic): pairs shown to differ by less are "
-        "decided equivalent and cost no more judgments",
+        help="equivalence margin in the human score's units (for pool_sign and pool_sign_clt a net win rate, at most "
+        "1): pairs shown to differ by less are decided equivalent and cost no more judgments",
         bounds=Bounds(gt=0.0),
         none="no equivalence decisions",
         shown=(0.0, 1e6),

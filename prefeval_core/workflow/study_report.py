@@ -31,6 +31,7 @@ from prefeval_core.protocol import (
     replay_source,
     run_protocol,
 )
+from prefeval_core.protocol.settings import CLT_STATISTICS
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import answer_words, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
@@ -84,9 +85,9 @@ def judge_bought(state: ProtocolState) -> JudgeBought | None:
     human = run_protocol(new_state(state.table, replace(settings, model="human_only")), replay_source(state.table), max_rounds=rounds)
     if settings.error_control == "none":
         why = "without error control the judge's outcomes enter the posterior that decides each pair (the paper's model)."
-    elif settings.statistic == "pool_mean_clt":
+    elif settings.statistic in CLT_STATISTICS:
         why = (
-            f"under {settings.error_control} error control the pool_mean_clt statistic takes the judge's differences (of its "
+            f"under {settings.error_control} error control the {settings.statistic} statistic takes the judge's differences (of its "
             "scores, where it has scores) into each pair's test as a control variate, so it saves judgments by removing the "
             "part of the human differences' spread "
             "it predicts (the guarantee is asymptotic, method.md §13)."
@@ -126,8 +127,8 @@ def summary_section(state: ProtocolState, result: ProtocolResult | None, bought:
     settings = state.settings
     status = study_status(state)
     control = CONTROL_WORDS[settings.error_control] + f", γ = {settings.gamma:g}"
-    if settings.statistic == "pool_mean_clt":
-        control += " (asymptotically: the pool_mean_clt statistic's guarantee rests on the central limit theorem)"
+    if settings.statistic in CLT_STATISTICS:
+        control += f" (asymptotically: the {settings.statistic} statistic's guarantee rests on the central limit theorem)"
     if settings.futility is not None:
         control += f"; futility stop at β = {settings.futility:g}"
     rows = [
