@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bench_rules import RULE_HELP, RULES
 
 from prefeval_core.baselines import ppi_interval, successive_elimination
 from prefeval_core.data.dataset import Dataset, load_dataset
@@ -225,19 +226,6 @@ def summary(scored: list[Scored], *, own: bool) -> list[str]:
     return [*cells, f"{exact}/{seeds}, {false}"]
 
 
-IDEAL_RULES = {
-    "question": ("question", "mean"),
-    "pool": ("question", "pool_mean"),
-    "clt": ("question", "pool_mean_clt"),
-    "sign_pool": ("question", "pool_sign"),
-    "sign_clt": ("question", "pool_sign_clt"),
-    "spending": ("spending", "sign"),
-}
-"""``--rules`` of part ideal: question-level control with the mean, exact pool-mean or asymptotic
-pool-mean statistic (the metric inside as a control variate), the same two pool tests of the mean
-outcome (the net win rate), or round 2's per-pair spending."""
-
-
 def ideal(
     runs: int, questions: tuple[str, ...], rules: tuple[str, ...], items: int = 60, batch: int = BATCH, delta: float | None = None
 ) -> None:
@@ -247,7 +235,7 @@ def ideal(
     cells = {"top-1": (Question("top-k", 1), 6, False), "all-pairs": (Question(), 5, True)}
     for name in questions:
         question, systems, ladder = cells[name]
-        for control, statistic in (IDEAL_RULES[rule] for rule in rules):
+        for control, statistic in (RULES[rule] for rule in rules):
             human_cost = math.nan
             for accuracy in (None, 0.6, 0.7, 0.8, 0.9):
                 result = simulate_question(
@@ -294,8 +282,7 @@ def main() -> None:
     parser.add_argument(
         "--rules",
         default="question,spending",
-        help="ideal: question (mean), pool (pool_mean), clt (pool_mean_clt), sign_pool (pool_sign), sign_clt (pool_sign_clt), "
-        "spending (sign)",
+        help=f"ideal: {RULE_HELP}",
     )
     parser.add_argument("--items", type=int, default=60, help="ideal: items per simulated study")
     parser.add_argument("--batch", type=int, default=BATCH, help="ideal: the batch size N")

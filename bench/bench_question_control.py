@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bench_rules import RULE_HELP, RULES
 
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
@@ -52,15 +53,6 @@ from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-RULES = {
-    "question": ("question", "mean"),
-    "pool": ("question", "pool_mean"),
-    "clt": ("question", "pool_mean_clt"),
-    "spending": ("spending", "sign"),
-}
-"""``--rules`` names: question-level control with the mean statistic, the exact pool-mean statistic or
-its asymptotic form (the metrics inside as control variates), and round 2's per-pair spending rule
-with the sign statistic."""
 PAIR_RULES = (("question", "mean"), ("fdr", "mean"))
 DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
     (Question(), 5, 5, 0.5, 60, "mean"),  # the global null: FDR = the share of runs with a false decision
@@ -233,7 +225,7 @@ def main() -> None:
     parser.add_argument(
         "--rules",
         default="question,pool,spending",
-        help="question (mean), pool (pool_mean), clt (pool_mean_clt), spending (sign) and/or fdr (mean; all-pairs and baseline only)",
+        help=f"{RULE_HELP} and/or fdr (mean; all-pairs and baseline only)",
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
