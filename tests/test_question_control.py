@@ -13,7 +13,7 @@ import pytest
 from prefeval_core.data.dataset import judgments_behind, load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
-from prefeval_core.protocol.question_control import closed_exclusions, holm_answer, holm_equivalence, member_log_e
+from prefeval_core.protocol.question_control import _holm, closed_exclusions, holm_answer, holm_equivalence, member_log_e
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import simulate_question, tied_top_study
 from prefeval_core.sequential.betting import PairSequences, direction_nulls, mean_evidence
@@ -82,16 +82,28 @@ def test_holm_step_down_exact_case() -> None:
 
 
 def test_holm_answer_puts_equivalence_in_the_same_family() -> None:
-    # Two pairs, a margin: m = 8 nulls, first threshold 160. Pair 0's "A better" (e = 200) goes first
-    # (then 140), pair 1's two equivalence nulls (e = 150, 145) follow (then 120): it is equivalent.
-    # In separate families of 4 and 4 the first thresholds would be 80 each.
+    # Two pairs, a margin: m = 8 nulls, of which at most 4 hold at once (2 per pair: Shaffer's bound), so
+    # the thresholds are min(8 - r, 4) / γ = 80 until four are rejected (Holm's alone: 160, 140, ...).
+    # Pair 0's "A better" (e = 200) and pair 1's two equivalence nulls (e = 90, 85) pass: it is equivalent.
     direction = np.log(np.array([[200.0, 1.0], [1.0, 1.0]]))
-    equivalence = np.log(np.array([[1.0, 1.0], [150.0, 145.0]]))
+    equivalence = np.log(np.array([[1.0, 1.0], [90.0, 85.0]]))
     asked, undecided, apart = np.array([True, True]), np.ones(2, dtype=np.int8), np.zeros(2, dtype=bool)
     decisions, equivalent = holm_answer(direction, equivalence, asked, undecided, apart, 0.05)
     assert decisions.tolist() == [0, 1] and equivalent.tolist() == [False, True]
     _, lower = holm_answer(direction, equivalence - math.log(1.3), asked, undecided, apart, 0.05)
-    assert lower.tolist() == [False, False]  # 150 / 1.3 = 115 < 140
+    assert lower.tolist() == [False, False]  # 90 / 1.3 = 69 < 80
+
+
+def test_shaffer_s_bound_exact_cases() -> None:
+    # _holm's threshold is min(m - r, most_true) / γ: 4 nulls, at most 2 true -> 40, then 40, 40, 20.
+    log_e = np.log(np.array([[50.0, 45.0], [30.0, 1.0]]))
+    family, none = np.ones((2, 2), dtype=bool), np.zeros((2, 2), dtype=bool)
+    assert _holm(log_e, family, none, 0.05).tolist() == [[False, False], [False, False]]  # Holm: 80 first
+    assert _holm(log_e, family, none, 0.05, most_true=2).tolist() == [[True, True], [False, False]]  # 30 < 40 (m - r = 2)
+    assert _holm(log_e, family, np.array([[True, True], [False, True]]), 0.05, most_true=2)[1, 0]  # r = 3: 1 / γ = 20
+    # the equivalence family: at most one of a pair's two margin nulls holds, so 2 pairs divide γ by 2
+    equivalent = holm_equivalence(np.log(np.array([[50.0, 50.0], [100.0, 1.0]])), np.array([True, True]), np.zeros(2, dtype=bool), 0.05)
+    assert equivalent.tolist() == [True, False]  # 50 >= 40 (Holm alone: 80)
 
 
 def test_holm_equivalence_needs_both_sides() -> None:

@@ -306,7 +306,10 @@ def holm_answer(
     """Decisions and equivalent pairs after one Holm step-down over the asked pairs' nulls: the two
     one-sided direction nulls and, with a margin, the two equivalence nulls ``Δ >= δ`` and
     ``Δ <= -δ`` (a pair is equivalent when both are rejected) — one family, so that P(any false
-    directional or equivalence decision) <= γ for the whole answer.
+    directional or equivalence decision) <= γ for the whole answer. Of a pair's four nulls at most
+    two hold at once (``Δ = 0``: ``Δ <= 0`` and ``Δ >= 0``; ``Δ >= δ``: ``Δ >= 0`` and ``Δ >= δ``; a
+    Δ strictly between 0 and ±δ: one), so the step-down divides γ by at most twice the asked pairs
+    (:func:`_holm`'s ``most_true``).
 
     Args:
         direction: (P, 2) log e-values (running maxima) for ``>`` and ``<``.
@@ -321,7 +324,7 @@ def holm_answer(
     rejected[:, 1] = decisions == WORSE
     if margin:
         rejected[:, 2:] = equivalent[:, None]
-    rejected = _holm(log_e, np.repeat(asked[:, None], log_e.shape[1], axis=1), rejected, gamma)
+    rejected = _holm(log_e, np.repeat(asked[:, None], log_e.shape[1], axis=1), rejected, gamma, most_true=2 * int(asked.sum()))
     out = decisions.copy()
     out[rejected[:, 0] & ~rejected[:, 1] & (decisions == TIE)] = BETTER
     out[rejected[:, 1] & ~rejected[:, 0] & (decisions == TIE)] = WORSE
@@ -331,23 +334,30 @@ def holm_answer(
 
 def holm_equivalence(log_e: FloatArray, asked: BoolArray, equivalent: BoolArray, gamma: float) -> BoolArray:
     """(P,) equivalent pairs: both one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` rejected by Holm's
-    step-down over the asked pairs' 2 nulls each (kept once shown)."""
+    step-down over the asked pairs' 2 nulls each (kept once shown); at most one of a pair's two
+    holds (δ > 0), so γ is divided by at most the asked pairs."""
     family = np.repeat(asked[:, None], 2, axis=1)
-    rejected = _holm(np.nan_to_num(log_e, nan=0.0), family, np.repeat(equivalent[:, None], 2, axis=1), gamma)
+    rejected = _holm(np.nan_to_num(log_e, nan=0.0), family, np.repeat(equivalent[:, None], 2, axis=1), gamma, most_true=int(asked.sum()))
     return equivalent | (rejected[:, 0] & rejected[:, 1])
 
 
-def _holm(log_e: FloatArray, family: BoolArray, rejected: BoolArray, gamma: float) -> BoolArray:
+def _holm(log_e: FloatArray, family: BoolArray, rejected: BoolArray, gamma: float, most_true: int | None = None) -> BoolArray:
     """Holm's step-down on anytime-valid p-values ``exp(-log_e)`` over the ``family`` nulls;
-    ``rejected`` (same shape) are kept. A null is rejected once ``log_e >= log((m - r) / γ)``
-    with m nulls in the family and r of them rejected."""
+    ``rejected`` (same shape) are kept. A null is rejected once ``log_e >= log(min(m - r, t) / γ)``
+    with m nulls in the family, r of them rejected and ``t = most_true`` the most of the family's
+    nulls that can hold at once (``None``: m) — Shaffer's logically constrained step-down (Shaffer
+    1986, *Modified sequentially rejective multiple test procedures*, JASA 81, his first method):
+    when the first true null is rejected, the r before it are false, so at most ``min(m - r, t)``
+    nulls are true and Bonferroni over them bounds the chance by γ, at every look (each p-value is
+    valid uniformly over time and rejections are kept)."""
     rejected = rejected & family
     m = int(family.sum())
+    limit = m if most_true is None else most_true
     while True:
         r = int(rejected.sum())
         if r >= m:
             return rejected
-        new = family & ~rejected & (log_e >= np.log((m - r) / gamma))
+        new = family & ~rejected & (log_e >= np.log(max(min(m - r, limit), 1) / gamma))
         if not new.any():
             return rejected
         rejected = rejected | new
