@@ -176,3 +176,23 @@ def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
     ted = load_dataset(shared_data / "wmt21_ted_ende_mqm")
     behind = judgments_behind(ted.ratings, "human")  # one MQM rater per output, kept apart: one rating each
     assert int(behind["judgments"].sum()) == len(behind) == 7_406
+
+
+def test_all_pairs_with_a_margin_at_the_ladder_s_step() -> None:
+    # Five systems, two tied at the top, the others 0.5 apart, δ = 0.5 (100 items, N = 10, pool_mean_clt):
+    # about half the adjacent pairs' pools differ by δ or more, so an equivalence there is false, as is any
+    # direction between the tied pair's or against the pool's order; with Shaffer's thresholds the share of
+    # runs with any false decision stays within γ + 2 s.e.
+    result = simulate_question(
+        n_systems=5,
+        n_tied=2,
+        n_items=100,
+        question=Question(),
+        statistic="pool_mean_clt",
+        runs=100,
+        batch=10,
+        seed=20005,
+        ladder=True,
+        delta=0.5,
+    )
+    assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / result.runs)
