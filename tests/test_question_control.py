@@ -181,8 +181,8 @@ def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
 def test_all_pairs_with_a_margin_at_the_ladder_s_step() -> None:
     # Five systems, two tied at the top, the others 0.5 apart, δ = 0.5 (100 items, N = 10, pool_mean_clt):
     # about half the adjacent pairs' pools differ by δ or more, so an equivalence there is false, as is any
-    # direction between the tied pair's or against the pool's order; with Shaffer's thresholds the share of
-    # runs with any false decision stays within γ + 2 s.e.
+    # direction against the pool's own order (the estimand); with Shaffer's thresholds the share of runs
+    # with any false decision stays within γ + 2 s.e.
     result = simulate_question(
         n_systems=5,
         n_tied=2,
