@@ -22,20 +22,21 @@ import sys
 import numpy as np
 import numpy.typing as npt
 
+from prefeval_core.protocol.ideal_metric import draw_metric_outcomes
+from prefeval_core.protocol.simulation import ideal_mu
 from prefeval_core.sequential.betting import PairSequences
 from prefeval_core.sequential.mixture import mixture_log_e
 from prefeval_core.sequential.pool_clt import clt_pool_evidence
+from prefeval_core.vocabulary.outcomes import VALUES
 
 FloatArray = npt.NDArray[np.float64]
 TIES = 0.1
 """The share of human ties in the simulated pools."""
 
 
-def ideal_metric(outcomes: FloatArray, accuracy: float, rng: np.random.Generator) -> FloatArray:
-    """§10's ideal metric's outcomes given the human ones (module docstring)."""
-    u = rng.random(outcomes.shape)
-    decisive = np.where(u < accuracy, outcomes, np.where(u < (1 + accuracy) / 2, 0.0, -outcomes))
-    return np.where(outcomes != 0, decisive, rng.choice([1.0, 0.0, -1.0], size=outcomes.shape, p=[0.25, 0.5, 0.25]))
+def mu(accuracy: float) -> npt.NDArray[np.float64]:
+    """§10's ideal metric's mixture matrix at sign accuracy ``accuracy`` (rows = metric, columns = human)."""
+    return np.asarray(ideal_mu(accuracy), dtype=np.float64)
 
 
 def items_needed(items: int, win: float, accuracy: float | None, threshold: float, orders: int, seed: int) -> float:
@@ -45,9 +46,10 @@ def items_needed(items: int, win: float, accuracy: float | None, threshold: floa
     needed = []
     for _ in range(orders):
         outcomes = rng.choice([1.0, 0.0, -1.0], size=items, p=[better, TIES, 1 - TIES - better])
-        metric = None if accuracy is None else ideal_metric(outcomes, accuracy, rng)[None, None, :]
+        metric = None if accuracy is None else VALUES[draw_metric_outcomes(rng, mu(accuracy), (1 - outcomes).astype(np.int64))]
         sequences = PairSequences(outcomes[None, :], np.array([items]), np.array([1.0]))
-        evidence = clt_pool_evidence(sequences, np.ones((1, items), dtype=bool), None, metric)
+        control = None if metric is None else metric.astype(np.float64)[None, None, :]
+        evidence = clt_pool_evidence(sequences, np.ones((1, items), dtype=bool), None, control)
         null = evidence.nulls[0]
         path = mixture_log_e(null.z, null.observed, null.allowed, null.horizon, null.refuted)[0]
         reached = np.flatnonzero(path >= threshold)

@@ -128,15 +128,17 @@ def test_settings_take_pool_mean_clt_with_question_controls_only() -> None:
         ProtocolSettings(budget=10, model="human_only", statistic="pool_mean_clt", error_control="spending", futility=None)
 
 
-def test_the_ideal_metric_inside_protects_the_top_and_lowers_the_cost() -> None:
+@pytest.mark.parametrize("statistic", ["pool_mean_clt", "pool_sign_clt"])
+def test_the_ideal_metric_inside_protects_the_top_and_lowers_the_cost(statistic: str) -> None:
     # Five systems on a ladder 0.5 apart, 100 items, N = 5: with the ideal metric at sign accuracy 0.9 as a
-    # control variate no run excludes the pool's best system, and the human cost falls.
+    # control variate (of the mean difference, or of the net win rate) no run excludes the pool's best
+    # system, and the human cost falls.
     common = dict(
         n_systems=5,
         n_tied=1,
         n_items=100,
         question=Question("top-k", 1),
-        statistic="pool_mean_clt",
+        statistic=statistic,
         runs=12,
         batch=5,
         seed=20006,

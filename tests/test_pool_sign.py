@@ -11,11 +11,12 @@ import pytest
 
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import new_state, replay_source, run_protocol
+from prefeval_core.protocol.ideal_metric import draw_metric_outcomes
 from prefeval_core.protocol.question_control import outcome_values, pair_sequences, pool_differences
 from prefeval_core.protocol.result import reference_outcomes
 from prefeval_core.protocol.settings import ProtocolSettings, Question
-from prefeval_core.protocol.simulation import simulate_question
-from prefeval_core.vocabulary.outcomes import BETTER, WORSE
+from prefeval_core.protocol.simulation import ideal_mu, simulate_question
+from prefeval_core.vocabulary.outcomes import BETTER, VALUES, WORSE
 from tests.protocol_fixtures import ratings_table
 
 GAMMA = 0.05
@@ -85,34 +86,6 @@ def test_all_pairs_under_the_global_null_with_a_margin() -> None:
     assert result.errors <= GAMMA + 2 * math.sqrt(GAMMA * (1 - GAMMA) / result.runs)
 
 
-def test_the_ideal_metric_lowers_the_cost_of_the_net_win_rate() -> None:
-    # Five systems on a ladder 0.5 apart, 100 items, N = 5: the ideal metric at sign accuracy 0.9 inside
-    # pool_sign_clt costs fewer ratings than human only, with no run excluding the pool's best system.
-    common = dict(
-        n_systems=5,
-        n_tied=1,
-        n_items=100,
-        question=Question("top-k", 1),
-        statistic="pool_sign_clt",
-        runs=12,
-        batch=5,
-        seed=20006,
-        ladder=True,
-    )
-    human = simulate_question(**common)  # type: ignore[arg-type]
-    metric = simulate_question(**common, metric_accuracy=0.9)  # type: ignore[arg-type]
-    assert human.errors == 0 and metric.errors == 0
-    assert metric.cost < human.cost
-
-
-def _ideal_metric(outcomes: np.ndarray, accuracy: float, rng: np.random.Generator) -> np.ndarray:
-    """§10's ideal metric: a decisive outcome kept with probability ``accuracy``, else a tie or the
-    other sign; a tie +1 / 0 / -1 with 0.25 / 0.5 / 0.25."""
-    u = rng.random(outcomes.shape)
-    decisive = np.where(u < accuracy, outcomes, np.where(u < (1 + accuracy) / 2, 0.0, -outcomes))
-    return np.where(outcomes != 0, decisive, rng.choice([1.0, 0.0, -1.0], size=outcomes.shape, p=[0.25, 0.5, 0.25]))
-
-
 @pytest.mark.parametrize(("counts", "delta"), [((40, 20, 40), None), ((10, 80, 10), None), ((50, 20, 30), 0.2)])
 def test_valid_on_a_fixed_pool_of_outcomes(counts: tuple[int, int, int], delta: float | None) -> None:
     # One fixed pool of 100 outcomes (+1, 0, -1 counts), 3,000 orders: with a net win rate of exactly 0 the
@@ -124,7 +97,7 @@ def test_valid_on_a_fixed_pool_of_outcomes(counts: tuple[int, int, int], delta: 
 
     rng = np.random.default_rng(31)
     values = np.repeat([1.0, 0.0, -1.0], counts)
-    metric = _ideal_metric(values, 0.8, rng)
+    metric = VALUES[draw_metric_outcomes(rng, np.asarray(ideal_mu(0.8)), (1 - values).astype(np.int64))].astype(np.float64)
     runs = 3000
     orders = np.stack([rng.permutation(100) for _ in range(runs)])
     sequences = PairSequences(d=values[orders], pool=np.full(runs, 100), bound=np.ones(runs))

@@ -57,7 +57,7 @@ def ideal_metric_table(table: PairTable, *, seed: int, extra_items: int = 0, mu:
     rng = np.random.default_rng(seed)
     has_human = table.human >= 0
     metric = np.full(table.human.shape, -1, dtype=np.int8)
-    metric[has_human] = _draw_from_columns(rng, mu, table.human[has_human].astype(np.int64))
+    metric[has_human] = draw_metric_outcomes(rng, mu, table.human[has_human].astype(np.int64))
     if extra_items == 0:
         return _with_rows(table, table.pair_index, table.item_id, table.human, metric)
     n_all = count_triples(table, has_human).n.astype(np.float64)
@@ -72,12 +72,13 @@ def ideal_metric_table(table: PairTable, *, seed: int, extra_items: int = 0, mu:
         pair_index[order],
         np.concatenate([table.item_id, extra_ids])[order],
         np.concatenate([table.human, np.full(len(extra_pair), -1, dtype=np.int8)])[order],
-        np.concatenate([metric, _draw_from_columns(rng, mu, truth)])[order],
+        np.concatenate([metric, draw_metric_outcomes(rng, mu, truth)])[order],
     )
 
 
-def _draw_from_columns(rng: np.random.Generator, mu: npt.NDArray[np.float64], truth: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
-    """One metric outcome per true outcome ``h``, drawn from ``mu[:, h]`` (inverse CDF)."""
+def draw_metric_outcomes(rng: np.random.Generator, mu: npt.NDArray[np.float64], truth: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
+    """One metric outcome code per true outcome code ``h`` (``>, =, <``: 0, 1, 2), drawn from
+    ``mu[:, h]`` (rows = metric, columns = human; inverse CDF)."""
     cumulative = np.cumsum(mu[:, truth], axis=0)  # (3, len(truth))
     u = rng.random(len(truth))
     return np.minimum((u[None, :] > cumulative).sum(axis=0), 2).astype(np.int8)
