@@ -106,3 +106,13 @@ def test_valid_on_a_fixed_pool_of_outcomes(counts: tuple[int, int, int], delta: 
         evidence = clt_pool_evidence(sequences, np.ones(orders.shape, dtype=bool), delta, f)
         rejected = evidence.direction if delta is None else evidence.equivalence[:, :1]
         assert float((rejected >= math.log(1 / GAMMA)).any(axis=1).mean()) <= limit
+
+
+def test_a_saved_run_restores_with_its_statistic_and_margin() -> None:
+    from prefeval_core.protocol import state_from_dict, state_to_dict
+
+    table = ratings_table(LOPSIDED)
+    state = run_protocol(new_state(table, _settings("pool_sign_clt", delta=0.25)), replay_source(table))
+    restored = state_from_dict(state_to_dict(state), table)
+    assert restored.settings.statistic == "pool_sign_clt" and restored.settings.delta == 0.25
+    assert np.array_equal(pair_sequences(restored).d, pair_sequences(state).d, equal_nan=True)
