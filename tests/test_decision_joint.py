@@ -129,6 +129,67 @@ def test_data_augmentation_agrees_with_a_brute_force_sum(seed: int) -> None:
     assert abs(summary.theta[0] - exact) <= 4 * summary.theta_mc_se[0] + 1e-3, (summary.theta[0], exact, summary.theta_mc_se[0])
 
 
+def _exact_posterior_draws(counts: JointCounts, rng: np.random.Generator, draws: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``draws`` exact posterior draws of ``p`` (draws, 3) and mu's columns (draws, k, h, c) of one
+    pair: the latent table ``L`` from its collapsed posterior (summed over every table, as
+    :func:`_brute_force_theta`), then ``p | L`` and ``mu | L``; with the exact ``E[p_>]`` and theta."""
+    inputs = joint_inputs(counts)
+    n, K, u, patterns = inputs.n[0], inputs.K[0], inputs.u[0].astype(int), inputs.patterns
+    k = K.shape[0]
+    splits = [[(a, b, total - a - b) for a in range(total + 1) for b in range(total + 1 - a)] for total in u]
+    tables = np.array(list(itertools.product(*splits)), dtype=float)  # (T, J, h)
+    per_metric = np.stack([np.stack([tables[:, patterns[:, j] == c].sum(axis=1) for c in range(3)], axis=1) for j in range(k)], axis=1)
+    S = tables.sum(axis=1)  # (T, h)
+    alpha = K[None] + 1.0 + per_metric  # (T, k, c, h)
+    log_w = np.sum(gammaln(u + 1.0)) - gammaln(tables + 1.0).sum(axis=(1, 2))
+    log_w += gammaln(n + 1.0 + S).sum(axis=1) - gammaln((n + 1.0 + S).sum(axis=1))
+    log_w += (gammaln(alpha).sum(axis=2) - gammaln(alpha.sum(axis=2))).sum(axis=(1, 2))
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    p_alpha = n + 1.0 + S
+    exact_p = float(w @ (p_alpha[:, 0] / p_alpha.sum(axis=1)))
+    exact_theta = float(w @ betainc(p_alpha[:, 2], p_alpha[:, 0], 0.5))
+    pick = rng.choice(len(w), draws, p=w)
+    p = rng.standard_gamma(p_alpha[pick])
+    columns = rng.standard_gamma(np.swapaxes(alpha[pick], -1, -2))  # (draws, k, h, c)
+    return p / p.sum(axis=1, keepdims=True), columns / columns.sum(axis=-1, keepdims=True), exact_p, exact_theta
+
+
+def _few_revealed_counts() -> JointCounts:
+    """:func:`_small_counts` with three revealed items only: the relabelled humps carry real mass."""
+    small = _small_counts()
+    revealed = np.zeros_like(small.revealed)
+    revealed[0, 0, 0], revealed[0, 5, 1] = 2, 1
+    return JointCounts(small.metrics, revealed, small.unrevealed)
+
+
+@pytest.mark.parametrize("make", [_small_counts, _few_revealed_counts])
+def test_collapsed_moves_leave_the_brute_force_posterior_invariant(make) -> None:  # type: ignore[no-untyped-def]
+    """The relabelling and ``p``-shift moves alone, iterated from exact posterior draws, keep them
+    exact: the mean of ``p_>`` and ``P(p_> > p_<)`` of 4,000 independent chains match the sums."""
+    from prefeval_core.decision.joint_fast import _start, _State
+
+    counts = make()
+    rng = np.random.default_rng(11)
+    chains = 4000
+    p, columns, exact_p, exact_theta = _exact_posterior_draws(counts, rng, chains)
+    sweep, _ = _start(joint_inputs(counts), np.arange(1), rng, chains)
+    state = _State(p[None], columns[None])
+    root = np.broadcast_to(0.8 * np.eye(2), (1, chains, 2, 2))
+    accepted = np.zeros((1, chains))
+    relabelled = np.zeros((1, chains))
+    for _ in range(25):
+        relabelled += sweep.relabel(rng, state)[0]
+        accepted += sweep.shift(rng, state, root, 4)[0]
+    assert accepted.mean() / 25 > 0.2 and relabelled.sum() > 100  # the moves did move the chains
+    moved_p = state.p[0]
+    se = moved_p[:, 0].std() / np.sqrt(chains)
+    assert abs(moved_p[:, 0].mean() - exact_p) <= 4 * se, (moved_p[:, 0].mean(), exact_p, se)
+    above = (moved_p[:, 0] > moved_p[:, 2]).mean()
+    assert abs(above - exact_theta) <= 4 * np.sqrt(exact_theta * (1 - exact_theta) / chains), (above, exact_theta)
+    assert abs(exact_theta - _brute_force_theta(counts)) < 1e-12
+
+
 def test_importance_route_is_deterministic() -> None:
     counts = _informative_counts(7, 3, 100, 15, pairs=3)
     small = SamplerSettings.small()

@@ -24,11 +24,33 @@ chains (NumPyro's estimator) is at least ``is_min_ess``, its split R-hat is at m
 ``is_target_se`` or ``theta`` is more than ``is_decision_z`` standard errors from both thresholds.
 A pair still unsettled after ``gibbs_max_iterations`` goes to NUTS unless its ESS and R-hat pass.
 
-Data augmentation mixes slowly when the unrevealed items carry much more information than the
-revealed ones about the metrics' errors (the missing-information fraction is high: many metric-only
-items and few revealed items); the diagnostics then send the pair to NUTS. Random numbers come from
-one NumPy stream per call (``default_rng([seed, JOINT_STREAM])``): same inputs and seed give the
-same result, but a pair's draws depend on the other pairs of the call.
+Data augmentation alone mixes slowly when the unrevealed items carry much more information than
+the revealed ones (the missing-information fraction is high: many metric-only items and few
+revealed items): ``p | L`` and ``L | p, mu`` are both sharp, so each sweep moves ``p`` by little, and
+with few revealed items the chains seldom cross between the relabelled humps of the posterior. Each
+sweep therefore ends with two Metropolis-Hastings moves on the *collapsed* posterior of ``(p, mu)``
+(``L`` integrated out: ``prod_c (sum_h p_h prod_j mu_j[c_j, h])^{u_c}`` times the Dirichlet
+factors ``p^n`` and ``mu_j^{K_j}`` of the revealed items and the flat priors), which leaves the
+marginal of ``(p, mu)`` invariant:
+
+* :meth:`_Sweep.relabel`: propose the state relabelled by a uniformly drawn permutation of the true
+  outcome; the unrevealed items' likelihood and the priors cancel from the ratio, so it costs a few
+  operations and crosses between humps as often as the revealed items allow (with none revealed
+  the posterior is symmetric and every proposal is accepted);
+* :meth:`_Sweep.shift`: ``settings.gibbs_shift_steps`` random-walk Metropolis steps on ``p`` alone,
+  ``mu`` held, in additive log-ratio coordinates (with the Jacobian), the step covariance adapted
+  per chain during the warm-up only (:class:`_Walker`): it breaks the ``p``-``L`` coupling at the
+  cost of a few operations on the cells per step.
+
+Both are Metropolis-within-Gibbs steps (Tierney 1994, Ann. Statist. 22:1701) for the marginal of
+``(p, mu)``; the next sweep draws ``L | p, mu`` from its full conditional, so every kept ``S`` is
+still drawn given a state whose ``(p, mu)`` follows the posterior, and ``theta(S)`` stays a valid
+Rao-Blackwellised estimate. The route's estimates use ``S`` only (the moves come after it in the
+sweep). What neither move crosses is a curved ridge of ``(p, mu)`` together (``mu`` weakly
+identified, ~10^4 unrevealed items); the diagnostics then still send the pair to NUTS. Random numbers
+come from one NumPy stream per call (``default_rng([seed, JOINT_STREAM])``): same inputs and seed
+give the same result, but a pair's draws depend on the other pairs of the call. The sweeps that
+build the ``joint_importance`` proposal (:func:`conditional_parameters`) are plain data augmentation.
 """
 
 from __future__ import annotations
@@ -48,6 +70,8 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 JOINT_STREAM = 0x6A17
 """Second word of the seed of the joint route's stream."""
+PERMUTATIONS = np.array(list(itertools.permutations(range(3))))
+"""The six permutations of the true outcome (6, 3), the identity first."""
 
 
 @dataclass(frozen=True)
@@ -121,8 +145,12 @@ def _run_batch(
     n = inputs.n[pairs]
     C = settings.gibbs_chains
     sweep, state = _start(inputs, pairs, rng, C)
-    for _ in range(settings.gibbs_warmup):
+    walker = _Walker.start(len(pairs), C)
+    for t in range(settings.gibbs_warmup):
         sweep.step(rng, state)
+        walker.moved(*sweep.relabel(rng, state))
+        if settings.gibbs_shift_steps:
+            walker.adapt(t, settings.gibbs_warmup, *sweep.shift(rng, state, walker.root(), settings.gibbs_shift_steps))
     active = np.arange(len(pairs))
     theta_series: list[list[FloatArray]] = [[] for _ in pairs]
     p_sums = np.zeros((len(pairs), 3))
@@ -133,6 +161,9 @@ def _run_batch(
         thetas = np.empty((active.size, C, block))
         for t in range(block):
             S = sweep.step(rng, state)[0]
+            walker.moved(*sweep.relabel(rng, state))
+            if settings.gibbs_shift_steps:
+                sweep.shift(rng, state, walker.root(), settings.gibbs_shift_steps)
             alpha = n[active][:, None, :] + 1.0 + S  # (A, C, 3)
             thetas[:, :, t] = betainc(alpha[..., WORSE], alpha[..., BETTER], 0.5)
             p_sums[active] += (alpha / alpha.sum(axis=-1, keepdims=True)).sum(axis=1)
@@ -148,11 +179,94 @@ def _run_batch(
         _write(out, pairs[active[done]], summary, done, p_sums[active[done]] / kept[active[done], None], iterations, settled=True)
         keep = ~done
         active, state = active[keep], _State(state.p[keep], state.columns[keep])
-        sweep = sweep.subset(keep)
+        sweep, walker = sweep.subset(keep), walker.subset(keep)
     if active.size:
         summary = _summaries([np.concatenate(theta_series[row], axis=1) for row in active])
         acceptable = (summary[2] >= settings.is_min_ess) & (summary[3] <= settings.gibbs_max_rhat)
         _write(out, pairs[active], summary, np.ones(active.size, bool), p_sums[active] / kept[active, None], iterations, settled=acceptable)
+
+
+SHIFT_TARGET = 0.35
+"""Acceptance probability the scale of the shift (:meth:`_Sweep.shift`, two coordinates) is tuned to
+during the warm-up: the optimum of random-walk Metropolis is 0.44 in one dimension and falls towards
+0.234 in many (Roberts & Rosenthal 2001, Statist. Sci. 16:351)."""
+SHIFT_START_SD = 0.05
+"""Initial standard deviation of the shift's steps in each log-ratio coordinate of ``p``: small, so
+that the first steps are accepted even with thousands of unrevealed items; the scale adaptation
+grows it within a few dozen sweeps if it is too small."""
+SHIFT_WINDOWS = (0.125, 0.25, 0.5, 0.875)
+"""Ends of the warm-up windows (fractions of ``gibbs_warmup``): at the end of each, the shift's step
+covariance becomes ``2.38^2 / 2`` times the covariance of the chain's states in that window
+(Gelman, Roberts & Gilks 1996; doubling windows as Stan's, whose later windows see states nearer
+the stationary distribution); the scale adapts throughout, alone after the last window; nothing
+adapts after the warm-up, so the kept iterations are a homogeneous Markov chain."""
+
+
+@dataclass
+class _Walker:
+    """The shift's proposal of each chain (private, mutable), in the chain's reference frame.
+
+    ``frame`` (B, C) indexes :data:`PERMUTATIONS`: the chain's state is its reference-frame state
+    relabelled by it (the accepted :meth:`_Sweep.relabel` moves composed), so a chain that crossed
+    to a relabelled hump proposes steps of the same shape relabelled likewise. The proposal depends
+    on ``frame``, not on ``p``: ``frame`` is an auxiliary variable, uniform and independent of
+    ``(p, mu, L)`` in an extended target that every move leaves invariant (a relabelling moves
+    ``(p, mu)`` and ``frame`` together; the shift is a symmetric walk given ``frame``). ``shape``
+    (B, C, 2, 2) is a Cholesky factor of the step covariance in the reference frame, ``log_scale``
+    (B, C) its log multiplier, ``window`` the reference-frame states of the current warm-up window.
+    """
+
+    frame: IntArray
+    shape: FloatArray
+    log_scale: FloatArray
+    window: list[FloatArray]
+
+    @classmethod
+    def start(cls, pairs: int, chains: int) -> _Walker:
+        shape = np.broadcast_to(np.eye(2) * SHIFT_START_SD, (pairs, chains, 2, 2)).copy()
+        return cls(np.zeros((pairs, chains), np.int64), shape, np.zeros((pairs, chains)), [])
+
+    def subset(self, keep: npt.NDArray[np.bool_]) -> _Walker:
+        return _Walker(self.frame[keep], self.shape[keep], self.log_scale[keep], [])
+
+    def root(self) -> FloatArray:
+        """Cholesky factors (B, C, 2, 2) of the step covariance in each chain's current frame."""
+        return np.exp(self.log_scale)[..., None, None] * np.matmul(_RELABEL_RATIOS[self.frame], self.shape)
+
+    def moved(self, accept: npt.NDArray[np.bool_], choice: IntArray) -> None:
+        """Compose the accepted relabellings into the frames."""
+        self.frame = np.where(accept, _COMPOSE[self.frame, choice], self.frame)
+
+    def adapt(self, t: int, warmup: int, acceptance: FloatArray, y: FloatArray) -> None:
+        """After warm-up sweep ``t``: Robbins-Monro on the log scale towards :data:`SHIFT_TARGET`
+        (gain ``1 / sqrt(t + 1)``), and the windows' covariances (:data:`SHIFT_WINDOWS`)."""
+        self.log_scale += (acceptance - SHIFT_TARGET) / np.sqrt(1.0 + t)
+        self.window.append(np.matmul(_RELABEL_RATIOS[_INVERSE[self.frame]], y[..., None])[..., 0])
+        if t + 1 in {round(f * warmup) for f in SHIFT_WINDOWS} and len(self.window) >= 2:
+            states = np.stack(self.window, axis=2)  # (B, C, T, 2)
+            m = states.shape[2]
+            centred = states - states.mean(axis=2, keepdims=True)
+            covariance = np.matmul(np.swapaxes(centred, -1, -2), centred) / (m - 1)
+            # shrunk towards a small multiple of the identity as Stan's (weight 5 / (m + 5)), so that
+            # a short window or a chain that did not move still gives a positive-definite factor
+            covariance = (m / (m + 5.0)) * covariance + (5.0 / (m + 5.0)) * 1e-3 * np.eye(2)
+            self.shape = np.linalg.cholesky(covariance * (2.38**2 / 2))
+            self.log_scale[:] = 0.0
+            self.window = []
+
+
+def _relabel_ratios() -> FloatArray:
+    """(6, 2, 2): the linear map of ``y = (log p_0 / p_2, log p_1 / p_2)`` under each of
+    :data:`PERMUTATIONS` (``p'_h = p_sigma(h)`` has ``y' = A y``)."""
+    z = np.concatenate([np.eye(2), np.zeros((2, 1))], axis=1)  # (basis vector, h): log p_h - log p_2
+    return np.stack([(z[:, sigma[:2]] - z[:, sigma[2:]]).T for sigma in PERMUTATIONS])
+
+
+_RELABEL_RATIOS = _relabel_ratios()
+_COMPOSE = np.array([[PERMUTATIONS.tolist().index(list(a[b])) for b in PERMUTATIONS] for a in PERMUTATIONS])
+"""``_COMPOSE[i, j]``: index of ``PERMUTATIONS[i][PERMUTATIONS[j]]`` (relabelled by ``i``, then by ``j``)."""
+_INVERSE = np.array([PERMUTATIONS.tolist().index(list(np.argsort(a))) for a in PERMUTATIONS])
+"""``_INVERSE[i]``: index of the inverse of ``PERMUTATIONS[i]``."""
 
 
 def _start(inputs: JointInputs, pairs: IntArray, rng: np.random.Generator, chains: int) -> tuple[_Sweep, _State]:
@@ -166,7 +280,7 @@ def _start(inputs: JointInputs, pairs: IntArray, rng: np.random.Generator, chain
     prior = np.swapaxes(inputs.K[pairs], -1, -2) + 1.0  # (B, k, h, c): Dirichlet parameters of mu's columns
     p = _dirichlet(rng, np.broadcast_to((n + 1.0)[:, None, :], (len(pairs), chains, 3)))
     columns = _dirichlet(rng, np.broadcast_to(prior[:, None], (len(pairs), chains, *prior.shape[1:])))
-    sigma = np.array(list(itertools.permutations(range(3))))[np.arange(chains) % 6]  # (chains, 3)
+    sigma = PERMUTATIONS[np.arange(chains) % 6]  # (chains, 3)
     state = _State(np.take_along_axis(p, sigma[None], axis=2), np.take_along_axis(columns, sigma[None, :, None, :, None], axis=3))
     return _Sweep.build(inputs.patterns, n, prior, inputs.u[pairs]), state
 
@@ -223,15 +337,83 @@ class _Sweep:
     def subset(self, keep: npt.NDArray[np.bool_]) -> _Sweep:
         return _Sweep.build(self.patterns, self.n[keep], self.prior[keep], self.u[keep])
 
+    def _log_joint(self, log_p: FloatArray, log_columns: FloatArray) -> FloatArray:
+        """``log(p_h prod_j mu_j[c_j, h])`` (N, C, h) of every cell, from ``log p`` (B, C, 3) and the
+        logs of mu's columns (B, C, k, h, c)."""
+        log_mu = np.swapaxes(log_columns, -1, -2)  # (B, C, k, c, h)
+        log_joint = log_p[self.pair]  # (N, C, h)
+        for j in range(log_mu.shape[2]):
+            present = self.codes[:, j] < 3
+            log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
+        return log_joint
+
+    def shift(self, rng: np.random.Generator, state: _State, root: FloatArray, steps: int) -> tuple[FloatArray, FloatArray]:
+        """``steps`` random-walk Metropolis moves per chain on ``p`` alone, ``mu`` held, on the
+        collapsed posterior (the latent outcomes integrated out) in the additive log-ratios ``y`` of
+        ``p``: propose ``y + root @ z`` (``root`` (B, C, 2, 2)), accept with probability
+        ``min(1, target(y') / target(y))``, ``log target = sum_h (n_h + 1) log p_h + sum_c u_c log
+        sum_h p_h m_ch`` (``m_ch = prod_j mu_j[c_j, h]``, fixed during the moves; ``+ 1``: the
+        Jacobian). Each step costs a few operations on the cells. Updates ``state.p`` in place;
+        returns the mean acceptance probability (B, C) and ``y``."""
+        log_m = self._log_joint(np.zeros_like(state.p), np.log(state.columns))  # (N, C, h)
+        m = np.exp(log_m - log_m.max(axis=-1, keepdims=True))  # rescaled per cell: a constant of the target
+        weights = self.n[:, None, :] + 1.0  # (B, 1, 3)
+
+        def target(p: FloatArray) -> FloatArray:
+            q = p[self.pair]
+            cell = m[..., 0] * q[..., 0] + m[..., 1] * q[..., 1] + m[..., 2] * q[..., 2]
+            return np.add.reduceat(self.items[:, None] * np.log(cell), self.starts, axis=0) + np.sum(weights * np.log(p), axis=-1)
+
+        p = state.p
+        y = np.log(p[..., :2]) - np.log(p[..., 2:])
+        value = target(p)
+        accepted = np.zeros(value.shape)
+        for _ in range(steps):
+            proposal = y + np.matmul(root, rng.standard_normal(y.shape)[..., None])[..., 0]
+            top = np.maximum(proposal.max(axis=-1, keepdims=True), 0.0)
+            e = np.concatenate([np.exp(proposal - top), np.exp(-top)], axis=-1)
+            new_p = e / e.sum(axis=-1, keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                new_value = target(new_p)
+                log_ratio = np.where(np.isfinite(new_value), new_value - value, -np.inf)
+                accepted += np.exp(np.minimum(log_ratio, 0.0))
+            accept = np.log(rng.random(value.shape)) < log_ratio
+            y = np.where(accept[..., None], proposal, y)
+            value = np.where(accept, new_value, value)
+            p = np.where(accept[..., None], new_p, p)
+        state.p = p
+        return accepted / max(steps, 1), y
+
+    def relabel(self, rng: np.random.Generator, state: _State) -> tuple[npt.NDArray[np.bool_], IntArray]:
+        """One Metropolis-Hastings move per chain on the collapsed posterior of ``(p, mu)``: propose
+        the state relabelled by one of the five other permutations ``sigma`` of the true outcome,
+        drawn uniformly (``p'_h = p_sigma(h)``, ``mu'_j[:, h] = mu_j[:, sigma(h)]``).
+
+        The proposal is symmetric (``sigma`` and its inverse are equally likely) and a permutation of
+        coordinates (Jacobian 1); the flat Dirichlet priors and the unrevealed items' collapsed
+        likelihood ``prod_c (sum_h p_h prod_j mu_j[c_j, h])^{u_c}`` are invariant under it, so the
+        acceptance ratio is that of the revealed items alone:
+        ``prod_h (p'_h / p_h)^{n_h} prod_{j, c, h} (mu'_j[c, h] / mu_j[c, h])^{K_j[c, h]}``.
+        Returns which chains moved (B, C) and the index of their ``sigma`` in :data:`PERMUTATIONS`.
+        """
+        B, C = state.p.shape[:2]
+        choice = 1 + rng.integers(0, 5, (B, C))
+        sigma = PERMUTATIONS[choice]  # (B, C, 3)
+        p = np.take_along_axis(state.p, sigma, axis=2)
+        columns = np.take_along_axis(state.columns, sigma[:, :, None, :, None], axis=3)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_ratio = np.sum(self.n[:, None, :] * np.log(p / state.p), axis=-1)
+            log_ratio += np.sum((self.prior[:, None] - 1.0) * np.log(columns / state.columns), axis=(2, 3, 4))
+        accept = np.log(rng.random((B, C))) < log_ratio  # a NaN ratio (a zero component) rejects
+        state.p = np.where(accept[..., None], p, state.p)
+        state.columns = np.where(accept[..., None, None, None], columns, state.columns)
+        return accept, choice
+
     def step(self, rng: np.random.Generator, state: _State) -> tuple[FloatArray, FloatArray]:
         """Update ``state`` in place by one sweep; returns ``S`` (B, C, 3) of the new latent draw and
         the Dirichlet parameters (B, C, k, h, c) of mu's columns given it."""
-        C, k = state.p.shape[1], self.prior.shape[1]
-        log_mu = np.log(np.swapaxes(state.columns, -1, -2))  # (B, C, k, c, h)
-        log_joint = np.log(state.p)[self.pair]  # (N, C, h)
-        for j in range(k):
-            present = self.codes[:, j] < 3
-            log_joint[present] += log_mu[self.pair[present], :, j, self.codes[present, j], :]
+        C = state.p.shape[1]
+        log_joint = self._log_joint(np.log(state.p), np.log(state.columns))
         # L[c] ~ Multinomial(u_c, normalise(exp log_joint)) as two binomials; the three outcomes unrolled
         first, second, third = log_joint[..., 0], log_joint[..., 1], log_joint[..., 2]
         top = np.maximum(np.maximum(first, second), third)
@@ -247,9 +429,9 @@ class _Sweep:
         S = np.add.reduceat(latent, self.starts, axis=0)  # (B, C, h): every pair has a cell
         state.p = _dirichlet(rng, self.n[:, None, :] + 1.0 + S)
         columns = np.broadcast_to(self.prior[:, None], (len(self.n), C, *self.prior.shape[1:])).copy()  # (B, C, k, h, c)
-        for j, (cells, first, group_pair, group_code) in enumerate(self.groups):
+        for j, (cells, heads, group_pair, group_code) in enumerate(self.groups):
             if cells.size:
-                columns[group_pair, :, j, :, group_code] += np.add.reduceat(latent[cells], first, axis=0)  # (groups, C, h)
+                columns[group_pair, :, j, :, group_code] += np.add.reduceat(latent[cells], heads, axis=0)  # (groups, C, h)
         state.columns = _dirichlet(rng, columns)
         return S, columns
 

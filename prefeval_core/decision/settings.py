@@ -54,6 +54,12 @@ class SamplerSettings:
             iterations, iterations between checks of the stop rule (the one-metric rule:
             ``is_min_ess``, ``is_target_se``, ``is_decision_z``) and the most iterations per chain.
         gibbs_max_rhat: a pair of that route stops only with a split R-hat at most this.
+        gibbs_shift_steps: random-walk Metropolis steps per sweep of that route on ``p`` alone, ``mu``
+            held, on the collapsed posterior (the latent outcomes integrated out; step covariance
+            adapted during the warm-up only): data augmentation moves ``p`` slowly when the
+            unrevealed items far outnumber the revealed ones, these steps do not. A step costs a
+            few array operations on the cells, so 8 (each accepted about a third of the time) give
+            ``p`` a few moves per sweep for roughly the cost of the sweep itself. 0 turns them off.
         fallback_chains, fallback_warmup, fallback_draws: NUTS sizes for that fallback.
     """
 
@@ -77,6 +83,7 @@ class SamplerSettings:
     gibbs_block: int = 250
     gibbs_max_iterations: int = 20000
     gibbs_max_rhat: float = 1.01
+    gibbs_shift_steps: int = 8
     fallback_chains: int = 4
     fallback_warmup: int = 1000
     fallback_draws: int = 5000
@@ -99,7 +106,7 @@ class SamplerSettings:
         ):
             if getattr(self, name) < 1:
                 raise settings_error(f"SamplerSettings.{name} must be at least 1, got {getattr(self, name)}", field=name)
-        for name in ("enumeration_max_items", "is_adapt_rounds", "gibbs_warmup"):
+        for name in ("enumeration_max_items", "is_adapt_rounds", "gibbs_warmup", "gibbs_shift_steps"):
             if getattr(self, name) < 0:
                 raise settings_error(f"SamplerSettings.{name} must not be negative, got {getattr(self, name)}", field=name)
         if not 0.0 < self.nuts_target_accept < 1.0:
