@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from bench_rules import RULE_HELP, RULES
+from question_rules import RULE_HELP, RULES
 
 from prefeval_core.baselines import ppi_interval, successive_elimination
 from prefeval_core.data.dataset import Dataset, load_dataset

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from bench_rules import RULE_HELP, RULES
+from question_rules import RULE_HELP, RULES
 
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
