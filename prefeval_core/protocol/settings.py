@@ -30,10 +30,10 @@ per item with the tie threshold ``eps_human``: the net win rate, the share of it
 minus the share where B is): the paper's estimand on the study's own items, protected at the
 question level, where a metric that predicts the outcomes (method.md §10's ideal metric) explains
 more of the spread than of the score differences'."""
-BETTING_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
-"""The statistics decided by betting e-processes (error control ``question`` or ``fdr``)."""
-SCORE_STATISTICS: tuple[Statistic, ...] = ("mean", "pool_mean", "pool_mean_clt")
-"""The statistics on paired score differences (an equivalence margin is in the score's units)."""
+STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
+BETTING_STATISTICS: tuple[Statistic, ...] = tuple(s for s in STATISTICS if s != "sign")
+"""The statistics decided by betting e-processes (error control ``question`` or ``fdr``; an
+equivalence margin in the score's units, or for :data:`OUTCOME_STATISTICS` the net win rate's)."""
 POOL_STATISTICS: tuple[Statistic, ...] = ("pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
 """The statistics whose estimand is the study's own item pool (reference: the pool's mean difference)."""
 OUTCOME_STATISTICS: tuple[Statistic, ...] = ("pool_sign", "pool_sign_clt")
@@ -41,7 +41,6 @@ OUTCOME_STATISTICS: tuple[Statistic, ...] = ("pool_sign", "pool_sign_clt")
 difference (an equivalence margin is in units of the net win rate, in (0, 1])."""
 CLT_STATISTICS: tuple[Statistic, ...] = ("pool_mean_clt", "pool_sign_clt")
 """The asymptotic pool statistics: the metric enters as a control variate."""
-STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 Policy = Literal["paper", "closest_first"]
 """Allocation within a round (:mod:`prefeval_core.protocol.policies`)."""
 
