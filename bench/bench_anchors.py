@@ -286,7 +286,7 @@ def main() -> None:
     )
     parser.add_argument("--items", type=int, default=60, help="ideal: items per simulated study")
     parser.add_argument("--batch", type=int, default=BATCH, help="ideal: the batch size N")
-    parser.add_argument("--delta", type=float, default=None, help="ideal: an equivalence margin (pool and clt rules)")
+    parser.add_argument("--delta", type=float, default=None, help="ideal: an equivalence margin (the rules decided by betting)")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_anchors.py {' '.join(sys.argv[1:])}")
     if "real" in args.part:
