@@ -209,3 +209,16 @@ def test_with_several_metrics_the_win_rates_show_what_each_contributes() -> None
     assert list(frame["evidence"][:2]) == ["all metrics", "human judgments only"]
     assert {"without gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance alone"} <= set(frame["evidence"])
     assert frame["θ = P(p> > p<)"].between(0, 1).all()
+
+
+def test_the_net_win_rate_runs_from_the_form_as_the_core_runs_it() -> None:
+    at = start_protocol(0, Question="top-k", **{"Error control": "question", "Statistic": "pool_sign_clt"})
+    at.button(key="pe_run").click()
+    run_ok(at)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    assert protocol.settings.statistic == "pool_sign_clt"
+    from prefeval_core.protocol import new_state, replay_source, run_protocol
+
+    again = run_protocol(new_state(protocol.table, protocol.settings), replay_source(protocol.table))
+    assert again.cost_used == protocol.cost_used and np.array_equal(again.decisions, protocol.decisions)
+    assert np.array_equal(again.members, protocol.members)
