@@ -208,9 +208,11 @@ def check_is_store(conn: Connection, where: str) -> None:
     Raises:
         StoreError: naming the database and a few of its tables.
     """
-    if current_version(conn):
-        return
+    # The table list first, then the version: another process's migration commits its tables and its
+    # version row together, so a list taken before the version query cannot show its tables without it.
     tables = sorted(inspect(conn).get_table_names())
+    if schema_version.name in tables and current_version(conn):
+        return
     if tables and _LEGACY_TABLE not in tables:
         shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
         message = f"{where} is not a prefeval store: it holds other tables ({shown}); point the store at its own file or database"
