@@ -158,6 +158,14 @@ class StoreWatcher(threading.Thread):
     def ratings(self) -> list[Any]:
         return list(self.store.ratings(DATASET_KEY, study_id=self.study_id))
 
+    def wait_for(self, presses: dict[str, list[float]], timeout: float) -> None:
+        """Until every pressed judgment has been seen stored, or ``timeout`` seconds (then the missing ones count as lost)."""
+        wanted = {(name, n) for name, times in presses.items() for n in range(1, len(times) + 1)}
+        until = time.perf_counter() + timeout
+        while not wanted <= self.seen.keys() and time.perf_counter() < until:
+            time.sleep(self.every)
+        time.sleep(min(1.0, timeout))  # a judgment stored twice by a retried submit shows a moment later
+
     def run(self) -> None:
         while not self.stop.is_set():
             now = time.perf_counter()
@@ -231,7 +239,8 @@ async def drive(
 
 def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, settle: float = 5.0, pause: float = 0.3) -> LoadResult:
     """One load run on a fresh store of ``kind`` (``sqlite`` or ``postgres``); each annotator waits
-    ``pause`` seconds after a screen is drawn before the next key (its key bindings attach late)."""
+    ``pause`` seconds after a screen is drawn before the next key (its key bindings attach late).
+    After the last key, up to ``settle`` seconds for the store to show every judgment pressed."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="prefeval-load-") as tmp, store_env(kind, Path(tmp)) as (env, open_it):
@@ -246,7 +255,7 @@ def run_load(kind: str, annotators: int, seconds: float, refresh: float = 5.0, s
             watcher = StoreWatcher(open_it, study_id)
             watcher.start()
             presses, early, reloads = asyncio.run(drive(app_url, study_id, tokens, seconds, refresh, pause))
-            time.sleep(settle)
+            watcher.wait_for(presses, settle)
             watcher.stop.set()
             watcher.join()
             ratings = watcher.ratings()
