@@ -39,8 +39,12 @@ def mu(accuracy: float) -> npt.NDArray[np.float64]:
     return np.asarray(ideal_mu(accuracy), dtype=np.float64)
 
 
-def items_needed(items: int, win: float, accuracy: float | None, threshold: float, orders: int, seed: int) -> float:
-    """The mean first item count at which the evidence for "A better" reaches ``threshold`` (log)."""
+def items_needed(items: int, win: float, accuracy: float | None, threshold: float, orders: int, seed: int, oracle: bool = False) -> float:
+    """The mean first item count at which the evidence for "A better" reaches ``threshold`` (log).
+
+    ``oracle``: the metric enters with the pool's own best coefficient, known in advance (the values
+    tested are ``h - lambda (f - mean f)``, human only): what the control variate would buy if its
+    coefficient did not have to be learnt on the first items. Not a valid rule, a bound to compare with."""
     rng = np.random.default_rng(seed)
     better = (1 - TIES + win) / 2
     needed = []
@@ -49,6 +53,10 @@ def items_needed(items: int, win: float, accuracy: float | None, threshold: floa
         metric = None if accuracy is None else VALUES[draw_metric_outcomes(rng, mu(accuracy), (1 - outcomes).astype(np.int64))]
         sequences = PairSequences(outcomes[None, :], np.array([items]), np.array([1.0]))
         control = None if metric is None else metric.astype(np.float64)[None, None, :]
+        if oracle and metric is not None:
+            f = metric - metric.mean()
+            residual = outcomes - (np.dot(outcomes - outcomes.mean(), f) / np.dot(f, f)) * f
+            sequences, control = PairSequences(residual[None, :], np.array([items]), np.array([np.abs(residual).max()])), None
         evidence = clt_pool_evidence(sequences, np.ones((1, items), dtype=bool), None, control)
         null = evidence.nulls[0]
         path = mixture_log_e(null.z, null.observed, null.allowed, null.horizon, null.refuted)[0]
@@ -63,6 +71,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=400)
     parser.add_argument("--win", type=float, default=0.3, help="the pool's net win rate (drawn: the expected one)")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--oracle", action="store_true", help="the metric's coefficient known in advance (a bound, not a rule)")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_decision_items.py {' '.join(sys.argv[1:])}")
     print("| threshold | human only | a = 0.6 | a = 0.7 | a = 0.8 | a = 0.9 |")
@@ -71,7 +80,7 @@ def main() -> None:
         human = items_needed(args.items, args.win, None, threshold, args.orders, args.seed)
         cells = [f"{human:.1f}"]
         for accuracy in (0.6, 0.7, 0.8, 0.9):
-            with_metric = items_needed(args.items, args.win, accuracy, threshold, args.orders, args.seed)
+            with_metric = items_needed(args.items, args.win, accuracy, threshold, args.orders, args.seed, args.oracle)
             cells.append(f"{with_metric:.1f} ({with_metric / human:.2f})")
         print(f"| {label} | " + " | ".join(cells) + " |")
         sys.stdout.flush()
