@@ -190,6 +190,102 @@ def test_collapsed_moves_leave_the_brute_force_posterior_invariant(make) -> None
     assert abs(exact_theta - _brute_force_theta(counts)) < 1e-12
 
 
+@pytest.mark.parametrize("make", [_small_counts, _few_revealed_counts])
+def test_the_ridge_move_leaves_the_brute_force_posterior_invariant(make) -> None:  # type: ignore[no-untyped-def]
+    """The ridge move alone (two metrics' joint law with the truth times a matrix with unit row
+    sums), iterated from exact posterior draws, keeps them exact: a wrong Jacobian moves the mean of
+    ``p_>`` and ``P(p_> > p_<)`` of 4,000 independent chains away from the sums."""
+    from prefeval_core.decision.joint_fast import _start, _State
+
+    counts = make()
+    rng = np.random.default_rng(12)
+    chains = 4000
+    p, columns, exact_p, exact_theta = _exact_posterior_draws(counts, rng, chains)
+    sweep, _ = _start(joint_inputs(counts), np.arange(1), rng, chains)
+    state = _State(p[None], columns[None])
+    accepted = np.zeros((1, chains))
+    for _ in range(25):
+        accepted += sweep.ridge(rng, state, np.full((1, chains), 0.1), 4)
+    assert accepted.mean() / 25 > 0.1 and np.abs(state.p[0] - p).mean() > 0.04  # the move did move the chains
+    moved_p = state.p[0]
+    se = moved_p[:, 0].std() / np.sqrt(chains)
+    assert abs(moved_p[:, 0].mean() - exact_p) <= 4 * se, (moved_p[:, 0].mean(), exact_p, se)
+    above = (moved_p[:, 0] > moved_p[:, 2]).mean()
+    assert abs(above - exact_theta) <= 4 * np.sqrt(exact_theta * (1 - exact_theta) / chains), (above, exact_theta)
+
+
+def test_the_ridge_move_keeps_what_the_unrevealed_items_pin() -> None:
+    """With two metrics the ridge move changes ``(p, mu)`` but not the frequencies of the patterns
+    (``sum_h p_h mu_a[c, h] mu_b[c', h]``), nor the columns' sums, nor the unrevealed items' likelihood,
+    also where one metric is missing (which is why the move leaves that likelihood out)."""
+    from prefeval_core.decision.joint_fast import _start
+
+    rng = np.random.default_rng(3)
+    rows = 300
+    truth = rng.choice(3, rows, p=[0.5, 0.2, 0.3])
+    metrics = np.stack([np.where(rng.random(rows) < 0.7, truth, rng.integers(0, 3, rows)) for _ in range(2)], axis=1)
+    metrics[rng.random((rows, 2)) < 0.2] = -1  # a fifth of each metric's outcomes missing
+    counts = joint_counts(("a", "b"), np.zeros(rows, np.int64), truth, metrics, np.arange(rows) < 5, 1)
+    sweep, state = _start(joint_inputs(counts), np.arange(1), rng, 64)
+    before = np.einsum("bzh,bzhc,bzhd->bzcd", state.p, state.columns[:, :, 0], state.columns[:, :, 1])
+    inputs = joint_inputs(counts)
+
+    def log_unrevealed(p: np.ndarray, columns: np.ndarray) -> np.ndarray:  # (chains,): sum_c u_c log sum_h p_h prod_j mu_j[c_j, h]
+        cell = np.repeat(p[0][:, None, :], len(inputs.patterns), axis=1)  # (chains, pattern, h)
+        for j in range(2):
+            rated = inputs.patterns[:, j] < 3
+            cell[:, rated] *= columns[0][:, j][:, :, inputs.patterns[rated, j]].transpose(0, 2, 1)
+        return np.log(cell.sum(axis=-1)) @ inputs.u[0]
+
+    likelihood, p_before = log_unrevealed(state.p, state.columns), state.p.copy()
+    sweep.ridge(rng, state, np.full((1, 64), 0.3), 1)
+    after = np.einsum("bzh,bzhc,bzhd->bzcd", state.p, state.columns[:, :, 0], state.columns[:, :, 1])
+    assert np.allclose(before, after, atol=1e-12) and np.allclose(state.columns.sum(axis=-1), 1.0)
+    assert np.allclose(log_unrevealed(state.p, state.columns), likelihood, rtol=1e-10)
+    assert np.abs(state.p - p_before).max() > 0.01
+
+
+def test_the_ridge_moves_jacobian_matches_finite_differences() -> None:
+    """``|det T| prod_h (p_h / p'_h)^2`` against the determinant of the map's 14 x 14 Jacobian in the
+    simplices' coordinates (``p_0, p_1`` and the first two entries of each column of ``mu_a``, ``mu_b``),
+    by central differences, for random states and matrices ``T`` with unit row sums."""
+    from prefeval_core.decision.joint_fast import ridge_log_jacobian, ridge_transform
+
+    rng = np.random.default_rng(5)
+
+    def full(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = np.append(x[:2], 1 - x[:2].sum())[None, None]
+        free = x[2:].reshape(2, 3, 2)  # (metric, h, c = 0, 1)
+        columns = np.concatenate([free, 1 - free.sum(axis=-1, keepdims=True)], axis=-1)[None, None]
+        return p, columns
+
+    def coordinates(p: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        return np.concatenate([p[0, 0, :2], columns[0, 0, :, :, :2].ravel()])
+
+    checked = 0
+    while checked < 5:
+        p0 = rng.dirichlet(np.full(3, 5.0))
+        columns0 = rng.dirichlet(np.full(3, 5.0), size=(2, 3))
+        z = rng.standard_normal((3, 3))
+        E = 0.15 * (z - z.mean(axis=1, keepdims=True))
+        T = np.linalg.solve(np.eye(3) - E, np.eye(3) + E)[None, None]
+        T_inverse = np.linalg.inv(T)
+        new_p, new_columns = ridge_transform(p0[None, None], columns0[None, None], T, T_inverse)
+        if (new_p <= 0).any() or (new_columns <= 0).any():
+            continue  # the move leaves the simplices here: rejected, no Jacobian needed
+        checked += 1
+        x = coordinates(p0[None, None], columns0[None, None])
+        h = 1e-6
+        jacobian = np.empty((14, 14))
+        for i in range(14):
+            step = np.zeros(14)
+            step[i] = h
+            plus, minus = (coordinates(*ridge_transform(*full(x + s), T, T_inverse)) for s in (step, -step))
+            jacobian[:, i] = (plus - minus) / (2 * h)
+        expected = ridge_log_jacobian(p0[None, None], new_p, T)[0, 0]
+        assert np.log(abs(np.linalg.det(jacobian))) == pytest.approx(expected, abs=1e-6)
+
+
 def test_importance_route_is_deterministic() -> None:
     counts = _informative_counts(7, 3, 100, 15, pairs=3)
     small = SamplerSettings.small()

@@ -60,6 +60,11 @@ class SamplerSettings:
             unrevealed items far outnumber the revealed ones, these steps do not. A step costs a
             few array operations on the cells, so 8 (each accepted about a third of the time) give
             ``p`` a few moves per sweep for roughly the cost of the sweep itself. 0 turns them off.
+        gibbs_ridge_steps: with two metrics, Metropolis-Hastings steps per sweep of that route along
+            the ridge of ``(p, mu)`` that the unrevealed items leave unidentified (the first metric's
+            joint law with the truth times a matrix with unit row sums; module ``joint_fast``; scale
+            adapted during the warm-up only): accepted on the revealed items alone, they cost a few
+            operations on 3 x 3 matrices. 0 turns them off.
         fallback_chains, fallback_warmup, fallback_draws: NUTS sizes for that fallback.
     """
 
@@ -84,6 +89,7 @@ class SamplerSettings:
     gibbs_max_iterations: int = 20000
     gibbs_max_rhat: float = 1.01
     gibbs_shift_steps: int = 8
+    gibbs_ridge_steps: int = 4
     fallback_chains: int = 4
     fallback_warmup: int = 1000
     fallback_draws: int = 5000
@@ -106,7 +112,7 @@ class SamplerSettings:
         ):
             if getattr(self, name) < 1:
                 raise settings_error(f"SamplerSettings.{name} must be at least 1, got {getattr(self, name)}", field=name)
-        for name in ("enumeration_max_items", "is_adapt_rounds", "gibbs_warmup", "gibbs_shift_steps"):
+        for name in ("enumeration_max_items", "is_adapt_rounds", "gibbs_warmup", "gibbs_shift_steps", "gibbs_ridge_steps"):
             if getattr(self, name) < 0:
                 raise settings_error(f"SamplerSettings.{name} must not be negative, got {getattr(self, name)}", field=name)
         if not 0.0 < self.nuts_target_accept < 1.0:
