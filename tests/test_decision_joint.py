@@ -163,18 +163,33 @@ def _few_revealed_counts() -> JointCounts:
     return JointCounts(small.metrics, revealed, small.unrevealed)
 
 
+def _chains_at_exact_draws(counts: JointCounts, seed: int, chains: int):  # type: ignore[no-untyped-def]
+    """A sweep of one pair and ``chains`` chains started at exact posterior draws (:func:`_exact_posterior_draws`);
+    with the starting ``p`` and the exact ``E[p_>]`` and theta."""
+    from prefeval_core.decision.joint_fast import _start, _State
+
+    rng = np.random.default_rng(seed)
+    p, columns, exact_p, exact_theta = _exact_posterior_draws(counts, rng, chains)
+    sweep, _ = _start(joint_inputs(counts), np.arange(1), rng, chains)
+    return rng, sweep, _State(p[None], columns[None]), p, exact_p, exact_theta
+
+
+def _assert_still_exact(moved_p: np.ndarray, exact_p: float, exact_theta: float) -> None:
+    """The mean of ``p_>`` and ``P(p_> > p_<)`` of independent chains within 4 s.e. of the exact values."""
+    chains = len(moved_p)
+    se = moved_p[:, 0].std() / np.sqrt(chains)
+    assert abs(moved_p[:, 0].mean() - exact_p) <= 4 * se, (moved_p[:, 0].mean(), exact_p, se)
+    above = (moved_p[:, 0] > moved_p[:, 2]).mean()
+    assert abs(above - exact_theta) <= 4 * np.sqrt(exact_theta * (1 - exact_theta) / chains), (above, exact_theta)
+
+
 @pytest.mark.parametrize("make", [_small_counts, _few_revealed_counts])
 def test_collapsed_moves_leave_the_brute_force_posterior_invariant(make) -> None:  # type: ignore[no-untyped-def]
     """The relabelling and ``p``-shift moves alone, iterated from exact posterior draws, keep them
     exact: the mean of ``p_>`` and ``P(p_> > p_<)`` of 4,000 independent chains match the sums."""
-    from prefeval_core.decision.joint_fast import _start, _State
-
     counts = make()
-    rng = np.random.default_rng(11)
     chains = 4000
-    p, columns, exact_p, exact_theta = _exact_posterior_draws(counts, rng, chains)
-    sweep, _ = _start(joint_inputs(counts), np.arange(1), rng, chains)
-    state = _State(p[None], columns[None])
+    rng, sweep, state, _, exact_p, exact_theta = _chains_at_exact_draws(counts, 11, chains)
     root = np.broadcast_to(0.8 * np.eye(2), (1, chains, 2, 2))
     accepted = np.zeros((1, chains))
     relabelled = np.zeros((1, chains))
@@ -182,11 +197,7 @@ def test_collapsed_moves_leave_the_brute_force_posterior_invariant(make) -> None
         relabelled += sweep.relabel(rng, state)[0]
         accepted += sweep.shift(rng, state, root, 4)[0]
     assert accepted.mean() / 25 > 0.2 and relabelled.sum() > 100  # the moves did move the chains
-    moved_p = state.p[0]
-    se = moved_p[:, 0].std() / np.sqrt(chains)
-    assert abs(moved_p[:, 0].mean() - exact_p) <= 4 * se, (moved_p[:, 0].mean(), exact_p, se)
-    above = (moved_p[:, 0] > moved_p[:, 2]).mean()
-    assert abs(above - exact_theta) <= 4 * np.sqrt(exact_theta * (1 - exact_theta) / chains), (above, exact_theta)
+    _assert_still_exact(state.p[0], exact_p, exact_theta)
     assert abs(exact_theta - _brute_force_theta(counts)) < 1e-12
 
 
@@ -195,54 +206,13 @@ def test_the_ridge_move_leaves_the_brute_force_posterior_invariant(make) -> None
     """The ridge move alone (two metrics' joint law with the truth times a matrix with unit row
     sums), iterated from exact posterior draws, keeps them exact: a wrong Jacobian moves the mean of
     ``p_>`` and ``P(p_> > p_<)`` of 4,000 independent chains away from the sums."""
-    from prefeval_core.decision.joint_fast import _start, _State
-
-    counts = make()
-    rng = np.random.default_rng(12)
     chains = 4000
-    p, columns, exact_p, exact_theta = _exact_posterior_draws(counts, rng, chains)
-    sweep, _ = _start(joint_inputs(counts), np.arange(1), rng, chains)
-    state = _State(p[None], columns[None])
+    rng, sweep, state, start_p, exact_p, exact_theta = _chains_at_exact_draws(make(), 12, chains)
     accepted = np.zeros((1, chains))
     for _ in range(25):
         accepted += sweep.ridge(rng, state, np.full((1, chains), 0.1), 4)
-    assert accepted.mean() / 25 > 0.1 and np.abs(state.p[0] - p).mean() > 0.04  # the move did move the chains
-    moved_p = state.p[0]
-    se = moved_p[:, 0].std() / np.sqrt(chains)
-    assert abs(moved_p[:, 0].mean() - exact_p) <= 4 * se, (moved_p[:, 0].mean(), exact_p, se)
-    above = (moved_p[:, 0] > moved_p[:, 2]).mean()
-    assert abs(above - exact_theta) <= 4 * np.sqrt(exact_theta * (1 - exact_theta) / chains), (above, exact_theta)
-
-
-def test_the_ridge_move_keeps_what_the_unrevealed_items_pin() -> None:
-    """With two metrics the ridge move changes ``(p, mu)`` but not the frequencies of the patterns
-    (``sum_h p_h mu_a[c, h] mu_b[c', h]``), nor the columns' sums, nor the unrevealed items' likelihood,
-    also where one metric is missing (which is why the move leaves that likelihood out)."""
-    from prefeval_core.decision.joint_fast import _start
-
-    rng = np.random.default_rng(3)
-    rows = 300
-    truth = rng.choice(3, rows, p=[0.5, 0.2, 0.3])
-    metrics = np.stack([np.where(rng.random(rows) < 0.7, truth, rng.integers(0, 3, rows)) for _ in range(2)], axis=1)
-    metrics[rng.random((rows, 2)) < 0.2] = -1  # a fifth of each metric's outcomes missing
-    counts = joint_counts(("a", "b"), np.zeros(rows, np.int64), truth, metrics, np.arange(rows) < 5, 1)
-    sweep, state = _start(joint_inputs(counts), np.arange(1), rng, 64)
-    before = np.einsum("bzh,bzhc,bzhd->bzcd", state.p, state.columns[:, :, 0], state.columns[:, :, 1])
-    inputs = joint_inputs(counts)
-
-    def log_unrevealed(p: np.ndarray, columns: np.ndarray) -> np.ndarray:  # (chains,): sum_c u_c log sum_h p_h prod_j mu_j[c_j, h]
-        cell = np.repeat(p[0][:, None, :], len(inputs.patterns), axis=1)  # (chains, pattern, h)
-        for j in range(2):
-            rated = inputs.patterns[:, j] < 3
-            cell[:, rated] *= columns[0][:, j][:, :, inputs.patterns[rated, j]].transpose(0, 2, 1)
-        return np.log(cell.sum(axis=-1)) @ inputs.u[0]
-
-    likelihood, p_before = log_unrevealed(state.p, state.columns), state.p.copy()
-    sweep.ridge(rng, state, np.full((1, 64), 0.3), 1)
-    after = np.einsum("bzh,bzhc,bzhd->bzcd", state.p, state.columns[:, :, 0], state.columns[:, :, 1])
-    assert np.allclose(before, after, atol=1e-12) and np.allclose(state.columns.sum(axis=-1), 1.0)
-    assert np.allclose(log_unrevealed(state.p, state.columns), likelihood, rtol=1e-10)
-    assert np.abs(state.p - p_before).max() > 0.01
+    assert accepted.mean() / 25 > 0.1 and np.abs(state.p[0] - start_p).mean() > 0.04  # the move did move the chains
+    _assert_still_exact(state.p[0], exact_p, exact_theta)
 
 
 def test_the_ridge_moves_jacobian_matches_finite_differences() -> None:
