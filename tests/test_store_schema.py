@@ -223,3 +223,42 @@ def test_a_new_store_file_without_hard_links(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "a-file").write_text("x")
     with pytest.raises(StoreError, match=r"could not create the annotation store .*a-file"):
         Store.at(f"sqlite:///{tmp_path / 'a-file' / 'annotations.sqlite'}")  # its folder is a file
+
+
+def test_a_first_migration_committed_between_the_checks_reads_is_still_a_store(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes open a new store at once: the other's first migration commits right after this
+    one's first look at the database. Its tables and its version row appear together, so the store
+    is recognised, not refused as another program's database (a race seen once on PostgreSQL, whose
+    statements each see what is committed when they start; a SQLite reader keeps one snapshot)."""
+    from sqlalchemy.engine import make_url
+
+    from prefeval_core.store import schema
+    from prefeval_core.store.engine import connect
+
+    url = make_url(store_url)
+    reader, other = connect(url), connect(url)
+    real_inspect = schema.inspect
+    looks: list[str] = []
+
+    class MigratedByTheOtherAfterTheFirstLook:
+        def __init__(self, inspector: object) -> None:
+            self.inspector = inspector
+
+        def __getattr__(self, name: str) -> object:
+            def look(*args: object, **kwargs: object) -> object:
+                answer = getattr(self.inspector, name)(*args, **kwargs)
+                if not looks:
+                    looks.append(name)
+                    schema.ensure_schema(other)  # commits every table and the version row at once
+                return answer
+
+            return look
+
+    monkeypatch.setattr(schema, "inspect", lambda conn: MigratedByTheOtherAfterTheFirstLook(real_inspect(conn)))
+    with reader.engine.connect() as conn:
+        schema.check_is_store(conn, "the reader's store")  # must not raise
+    assert looks  # the other migration did run between the reader's looks
+    monkeypatch.setattr(schema, "inspect", real_inspect)
+    assert schema.ensure_schema(reader) == SCHEMA_VERSION
+    reader.engine.dispose()
+    other.engine.dispose()
