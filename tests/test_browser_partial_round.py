@@ -55,6 +55,8 @@ def test_deciding_part_way_keeps_or_withdraws_the_open_requests(tmp_path: Path) 
             queued = " queued" if choice == "keep" else ""
             told = f"the {still_open} still open stay in the queue" if choice == "keep" else f"the {still_open} still open are withdrawn"
             answer = main.get_by_role("button", name=f"Decide now, {choice} the {still_open} open requests{queued}")
+            expect(answer).to_be_visible()
+            page.wait_for_timeout(1000)  # a click while the confirmation is still being drawn can be dropped (then retried after 30 s)
             press_until(page, answer.click, page.get_by_text(told))
             return still_open
 
