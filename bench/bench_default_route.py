@@ -16,6 +16,11 @@ peak resident memory (``ru_maxrss`` of the child), for every checkout given with
    and ``--error-control none`` (there the several-metric posterior decides every round:
    ``joint_gibbs``, NUTS for pairs whose chains fail their checks). The figure that matters is
    the engine's time per round (target < 1 s).
+5. ``metrics3-66-none``: ``metrics3-none`` on the first 12 systems (66 pairs: the size of the
+   issue's target), written once to ``--workdir`` from the shared data.
+
+``--vary-seed`` runs repeat ``r`` with ``--seed r`` (the protocol's reveal order and the samplers'
+streams), so that the repeats show the spread over orders rather than one order's timing noise.
 
 Data are synthetic and seeded (written once to ``--workdir``): per system a latent quality
 N(0, 0.3²); human score = quality + item effect N(0, 1) + noise N(0, 1); metric = human + N(0, 0.7²);
@@ -56,6 +61,8 @@ SHARED_WORKLOADS: dict[str, list[str]] = {
     ],
 }
 SHARED_WORKLOADS["metrics3-none"] = [*SHARED_WORKLOADS["metrics3"], "--error-control", "none"]
+SUBSET_WORKLOADS: dict[str, tuple[int, list[str]]] = {"metrics3-66-none": (12, SHARED_WORKLOADS["metrics3-none"])}
+"""name -> (the first systems kept, a shared workload's options): that workload on a subset of its systems."""
 """name -> replay options, on the shared data (``../shared/data`` beside the project)."""
 
 
@@ -112,7 +119,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--roots", nargs="+", type=Path, default=[Path(__file__).resolve().parents[1]])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", nargs="+", choices=sorted([*WORKLOADS, *SHARED_WORKLOADS]), default=list(WORKLOADS))
+    parser.add_argument("--only", nargs="+", choices=sorted([*WORKLOADS, *SHARED_WORKLOADS, *SUBSET_WORKLOADS]), default=list(WORKLOADS))
+    parser.add_argument("--vary-seed", action="store_true", help="repeat r runs with --seed r")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/prefeval-bench-default-route"))
     args = parser.parse_args()
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
@@ -124,7 +132,8 @@ def main() -> None:
     for name in args.only:
         cells, medians = [], []
         for root in args.roots:
-            runs = [run(root.resolve(), _argv(name, args.workdir)) for _ in range(args.repeats)]
+            seeds = [["--seed", str(r)] if args.vary_seed else [] for r in range(args.repeats)]
+            runs = [run(root.resolve(), _argv(name, args.workdir) + seed) for seed in seeds]
             wall = statistics.median(r.wall_s for r in runs)
             engine = statistics.median(r.engine_s for r in runs)
             medians.append(wall)
@@ -140,12 +149,32 @@ def _argv(name: str, workdir: Path) -> list[str]:
     """The replay command of a workload (its synthetic data written once to ``workdir``)."""
     if name in SHARED_WORKLOADS:
         return ["-m", "prefeval_core", "replay", *SHARED_WORKLOADS[name], "--json"]
+    if name in SUBSET_WORKLOADS:
+        return _subset_argv(name, workdir)
     systems, items, fraction, extra = WORKLOADS[name]
     data = workdir / f"s{systems}_i{items}" / "ratings.csv"
     if not data.exists():
         data.parent.mkdir(parents=True, exist_ok=True)
         write_ratings(data, systems, items)
     return replay_argv(data.parent, fraction, extra)
+
+
+def _subset_argv(name: str, workdir: Path) -> list[str]:
+    """A shared workload on its first systems (SummEval's numeric order: M0, M1, M2, M5, ...), its
+    human and metric ratings written once to ``workdir``."""
+    import pandas as pd
+
+    keep, options = SUBSET_WORKLOADS[name]
+    data, rest = Path(options[options.index("--data") + 1]), list(options)
+    raters = [options[options.index("--human") + 1], *options[options.index("--metric") + 1].split(",")]
+    target = workdir / name / "ratings.csv"
+    if not target.exists():
+        ratings = pd.read_csv(data / "ratings.csv")
+        systems = sorted(ratings["system"].unique(), key=lambda s: (len(s), s))[:keep]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        ratings[ratings["system"].isin(systems) & ratings["rater"].isin(raters)].to_csv(target, index=False)
+    rest[rest.index("--data") + 1] = str(target.parent)
+    return ["-m", "prefeval_core", "replay", *rest, "--json"]
 
 
 if __name__ == "__main__":
