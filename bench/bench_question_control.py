@@ -113,7 +113,7 @@ def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
     return state, protocol_result(state)
 
 
-def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...]) -> None:
+def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], batches: tuple[int, ...] = (10,), only: str = "") -> None:
     summeval = load_dataset(SHARED / "summeval")
     ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
     judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
@@ -135,20 +135,32 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...]) -> 
         ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", protected),
         ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", protected),
     ]
-    header = ("study", "ratings per request", "rule", "metrics", "seeds", "cost (mean, range)", "exact", "false exclusions / inversions")
+    header = (
+        "study",
+        "N",
+        "ratings per request",
+        "rule",
+        "metrics",
+        "seeds",
+        "cost (mean, range)",
+        "exact",
+        "false exclusions / inversions",
+    )
     print("| " + " | ".join(header) + " | false exclusions (t tier) | answer size | equivalent pairs | s / run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, data, human, metrics, question, delta, per_request, rules in rows:
-        if per_request not in designs:
+        if per_request not in designs or only not in label:
             continue
         # units of one item are dependent: only the pool statistics are valid on them (annotator_units)
-        for control, statistic in [r for r in rules if per_request != "one_pooled" or r[1] in POOL_STATISTICS]:
+        for batch, (control, statistic) in [
+            (n, r) for n in batches for r in rules if per_request != "one_pooled" or r[1] in POOL_STATISTICS
+        ]:
             costs, exact, errors, equivalent, t_errors, sizes = [], 0, 0, 0, 0, []
             start = time.perf_counter()
             for seed in range(seeds):
                 table = build_study_table(data, human, metrics, ratings_per_request=per_request, seed=seed)
                 settings = ProtocolSettings(
-                    budget=table.cost_available(), batch=10, seed=seed, question=question, unit=table.unit,
+                    budget=table.cost_available(), batch=batch, seed=seed, question=question, unit=table.unit,
                     model="full" if metrics else "human_only", metrics=metrics, error_control=control,  # type: ignore[arg-type]
                     statistic=statistic, futility=0.05, delta=delta,  # type: ignore[arg-type]
                 )  # fmt: skip
@@ -168,7 +180,7 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...]) -> 
             elapsed = (time.perf_counter() - start) / seeds
             names = "+".join(m.split(":")[0] for m in metrics) or "human only"
             print(
-                f"| {label} | {per_request} | {control} ({statistic}) | {names} | {seeds} | {np.mean(costs):.3f} "
+                f"| {label} | {batch} | {per_request} | {control} ({statistic}) | {names} | {seeds} | {np.mean(costs):.3f} "
                 f"({min(costs):.3f}–{max(costs):.3f}) | {exact}/{seeds} | {errors} | {t_errors if sizes else '–'} | "
                 f"{f'{np.mean(sizes):.1f}' if sizes else '–'} | {equivalent / seeds:.1f} | {elapsed:.1f} |"
             )
@@ -221,6 +233,8 @@ def main() -> None:
     parser.add_argument("--batches", default="1,10", help="simulation: the batch sizes N")
     parser.add_argument("--questions", default="top-1,top-3,all-pairs", help="simulation: the questions' cells to run")
     parser.add_argument("--designs", default="all,one,one_pooled", help="real: the ratings per request to run")
+    parser.add_argument("--real-batches", default="10", help="real: the batch sizes N (items per system and round)")
+    parser.add_argument("--rows", default="", help="real: only the rows whose study label contains this")
     parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
         "--rules",
@@ -229,7 +243,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     options = f"--runs {args.runs} --seeds {args.seeds} --part {args.part} --batches {args.batches} --rules {args.rules}"
-    options += f" --questions {args.questions} --designs {args.designs}"
+    options += f" --questions {args.questions} --designs {args.designs} --real-batches {args.real_batches}"
+    options += f" --rows '{args.rows}'" if args.rows else ""
     options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
@@ -239,7 +254,8 @@ def main() -> None:
         if "fdr" in controls:
             real_pairs(args.seeds)
         else:
-            real(args.seeds, chosen, tuple(args.designs.split(",")))
+            real_batches = tuple(int(n) for n in args.real_batches.split(","))
+            real(args.seeds, chosen, tuple(args.designs.split(",")), real_batches, args.rows)
     if "sim" in args.part:
         if chosen:
             simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")))
