@@ -20,6 +20,7 @@ from prefeval_core.decision import (
     decide_joint,
     decision_from_theta,
     human_only_theta,
+    joint_importance,
     joint_posterior_draws,
     metric_contributions,
 )
@@ -117,6 +118,40 @@ def test_importance_route_agrees_with_a_brute_force_sum(seed: int) -> None:
     result = decide_joint(counts, seed=seed, settings=SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf")))
     assert result.method == ("joint_importance",)
     assert abs(result.theta[0] - exact) <= 4 * result.theta_mc_se[0] + 1e-3, (result.theta[0], exact, result.theta_mc_se[0])
+
+
+def _missing_mixtures(monkeypatch: pytest.MonkeyPatch, misses: int) -> list[int]:
+    """Make the first ``misses`` proposal mixtures of ``joint_importance`` miss the posterior (every
+    component piled near a corner of each simplex); the kept sweeps of every mixture built, in order."""
+    built: list[int] = []
+    real = joint_importance._mixture_target
+
+    def mixture_target(inputs, rng, kept):  # type: ignore[no-untyped-def]
+        target = real(inputs, rng, kept)
+        built.append(kept)
+        if len(built) > misses:
+            return target
+        corner = np.ones_like(target.components)
+        corner[..., 0] = 2000.0
+        return joint_importance.JointTarget.build(target.alpha, inputs.u, inputs.patterns, corner)
+
+    monkeypatch.setattr(joint_importance, "_mixture_target", mixture_target)
+    return built
+
+
+def test_a_pair_whose_larger_mixture_misses_gets_one_more_before_data_augmentation(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _small_counts()
+    exact = _brute_force_theta(counts)
+    precise = SamplerSettings().with_(is_target_se=0.003, is_decision_z=float("inf"))
+    built = _missing_mixtures(monkeypatch, misses=2)
+    result = decide_joint(counts, seed=0, settings=precise)
+    wide = joint_importance.WIDE_KEPT
+    assert built == [joint_importance.EXPLORE_KEPT, wide, wide]  # the first mixture, then two larger ones
+    assert result.method == ("joint_importance",)
+    assert abs(result.theta[0] - exact) <= 4 * result.theta_mc_se[0] + 1e-3, (result.theta[0], exact, result.theta_mc_se[0])
+    built = _missing_mixtures(monkeypatch, misses=3)
+    assert decide_joint(counts, seed=0, settings=precise).method == ("joint_gibbs",)  # every mixture missed
+    assert len(built) == 1 + joint_importance.WIDE_ATTEMPTS
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -37,13 +37,17 @@ so the weighted pairs ``((p, mu), L)`` are a weighted sample of the joint poster
 term is ``P(p> > p< | L) = I_{1/2}(n< + 1 + S<, n> + 1 + S>)`` (``p | L ~ Dirichlet(n + 1 + S)``,
 ``S = sum_c L[c]``) rather than an indicator: the measured standard errors were 1.2-4x smaller.
 
-**Two mixtures.** Most pairs settle within ``FIRST_ROUNDS`` rounds on the mixture of
+**Larger mixtures.** Most pairs settle within ``FIRST_ROUNDS`` rounds on the mixture of
 ``EXPLORE_CHAINS * EXPLORE_KEPT`` components. The others (those whose weights have a heavy tail:
 one draw can hold a third of the weight; on SummEval 14-21 of 66, and they took three quarters of
 the draws) start afresh, their earlier draws dropped, on a mixture of ``EXPLORE_CHAINS *
 WIDE_KEPT`` components from new chains (``default_rng([seed, EXPLORE_STREAM, 1])``): on those
 pairs 4x the components gave 3x less variance per draw at twice the cost per draw, and their
-heavy tails mostly went. Their draws come from ``default_rng([seed, i, round, 1])``.
+heavy tails mostly went. Their draws come from ``default_rng([seed, i, round, 1])``. A pair whose
+weights stay too uneven there (below) gets one more such mixture from new chains
+(``default_rng([seed, EXPLORE_STREAM, 2])``, draws ``default_rng([seed, i, round, 2])``;
+``WIDE_ATTEMPTS``): whether a mixture of a few hundred chain states covers a curved, humped
+posterior is partly luck, and on SummEval such a pair sampled alone settled at once.
 
 The sampler's fitted Student-t is switched off here (``is_adapt_rounds=0``): on the SummEval pairs
 it took half the draws where it does worse than the mixture, and its refits discard the draws so
@@ -51,9 +55,9 @@ far (the call took 1.8x the CPU time with it).
 
 A pair whose weights stay too uneven (effective sample size below ``settings.is_min_ess``, or
 below ``GIVE_UP_PER_DRAW`` per draw of the mixture its estimate comes from: ``usable`` of the
-summary; the second mixture stops such a pair after ``GIVE_UP_ROUNDS`` rounds) goes on to the
+summary; each larger mixture stops such a pair after ``GIVE_UP_ROUNDS`` rounds) goes on to the
 data-augmentation route (:mod:`~prefeval_core.decision.joint_fast`). The importance draws of the
-pair with id ``i`` come from ``default_rng([seed, i, round])`` (second mixture: above); the
+pair with id ``i`` come from ``default_rng([seed, i, round])`` (larger mixtures: above); the
 exploring chains of a batch of pairs share one stream (``default_rng([seed, EXPLORE_STREAM])``),
 so the proposal, not the estimate's expectation, depends on the other pairs of the batch.
 BLAS runs single-threaded in the call (its products are small: threads only spun, 1.6x the CPU time).
@@ -93,11 +97,16 @@ between the chains (without it the weights' tails left some standard errors far 
 FIRST_ROUNDS = 3
 """Rounds with the first mixture; a pair still unsettled after them (7 in 10 settle, with at most
 3,584 draws at the default sizes) starts afresh with ``WIDE_KEPT`` kept sweeps per chain."""
+WIDE_ATTEMPTS = 2
+"""Mixtures of ``WIDE_KEPT`` kept sweeps a pair may get, each from new chains, before it goes on to
+the data-augmentation route: a second one only for the pairs whose weights stayed too uneven on the
+first (on SummEval ~1 pair in 80 per call; such a pair, sampled alone, settles in 0.03-0.3 s, while
+``joint_gibbs`` took 0.6-14 s)."""
 WIDE_KEPT = 32
-"""Kept sweeps per chain of the second mixture (4x the components: about 3x less variance per draw
+"""Kept sweeps per chain of the larger mixtures (4x the components: about 3x less variance per draw
 on the pairs that get there, at twice the cost per draw)."""
 GIVE_UP_ROUNDS, GIVE_UP_PER_DRAW = 3, 0.05
-"""A pair with fewer than 5 effective draws per 100 after 3 rounds of the second mixture stops, and
+"""A pair with fewer than 5 effective draws per 100 after 3 rounds of a larger mixture stops, and
 no estimate with fewer is used: the mixture misses part of its posterior, and the
 data-augmentation route takes the pair. (A missed hump biases the estimate while its standard
 error looks fine: on ``k2_ok_ok_10_200`` of the golden settings the second mixture settled at
@@ -300,30 +309,45 @@ def joint_importance(
         hard = np.flatnonzero(~settled(out.theta, out.theta_mc_se, out.ess, gamma, settings))
         if not hard.size or rest < 1:
             return _judged(out, behind, settings)
-        # the pairs still unsettled start afresh with a mixture of more components (module docstring)
-        subset = JointInputs(inputs.n[hard], inputs.K[hard], inputs.patterns, inputs.u[hard])
-        target = _mixture_target(subset, np.random.default_rng([seed, EXPLORE_STREAM, 1]), WIDE_KEPT)
-        second = importance_sample(
-            target, np.arange(hard.size), pair_ids[hard], seed=seed, gamma=gamma, settings=fixed.with_(is_max_rounds=rest),
-            keep_draws=keep_draws, give_up=give_up, stream=(1,),
-        )  # fmt: skip
-    for name in ("theta", "p_mean", "theta_mc_se", "ess"):
-        getattr(out, name)[hard] = getattr(second, name)
-    out.draws[hard] += second.draws
-    behind[hard] = second.draws
-    if out.kept is not None and second.kept is not None:
-        kept = list(out.kept)
-        for i, row in enumerate(hard):
-            kept[row] = second.kept[i]
-        out = replace(out, kept=tuple(kept))
+        # the pairs still unsettled start afresh with a mixture of more components, and those whose
+        # weights stay too uneven once more with new chains (module docstring)
+        for attempt in range(1, WIDE_ATTEMPTS + 1):
+            subset = JointInputs(inputs.n[hard], inputs.K[hard], inputs.patterns, inputs.u[hard])
+            target = _mixture_target(subset, np.random.default_rng([seed, EXPLORE_STREAM, attempt]), WIDE_KEPT)
+            again = importance_sample(
+                target, np.arange(hard.size), pair_ids[hard], seed=seed, gamma=gamma, settings=fixed.with_(is_max_rounds=rest),
+                keep_draws=keep_draws, give_up=give_up, stream=(attempt,),
+            )  # fmt: skip
+            out = _replaced(out, hard, again)
+            behind[hard] = again.draws
+            hard = hard[~_usable(again, again.draws, settings)]
+            if not hard.size:
+                break
     return _judged(out, behind, settings)
 
 
+def _replaced(out: ImportanceSummary, rows: IntArray, again: ImportanceSummary) -> ImportanceSummary:
+    """``out`` with the estimates of ``rows`` from ``again`` (their draws added to the count)."""
+    for name in ("theta", "p_mean", "theta_mc_se", "ess"):
+        getattr(out, name)[rows] = getattr(again, name)
+    out.draws[rows] += again.draws
+    if out.kept is None or again.kept is None:
+        return out
+    kept = list(out.kept)
+    for i, row in enumerate(rows):
+        kept[row] = again.kept[i]
+    return replace(out, kept=tuple(kept))
+
+
+def _usable(out: ImportanceSummary, behind: IntArray, settings: SamplerSettings) -> npt.NDArray[np.bool_]:
+    """At least ``settings.is_min_ess`` effective draws and at least ``GIVE_UP_PER_DRAW`` per draw of
+    the mixture the estimate comes from (``behind``)."""
+    return (out.ess >= settings.is_min_ess) & (out.ess >= GIVE_UP_PER_DRAW * behind)
+
+
 def _judged(out: ImportanceSummary, behind: IntArray, settings: SamplerSettings) -> ImportanceSummary:
-    """``out`` with ``usable``: at least ``settings.is_min_ess`` effective draws and at least
-    ``GIVE_UP_PER_DRAW`` per draw of the mixture the estimate comes from (``behind``)."""
-    usable = (out.ess >= settings.is_min_ess) & (out.ess >= GIVE_UP_PER_DRAW * behind)
-    return replace(out, usable=usable)
+    """``out`` with ``usable`` (:func:`_usable`)."""
+    return replace(out, usable=_usable(out, behind, settings))
 
 
 def _mixture_target(inputs: JointInputs, rng: np.random.Generator, kept: int) -> JointTarget:
