@@ -101,7 +101,7 @@ WIDE_ATTEMPTS = 2
 """Mixtures of ``WIDE_KEPT`` kept sweeps a pair may get, each from new chains, before it goes on to
 the data-augmentation route: a second one only for the pairs whose weights stayed too uneven on the
 first (on SummEval ~1 pair in 80 per call; such a pair, sampled alone, settles in 0.03-0.3 s, while
-``joint_gibbs`` took 0.6-14 s)."""
+``joint_gibbs`` with 4 chains took 0.6-14 s)."""
 WIDE_KEPT = 32
 """Kept sweeps per chain of the larger mixtures (4x the components: about 3x less variance per draw
 on the pairs that get there, at twice the cost per draw)."""
