@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_decision.py joint-agreement  # several metrics: fast vs the golden NUTS reference
     .venv/bin/python bench/bench_decision.py speed            # the speed targets, each against NUTS in the same run
     .venv/bin/python bench/bench_decision.py joint-speed --roots ../main .  # several metrics on SummEval: two trees, long-Gibbs reference
+    .venv/bin/python bench/bench_decision.py joint-calibration --repeats 6  # several metrics: are the route's s.e. honest? (~10 min)
     .venv/bin/python bench/bench_decision.py rng              # NumPy vs JAX random variates on this machine
 
 Speed figures are ratios measured in the same run: the reference (NumPyro NUTS, paper settings,
@@ -320,6 +321,56 @@ def joint_speed(pairs: int, repeats: int, reference: bool, roots: list[Path], ol
     print(f"\n<!-- {load()} at the end -->")
 
 
+CALIBRATION_METRICS = (("rougeL", "bleu"), JOINT_METRICS)
+
+
+def joint_calibration(seeds: int) -> None:
+    """Whether the several-metric route's Monte-Carlo standard errors are honest: ``decide_joint``
+    (default settings) at seeds ``0..seeds-1`` against a long data-augmentation run on every
+    SummEval pair (10 revealed per pair, the first round's state), two and three metrics. With
+    honest errors ``z = (theta - theta_ref) / hypot(se, se_ref)`` has mean square 1 and mean 0; a
+    second long run (another seed) against the first shows the reference's own calibration. Pairs
+    whose reference theta is within 0.005 of 0 or 1 are left out of z (their errors are ~1e-10,
+    where a rounding difference gives any z, and no decision is near). *Towards the extreme*: the
+    mean of z signed towards the nearer of 0 and 1 (positive: estimates too sure). *Decisions differing*:
+    pairs decided otherwise than the reference where the reference is more than 3 of its standard
+    errors from both thresholds (elsewhere a Monte-Carlo coin decides either way)."""
+    print(f"\n### Calibration of the several-metric route's standard errors (`{COMMAND} joint-calibration --repeats {seeds}`; {load()})\n")
+    print("| metrics | pairs | compared | mean z² (each seed) | towards the extreme | share \\|z\\| > 3 | max \\|z\\| | routes ", end="")
+    print("| decisions differing (reference clear) |")
+    print("|---|---:|---|---|---:|---:|---:|---|---:|")
+    for metrics in CALIBRATION_METRICS:
+        counts = summeval_joint_counts(metrics, 10, 0)
+        inputs = joint_inputs(counts)
+        long_runs = [joint_gibbs(inputs, seed=seed, gamma=0.05, settings=LONG_GIBBS) for seed in (11, 12)]
+        truth = long_runs[0]
+        good = truth.settled & long_runs[1].settled
+        clear = np.minimum(np.abs(truth.theta - 0.025), np.abs(truth.theta - 0.975)) > 3 * truth.theta_mc_se
+        inner = good & (np.abs(truth.theta - 0.5) < 0.495)
+        towards = np.sign(truth.theta - 0.5)
+        rows: dict[str, list[tuple[np.ndarray, int, Counter[str]]]] = {"second long Gibbs run": [], "`decide_joint`, default settings": []}
+        z = (long_runs[1].theta - truth.theta) / np.hypot(long_runs[1].theta_mc_se, truth.theta_mc_se) * towards
+        differing = int(np.sum((decision_from_theta(long_runs[1].theta, 0.05) != decision_from_theta(truth.theta, 0.05)) & clear & good))
+        rows["second long Gibbs run"].append((z[inner], differing, Counter({"joint_gibbs": int(good.sum())})))
+        for seed in range(seeds):
+            result = decide_joint(counts, seed=seed)
+            z = (result.theta - truth.theta) / np.hypot(result.theta_mc_se, truth.theta_mc_se) * towards
+            differing = int(np.sum((result.decision != decision_from_theta(truth.theta, 0.05)) & clear & good))
+            rows["`decide_joint`, default settings"].append((z[inner], differing, Counter(np.asarray(result.method)[good].tolist())))
+        for label, runs in rows.items():
+            every = np.concatenate([r[0] for r in runs])
+            each = ", ".join(f"{np.mean(r[0] ** 2):.2f}" for r in runs)
+            tally = sum((r[2] for r in runs), Counter())
+            routes = ", ".join(f"{name} {count}" for name, count in sorted(tally.items()))
+            far = np.mean(np.abs(every) > 3)
+            print(
+                f"| {' + '.join(metrics)} | {counts.n_pairs} ({int(good.sum())} settled, {int(inner.sum())} in z) | {label} | {each} "
+                f"| {every.mean():+.2f} | {far:.3f} | {np.abs(every).max():.1f} | {routes} "
+                f"| {sum(r[1] for r in runs)} of {int((clear & good).sum()) * len(runs)} |",
+                flush=True,
+            )
+
+
 def rng_speed() -> None:
     """NumPy (PCG64) against JAX's CPU generator, per float64 variate, same run."""
     import jax
@@ -349,7 +400,7 @@ def rng_speed() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("part", choices=("agreement", "joint-agreement", "joint-speed", "speed", "rng", "all"))
+    parser.add_argument("part", choices=("agreement", "joint-agreement", "joint-speed", "joint-calibration", "speed", "rng", "all"))
     parser.add_argument("--joint-pairs", type=int, default=66, help="joint-speed: the first this many SummEval pairs")
     parser.add_argument("--no-reference", action="store_true", help="joint-speed: skip the long Gibbs reference")
     parser.add_argument(
@@ -361,7 +412,7 @@ def main() -> None:
     )
     parser.add_argument("--old-route", action="store_true", help="joint-speed: also time joint_gibbs + NUTS fallback on every pair")
     parser.add_argument("--reference-pairs", type=int, default=3, help="reference pairs timed per workload")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of the fast call per workload")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of the fast call per workload (joint-calibration: seeds)")
     args = parser.parse_args()
     if args.part in ("agreement", "all"):
         agreement(SamplerSettings(), "default (decision-mode early stop)", seed=1)
@@ -374,6 +425,8 @@ def main() -> None:
         joint_agreement(fine, "reference-grade (Gibbs until s.e. <= 0.004)", seed=1)
     if args.part in ("joint-speed", "all"):
         joint_speed(args.joint_pairs, args.repeats, not args.no_reference, [r.resolve() for r in args.roots], args.old_route)
+    if args.part in ("joint-calibration", "all"):
+        joint_calibration(args.repeats)
     if args.part in ("rng", "all"):
         rng_speed()
     if args.part in ("speed", "all"):

@@ -11,6 +11,11 @@ the others tie ``gap`` lower) and the all-tied null, e-BH (``fdr``) against Holm
 the same seeds: the false discovery rate with 2 s.e., the share of runs with any false decision,
 power (share of the truly different pairs decided the right way) and cost (``--cells`` picks cells).
 
+Part ``equivalence``: all-pairs with a margin δ just under and just over the top systems' true
+lead (five systems, two tied at the top, 200 items by default, N in ``--batches``): the share of
+runs with a false equivalence or direction, question-level control with the mean, pool-mean and
+asymptotic pool-mean statistics.
+
 Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges in the
 model), WMT21 TED all-pairs with equivalence margins: cost, exact match and false exclusions or
 inversions against the statistic's own reference (``mean``: paired t-tests; ``pool_mean``: the
@@ -26,6 +31,7 @@ Usage (from the repository root)::
 
     PYTHONPATH=. .venv/bin/python bench/bench_question_control.py [--runs 1000] [--seeds 10] [--part sim,real]
         [--rules question,pool,spending|fdr] [--designs all,one,one_pooled]
+    PYTHONPATH=. .venv/bin/python bench/bench_question_control.py --part equivalence --runs 1000 --batches 1,10
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from prefeval_core.protocol.questions_top_k import reference_members
 from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import POOL_STATISTICS, ProtocolSettings, Question
-from prefeval_core.protocol.simulation import simulate_discoveries, simulate_question
+from prefeval_core.protocol.simulation import expected_scores, simulate_discoveries, simulate_question, true_means
 from prefeval_core.protocol.state import new_state
 from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import UNDECIDED
@@ -83,6 +89,35 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                 rule = f"{control} ({statistic})"
                 se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
                 cells = (label, systems, tied, batch, rule, result.runs, f"{result.errors:.3f}", f"{se2:.3f}", f"{result.cost:.3f}")
+                print("| " + " | ".join(map(str, cells)) + " |")
+                sys.stdout.flush()
+
+
+EQUIVALENCE_STATISTICS = ("mean", "pool_mean", "pool_mean_clt")
+EQUIVALENCE_MARGINS = (0.45, 0.5)
+"""Around the top systems' true lead over the others (0.452 in expected scores, 0.5 in the design's
+means before rounding and clipping): every top-vs-other equivalence is false at δ = 0.45 under the
+mean statistic; under the pool statistics the pool's own differences scatter around it."""
+
+
+def equivalence(runs: int, batches: tuple[int, ...], items: int) -> None:
+    """All-pairs with an equivalence margin at the top systems' lead: five systems, two tied at the
+    top, three tied 0.5 lower (design means); the share of runs with any false equivalence or
+    false direction (the whole answer's guarantee: one Holm family), and the pairs shown equivalent."""
+    lead = expected_scores(true_means(5, 2))
+    print(f"true lead of the top systems in expected scores: {lead[0] - lead[2]:.4f} (design: 0.5)")
+    print("| question | systems | tied | items | N | statistic | δ | runs | error share | 2 s.e. | equivalent pairs | cost |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for delta in EQUIVALENCE_MARGINS:
+        for batch in batches:
+            for statistic in EQUIVALENCE_STATISTICS:
+                result = simulate_question(
+                    n_systems=5, n_tied=2, n_items=items, question=Question(), statistic=statistic, batch=batch,
+                    runs=runs, seed=30_000 + batch, delta=delta,
+                )  # fmt: skip
+                se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
+                cells = ("all-pairs", 5, 2, items, batch, statistic, delta, result.runs, f"{result.errors:.3f}", f"{se2:.3f}",
+                         f"{result.equivalent:.2f}", f"{result.cost:.3f}")  # fmt: skip
                 print("| " + " | ".join(map(str, cells)) + " |")
                 sys.stdout.flush()
 
@@ -235,6 +270,7 @@ def main() -> None:
     parser.add_argument("--designs", default="all,one,one_pooled", help="real: the ratings per request to run")
     parser.add_argument("--real-batches", default="10", help="real: the batch sizes N (items per system and round)")
     parser.add_argument("--rows", default="", help="real: only the rows whose study label contains this")
+    parser.add_argument("--items", type=int, default=200, help="equivalence: items per simulated study")
     parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
         "--rules",
@@ -246,6 +282,7 @@ def main() -> None:
     options += f" --questions {args.questions} --designs {args.designs} --real-batches {args.real_batches}"
     options += f" --rows '{args.rows}'" if args.rows else ""
     options += f" --cells {args.cells}" if "fdr" in args.rules else ""
+    options += f" --items {args.items}" if "equivalence" in args.part else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
     chosen = [RULES[name] for name in controls if name in RULES]
@@ -256,6 +293,8 @@ def main() -> None:
         else:
             real_batches = tuple(int(n) for n in args.real_batches.split(","))
             real(args.seeds, chosen, tuple(args.designs.split(",")), real_batches, args.rows)
+    if "equivalence" in args.part:
+        equivalence(args.runs, batches, args.items)
     if "sim" in args.part:
         if chosen:
             simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")))

@@ -15,7 +15,7 @@ from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol.question_control import _holm, closed_exclusions, holm_answer, holm_equivalence, member_log_e
 from prefeval_core.protocol.settings import ProtocolSettings, Question
-from prefeval_core.protocol.simulation import simulate_question, tied_top_study
+from prefeval_core.protocol.simulation import expected_scores, simulate_question, tied_top_study, true_means
 from prefeval_core.sequential.betting import PairSequences, direction_nulls, mean_evidence
 
 
@@ -149,6 +149,31 @@ def test_tied_study_draws_the_tied_systems_alike() -> None:
     means = data.ratings.groupby("system")["score"].mean()
     assert abs(means["s00"] - means["s01"]) < 0.15 and abs(means["s00"] - means["s02"]) < 0.15
     assert means["s03"] < means["s00"] - 0.3
+
+
+def test_expected_scores_exact_case_and_against_a_large_study() -> None:
+    # 3 lies midway between the clipping bounds on the grid of thirds: rounding and clipping are
+    # symmetric around it, so its expected score is exactly 3
+    assert expected_scores((3.0,)) == pytest.approx((3.0,), abs=1e-12)
+    lead = expected_scores(true_means(5, 2))
+    assert lead[0] == lead[1] and lead[2] == lead[4]  # exact ties stay exact
+    assert 0.44 < lead[0] - lead[2] < 0.47  # clipping at 5 takes more from the higher mean
+    data = tied_top_study(5, 2, 100_000, seed=4)
+    means = data.ratings.groupby("system")["score"].mean().to_numpy()
+    assert np.abs(means - np.array(lead)).max() < 4 * 0.95 / math.sqrt(100_000)
+
+
+@pytest.mark.slow
+def test_equivalence_just_outside_the_margin_stays_within_gamma() -> None:
+    # All-pairs, the two top systems 0.452 above three others (expected scores), δ = 0.45: every
+    # top-vs-other equivalence is false, and any false direction too; the whole answer errs in at
+    # most γ + 2 s.e. of the runs (the full grid, N in {1, 10} and three statistics: bench/bench_question_control.py
+    # --part equivalence).
+    result = simulate_question(
+        n_systems=5, n_tied=2, n_items=200, question=Question(), statistic="mean", runs=150, batch=10, seed=31_000, delta=0.45
+    )
+    assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / result.runs)
+    assert result.equivalent > 0.5  # the tied pairs are shown equivalent: the margin is in play
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import MuRows
@@ -35,6 +36,10 @@ from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
 
 HUMAN = "human"
+ITEM_SD = 0.5
+"""Standard deviation of the item effect every system's score on an item shares (scale points)."""
+NOISE_SD = 0.8
+"""Default standard deviation of each output's own noise (scale points)."""
 
 
 def ideal_mu(accuracy: float) -> MuRows:
@@ -53,14 +58,29 @@ def true_means(n_systems: int, n_tied: int, *, gap: float = 0.5, ladder: bool = 
     return tuple(4.0 if s < n_tied else 4.0 - gap * ((s - n_tied + 1) if ladder else 1) for s in range(n_systems))
 
 
+def expected_scores(means: tuple[float, ...], *, noise: float = NOISE_SD) -> tuple[float, ...]:
+    """Each system's expected score in :func:`tied_top_study` (the mean statistic's estimand): its
+    design mean ``means`` plus normal item effect and noise, rounded to thirds and clipped to [1, 5].
+    Clipping at 5 lowers a high mean more than a lower one (4.0 and 3.5 differ by about 0.46, not
+    0.5), so near an equivalence margin the design's means are not the truth; the order and the
+    exact ties are the same."""
+    spread = float(np.hypot(ITEM_SD, noise))
+    steps = np.arange(3, 16)  # the scores 1, 4/3, ..., 5 in thirds
+    upper = np.append((steps[:-1] + 0.5) / 3.0, np.inf)  # score k/3 <=> 3x rounds to k (1 and 5 take the tails)
+    lower = np.insert(upper[:-1], 0, -np.inf)
+    distinct, which = np.unique(np.asarray(means, dtype=np.float64), return_inverse=True)  # equal means: one value, ties exact
+    probability = norm.cdf((upper - distinct[:, None]) / spread) - norm.cdf((lower - distinct[:, None]) / spread)
+    return tuple(float(v) for v in (probability @ (steps / 3.0))[which])
+
+
 def tied_top_study(
-    n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.5, noise: float = 0.8, ladder: bool = False, seed: int = 0
+    n_systems: int, n_tied: int, n_items: int, *, gap: float = 0.5, noise: float = NOISE_SD, ladder: bool = False, seed: int = 0
 ) -> Dataset:
     """A study of ``n_systems`` systems (``s00``, ``s01``, ...) on ``n_items`` items whose first
     ``n_tied`` systems are exactly tied at the top (module docstring); ``n_tied = n_systems``:
     every system tied (the global null)."""
     rng = np.random.default_rng(seed)
-    item_effect = rng.normal(0.0, 0.5, n_items)
+    item_effect = rng.normal(0.0, ITEM_SD, n_items)
 
     def scores(mean: float) -> np.ndarray:
         raw = mean + item_effect + rng.normal(0.0, noise, n_items)
@@ -88,13 +108,15 @@ def with_ideal_metric(data: Dataset, accuracy: float, seed: int) -> StudyTable:
 @dataclass(frozen=True)
 class QuestionRuns:
     """Runs of one simulated setting: ``errors`` the share of runs with a false exclusion of a
-    tied top member (top-k) or any false directional decision (all-pairs), its Monte-Carlo
-    standard error, and the mean cost fraction."""
+    tied top member (top-k), any false directional decision (all-pairs) or a false equivalence,
+    its Monte-Carlo standard error, the mean cost fraction and the mean number of pairs decided
+    equivalent per run."""
 
     runs: int
     errors: float
     standard_error: float
     cost: float
+    equivalent: float = 0.0
 
 
 def simulate_question(
@@ -117,15 +139,17 @@ def simulate_question(
     with ``metric_accuracy``, the ideal metric of that sign accuracy is in the model (``known_mu``:
     under ``spending`` it informs the futility stop, method.md §12); with an equivalence margin
     ``delta``, a pair decided equivalent whose true difference is at least δ is an error too."""
-    failures, costs = 0, []
-    means = true_means(n_systems, n_tied, ladder=ladder)
+    failures, costs, equivalent = 0, [], 0
+    means = expected_scores(true_means(n_systems, n_tied, ladder=ladder))
     replays = _replays(n_systems, n_tied, n_items, question, error_control, statistic, batch, gamma, runs, seed,
                        ladder=ladder, metric_accuracy=metric_accuracy, delta=delta)  # fmt: skip
     for state in replays:
         failures += int(_failed(state, means, question))
         costs.append(protocol_result(state).cost_fraction)
+        equivalent += int(state.status.equivalent.sum())
     share = failures / runs
-    return QuestionRuns(runs, share, float(np.sqrt(max(share * (1 - share), 1e-12) / runs)), float(np.mean(costs)))
+    standard_error = float(np.sqrt(max(share * (1 - share), 1e-12) / runs))
+    return QuestionRuns(runs, share, standard_error, float(np.mean(costs)), equivalent / runs)
 
 
 @dataclass(frozen=True)
@@ -167,7 +191,7 @@ def simulate_discoveries(
     the others tie ``gap`` lower; seeds ``seed``, ``seed + 1``, ...) and count every pair's
     asked pair's directional decision against the true means (default question: all-pairs)."""
     asked = question or Question()
-    truth = np.array(true_means(n_systems, n_tied, gap=gap))
+    truth = np.array(expected_scores(true_means(n_systems, n_tied, gap=gap)))
     shares, any_false, power, costs = [], 0, [], []
     for state in _replays(n_systems, n_tied, n_items, asked, error_control, statistic, batch, gamma, runs, seed, gap=gap):
         table = state.table
@@ -236,8 +260,9 @@ def _failed(state: ProtocolState, means: tuple[float, ...], question: Question) 
     """A false exclusion of a true top-k member, or a false directional decision (between two
     systems of equal true mean, which are exchangeable on every item, or against the true order),
     or a false equivalence (a pair decided equivalent whose true difference is at least δ).
-    The truth is the design's means, or for the pool statistics the simulated pool's own mean
-    difference (or mean outcome) per pair (their estimand: every simulated item has every system's score)."""
+    The truth is the systems' expected scores ``means`` (:func:`expected_scores`), or for the pool
+    statistics the simulated pool's own mean difference (or mean outcome) per pair (their
+    estimand: every simulated item has every system's score)."""
     table = state.table
     a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
     if state.settings.statistic in POOL_STATISTICS:
