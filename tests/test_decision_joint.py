@@ -355,6 +355,9 @@ def test_importance_route_agrees_with_nuts_on_small_cases(seed: int, k: int, ite
 @pytest.mark.golden
 @pytest.mark.parametrize("k", [2, 3])  # one call per number of metrics: the two can run on different workers
 def test_fast_routes_agree_with_the_nuts_reference_on_every_golden_setting(k: int) -> None:
+    # Passes at seed 1, not at every seed: at seeds 2, 3 and 6 `joint_importance` accepts an estimate of
+    # k2_ok_ok_10_200 4.5-8.6 combined s.e. too high (the route's known overconfidence, docs/model.md §6;
+    # bench/bench_decision.py joint-calibration measures it on SummEval). Do not paper over it with another seed.
     cases = _golden()
     assert len(cases) >= 20 and {c["k"] for c in cases} == {2, 3}
     group = [c for c in cases if c["k"] == k]

@@ -61,7 +61,7 @@ def true_means(n_systems: int, n_tied: int, *, gap: float = 0.5, ladder: bool = 
 def expected_scores(means: tuple[float, ...], *, noise: float = NOISE_SD) -> tuple[float, ...]:
     """Each system's expected score in :func:`tied_top_study` (the mean statistic's estimand): its
     design mean ``means`` plus normal item effect and noise, rounded to thirds and clipped to [1, 5].
-    Clipping at 5 lowers a high mean more than a lower one (4.0 and 3.5 differ by about 0.46, not
+    Clipping at 5 lowers a high mean more than a lower one (4.0 and 3.5 differ by 0.452, not
     0.5), so near an equivalence margin the design's means are not the truth; the order and the
     exact ties are the same."""
     spread = float(np.hypot(ITEM_SD, noise))
