@@ -324,7 +324,7 @@ def joint_speed(pairs: int, repeats: int, reference: bool, roots: list[Path], ol
 CALIBRATION_METRICS = (("rougeL", "bleu"), JOINT_METRICS)
 
 
-def joint_calibration(seeds: int) -> None:
+def joint_calibration(seeds: int, nuts_pairs: int = 4) -> None:
     """Whether the several-metric route's Monte-Carlo standard errors are honest: ``decide_joint``
     (default settings) at seeds ``0..seeds-1`` against a long data-augmentation run on every
     SummEval pair (10 revealed per pair, the first round's state), two and three metrics. With
@@ -334,11 +334,14 @@ def joint_calibration(seeds: int) -> None:
     where a rounding difference gives any z, and no decision is near). *Towards the extreme*: the
     mean of z signed towards the nearer of 0 and 1 (positive: estimates too sure). *Decisions differing*:
     pairs decided otherwise than the reference where the reference is more than 3 of its standard
-    errors from both thresholds (elsewhere a Monte-Carlo coin decides either way)."""
+    errors from both thresholds (elsewhere a Monte-Carlo coin decides either way). Then an independent
+    sampler arbitrates: NUTS (4 chains x 10,000 draws) on the ``nuts_pairs`` pairs where seed 0's
+    estimate and the reference disagree most."""
     print(f"\n### Calibration of the several-metric route's standard errors (`{COMMAND} joint-calibration --repeats {seeds}`; {load()})\n")
     print("| metrics | pairs | compared | mean z² (each seed) | towards the extreme | share \\|z\\| > 3 | max \\|z\\| | routes ", end="")
     print("| decisions differing (reference clear) |")
     print("|---|---:|---|---|---:|---:|---:|---|---:|")
+    arbitrated: list[str] = []
     for metrics in CALIBRATION_METRICS:
         counts = summeval_joint_counts(metrics, 10, 0)
         inputs = joint_inputs(counts)
@@ -355,6 +358,8 @@ def joint_calibration(seeds: int) -> None:
         for seed in range(seeds):
             result = decide_joint(counts, seed=seed)
             z = (result.theta - truth.theta) / np.hypot(result.theta_mc_se, truth.theta_mc_se) * towards
+            if seed == 0:
+                arbitrated += _arbitrated(counts, result, truth, np.flatnonzero(inner)[np.argsort(-np.abs(z[inner]))[:nuts_pairs]])
             differing = int(np.sum((result.decision != decision_from_theta(truth.theta, 0.05)) & clear & good))
             rows["`decide_joint`, default settings"].append((z[inner], differing, Counter(np.asarray(result.method)[good].tolist())))
         for label, runs in rows.items():
@@ -369,6 +374,20 @@ def joint_calibration(seeds: int) -> None:
                 f"| {sum(r[1] for r in runs)} of {int((clear & good).sum()) * len(runs)} |",
                 flush=True,
             )
+    print("\n| metrics | pair | `decide_joint` seed 0 | long Gibbs | NUTS |\n|---|---:|---|---|---|")
+    print("\n".join(arbitrated))
+
+
+def _arbitrated(counts: JointCounts, result: DecisionResult, truth: GibbsSummary, pairs: np.ndarray) -> list[str]:
+    """Table rows: θ ± s.e. of ``pairs`` by the fast route, the long Gibbs run and NUTS (4 x 10,000)."""
+    nuts_settings = SamplerSettings().with_(nuts_chains=4, nuts_warmup=1000, nuts_draws=10000)
+    rows = []
+    for i in pairs:
+        nuts = decide_joint(counts.subset(np.array([i])), sampler="nuts", seed=3, settings=nuts_settings)
+        cells = [f"{result.theta[i]:.4f} ± {result.theta_mc_se[i]:.4f}", f"{truth.theta[i]:.4f} ± {truth.theta_mc_se[i]:.4f}"]
+        cells.append(f"{nuts.theta[0]:.4f} ± {nuts.theta_mc_se[0]:.4f}")
+        rows.append(f"| {' + '.join(counts.metrics)} | {i} | " + " | ".join(cells) + " |")
+    return rows
 
 
 def rng_speed() -> None:
