@@ -351,16 +351,17 @@ def joint_calibration(seeds: int, nuts_pairs: int = 4) -> None:
         clear = np.minimum(np.abs(truth.theta - 0.025), np.abs(truth.theta - 0.975)) > 3 * truth.theta_mc_se
         inner = good & (np.abs(truth.theta - 0.5) < 0.495)
         towards = np.sign(truth.theta - 0.5)
+        reference = decision_from_theta(truth.theta, 0.05)
         rows: dict[str, list[tuple[np.ndarray, int, Counter[str]]]] = {"second long Gibbs run": [], "`decide_joint`, default settings": []}
         z = (long_runs[1].theta - truth.theta) / np.hypot(long_runs[1].theta_mc_se, truth.theta_mc_se) * towards
-        differing = int(np.sum((decision_from_theta(long_runs[1].theta, 0.05) != decision_from_theta(truth.theta, 0.05)) & clear & good))
+        differing = int(np.sum((decision_from_theta(long_runs[1].theta, 0.05) != reference) & clear & good))
         rows["second long Gibbs run"].append((z[inner], differing, Counter({"joint_gibbs": int(good.sum())})))
         for seed in range(seeds):
             result = decide_joint(counts, seed=seed)
             z = (result.theta - truth.theta) / np.hypot(result.theta_mc_se, truth.theta_mc_se) * towards
             if seed == 0:
                 arbitrated += _arbitrated(counts, result, truth, np.flatnonzero(inner)[np.argsort(-np.abs(z[inner]))[:nuts_pairs]])
-            differing = int(np.sum((result.decision != decision_from_theta(truth.theta, 0.05)) & clear & good))
+            differing = int(np.sum((result.decision != reference) & clear & good))
             rows["`decide_joint`, default settings"].append((z[inner], differing, Counter(np.asarray(result.method)[good].tolist())))
         for label, runs in rows.items():
             every = np.concatenate([r[0] for r in runs])

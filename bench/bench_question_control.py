@@ -69,6 +69,11 @@ DISCOVERY_CELLS = (  # question, systems, tied at the top, gap, items, statistic
 )
 
 
+def _two_standard_errors(share: float, runs: int) -> float:
+    """2 Monte-Carlo s.e. of an error share, computed at γ = 0.05 where the share is below it."""
+    return 2 * math.sqrt(max(share * (1 - share), 0.05 * 0.95) / runs)
+
+
 def _label(kind: str, k: int) -> str:
     return f"top-{k}" if kind == "top-k" else "all-pairs"
 
@@ -87,7 +92,7 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                 )  # fmt: skip
                 label = _label(kind, k)
                 rule = f"{control} ({statistic})"
-                se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
+                se2 = _two_standard_errors(result.errors, result.runs)
                 cells = (label, systems, tied, batch, rule, result.runs, f"{result.errors:.3f}", f"{se2:.3f}", f"{result.cost:.3f}")
                 print("| " + " | ".join(map(str, cells)) + " |")
                 sys.stdout.flush()
@@ -115,7 +120,7 @@ def equivalence(runs: int, batches: tuple[int, ...], items: int) -> None:
                     n_systems=5, n_tied=2, n_items=items, question=Question(), statistic=statistic, batch=batch,
                     runs=runs, seed=30_000 + batch, delta=delta,
                 )  # fmt: skip
-                se2 = 2 * math.sqrt(max(result.errors * (1 - result.errors), 0.05 * 0.95) / result.runs)
+                se2 = _two_standard_errors(result.errors, result.runs)
                 cells = ("all-pairs", 5, 2, items, batch, statistic, delta, result.runs, f"{result.errors:.3f}", f"{se2:.3f}",
                          f"{result.equivalent:.2f}", f"{result.cost:.3f}")  # fmt: skip
                 print("| " + " | ".join(map(str, cells)) + " |")

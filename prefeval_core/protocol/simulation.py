@@ -40,6 +40,8 @@ ITEM_SD = 0.5
 """Standard deviation of the item effect every system's score on an item shares (scale points)."""
 NOISE_SD = 0.8
 """Default standard deviation of each output's own noise (scale points)."""
+SCALE_LOW, SCALE_HIGH, STEPS_PER_POINT = 1.0, 5.0, 3
+"""A simulated score is a mean of three 1-5 ratings: rounded to thirds, clipped to [1, 5]."""
 
 
 def ideal_mu(accuracy: float) -> MuRows:
@@ -65,12 +67,12 @@ def expected_scores(means: tuple[float, ...], *, noise: float = NOISE_SD) -> tup
     0.5), so near an equivalence margin the design's means are not the truth; the order and the
     exact ties are the same."""
     spread = float(np.hypot(ITEM_SD, noise))
-    steps = np.arange(3, 16)  # the scores 1, 4/3, ..., 5 in thirds
-    upper = np.append((steps[:-1] + 0.5) / 3.0, np.inf)  # score k/3 <=> 3x rounds to k (1 and 5 take the tails)
+    steps = np.arange(round(SCALE_LOW * STEPS_PER_POINT), round(SCALE_HIGH * STEPS_PER_POINT) + 1)  # the scores in steps
+    upper = np.append((steps[:-1] + 0.5) / STEPS_PER_POINT, np.inf)  # score k/3 <=> 3x rounds to k (the ends take the tails)
     lower = np.insert(upper[:-1], 0, -np.inf)
     distinct, which = np.unique(np.asarray(means, dtype=np.float64), return_inverse=True)  # equal means: one value, ties exact
     probability = norm.cdf((upper - distinct[:, None]) / spread) - norm.cdf((lower - distinct[:, None]) / spread)
-    return tuple(float(v) for v in (probability @ (steps / 3.0))[which])
+    return tuple(float(v) for v in (probability @ (steps / STEPS_PER_POINT))[which])
 
 
 def tied_top_study(
@@ -84,7 +86,7 @@ def tied_top_study(
 
     def scores(mean: float) -> np.ndarray:
         raw = mean + item_effect + rng.normal(0.0, noise, n_items)
-        return np.clip(np.round(raw * 3) / 3, 1.0, 5.0)
+        return np.clip(np.round(raw * STEPS_PER_POINT) / STEPS_PER_POINT, SCALE_LOW, SCALE_HIGH)
 
     columns = [scores(mean) for mean in true_means(n_systems, n_tied, gap=gap, ladder=ladder)]
     rows = [(f"i{i:04d}", f"s{s:02d}", HUMAN, float(columns[s][i])) for s in range(n_systems) for i in range(n_items)]
