@@ -1,7 +1,8 @@
 """The default route of a study, end to end as processes (issue 22 items 5-6): prints figures, asserts nothing.
 
-Three workloads, each run as ``python -m prefeval_core replay ...`` with the default settings
-(error control ``spending``, the full model, the fast sampler) in a fresh process, wall time and
+The workloads, each run as ``python -m prefeval_core replay ...`` with the default settings
+(since round 3 error control ``question`` with the ``pool_mean`` statistic; before, ``spending``;
+the full model, the fast sampler) in a fresh process, wall time and
 peak resident memory (``ru_maxrss`` of the child), for every checkout given with ``--roots``
 (the first is "before": e.g. ``/work/main`` against this branch, same run, same machine):
 
@@ -10,7 +11,9 @@ peak resident memory (``ru_maxrss`` of the child), for every checkout given with
    pair), ``--max-rounds 1``. Target < 5 s, < 500 MB.
 2. ``heldout``: the held-out-style replay, 10 systems (45 pairs), 500 items, human on 25 of them
    (``--human-fraction 0.05``: 475 metric-only items per pair), to the end. Target < 3 s.
-3. ``round-none``: workload 1 with ``--error-control none`` (the posterior decides; for reference).
+3. ``round-none``: workload 1 with ``--error-control none`` (the posterior decides; for reference);
+   ``round-spending``, ``heldout-spending``: workloads 1 and 2 with round 2's per-pair rule
+   (``--error-control spending``, the sign statistic), the default before round 3.
 4. ``metrics3``, ``metrics3-none``: several metrics at once, on the shared SummEval data
    (``human:relevance`` with rougeL, bleu and chrF, 16 systems, 120 pairs), to the end, defaults
    and ``--error-control none`` (there the several-metric posterior decides every round:
@@ -47,6 +50,8 @@ WORKLOADS: dict[str, tuple[int, int, float, list[str]]] = {
     "round": (100, 500, 0.2, ["--max-rounds", "1"]),
     "heldout": (10, 500, 0.05, []),
     "round-none": (100, 500, 0.2, ["--max-rounds", "1", "--error-control", "none"]),
+    "round-spending": (100, 500, 0.2, ["--max-rounds", "1", "--error-control", "spending"]),
+    "heldout-spending": (10, 500, 0.05, ["--error-control", "spending"]),
 }
 """name -> (systems, items, human fraction, extra replay options)."""
 SHARED: Path = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -119,7 +124,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--roots", nargs="+", type=Path, default=[Path(__file__).resolve().parents[1]])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", nargs="+", choices=sorted([*WORKLOADS, *SHARED_WORKLOADS, *SUBSET_WORKLOADS]), default=list(WORKLOADS))
+    parser.add_argument(
+        "--only", nargs="+", choices=sorted([*WORKLOADS, *SHARED_WORKLOADS, *SUBSET_WORKLOADS]), default=["round", "heldout", "round-none"]
+    )
     parser.add_argument("--vary-seed", action="store_true", help="repeat r runs with --seed r")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/prefeval-bench-default-route"))
     args = parser.parse_args()

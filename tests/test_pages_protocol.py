@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.page, pytest.mark.usefixtures("data_dir")]
 
 
 def test_two_rounds_change_budget_and_decisions_and_undo_restores() -> None:
-    at = start_protocol(2000, unit="comparisons")
+    at = start_protocol(2000, unit="comparisons", **{"Error control": "spending"})  # per pair: pairs decided in round 1
     assert (metric_values(at)["Comparisons used"], metric_values(at)["Decided pairs"]) == ("0", "0 / 120")
     at.button(key="pe_next").click()
     run_ok(at)
@@ -50,6 +50,7 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     run_ok(at)
     protocol: ProtocolState = at.session_state["pe.protocol"]
     values = metric_values(at)
+    assert (protocol.settings.error_control, protocol.settings.statistic) == ("question", "pool_mean")  # the default
     assert protocol.table.unit == "ratings" and values["Ratings used"] == f"{protocol.cost_used:,}"
     assert 0 < protocol.cost_used < 1600  # a top-1 question does not need every rating
     assert "The best system" in at.info[0].value or "is the best system" in at.info[0].value  # the answer comes first
@@ -59,23 +60,26 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     assert list(board["mean human score"]) == sorted(board["mean human score"], reverse=True)
     at.session_state["pe.w.protocol_tab"] = "Pairs"
     run_ok(at)
-    assert "Full evaluation's top-1 tier: M0, M17, M22, M23" in shown(" ".join(m.value for m in at.markdown))
-
-
-@pytest.mark.parametrize("statistic", ["pool_mean", "pool_mean_clt"])
-def test_the_pool_mean_statistics_run_from_the_form_against_the_pool_s_own_reference(statistic: str) -> None:
-    at = start_protocol(0, Question="top-k", **{"Error control": "question", "Statistic": statistic})
-    at.button(key="pe_run").click()
-    run_ok(at)
-    protocol: ProtocolState = at.session_state["pe.protocol"]
-    assert protocol.settings.statistic == statistic and 0 < protocol.cost_used <= 1600
-    at.session_state["pe.w.protocol_tab"] = "Pairs"
-    run_ok(at)
-    # the reference is the pool's own mean difference: one best system, not the t-tests' tier of four
+    # the reference is the pool's own mean difference: one best system, not the sign tests' tier of four
     grid = protocol.table.grid
     assert grid is not None
     best = protocol.table.systems[int(np.argmax(np.nanmean(grid.scores, axis=1)))]
     assert f"Full evaluation's top-1 tier: {best}." in shown(" ".join(m.value for m in at.markdown))
+
+
+@pytest.mark.parametrize(
+    ("error_control", "statistic", "tier"), [("spending", "sign", "M0, M17, M22, M23"), ("question", "pool_mean_clt", "M23.")]
+)
+def test_other_rules_run_from_the_form_against_their_own_reference(error_control: str, statistic: str, tier: str) -> None:
+    at = start_protocol(0, Question="top-k", **{"Error control": error_control, "Statistic": statistic})
+    at.button(key="pe_run").click()
+    run_ok(at)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    assert (protocol.settings.error_control, protocol.settings.statistic) == (error_control, statistic)
+    assert 0 < protocol.cost_used <= 1600
+    at.session_state["pe.w.protocol_tab"] = "Pairs"
+    run_ok(at)
+    assert f"Full evaluation's top-1 tier: {tier}" in shown(" ".join(m.value for m in at.markdown))
 
 
 def test_save_and_restore_the_session(downloads) -> None:  # noqa: F811

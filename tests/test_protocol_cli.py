@@ -49,8 +49,14 @@ def test_replay_human_only_json_shape(tmp_path: Path, capsys: pytest.CaptureFixt
         assert 0.0 <= summary[key] <= 1.0
     assert summary["settings"]["model"] == "human_only" and summary["settings"]["budget"] == 40
     assert {"kld", "rounds", "wall_s"} <= set(summary)
-    controlled = run_json(capsys, argv)  # the default: ratings, error control over the whole run
-    assert controlled["summary"]["cost_unit"] == "ratings" and controlled["summary"]["settings"]["error_control"] == "spending"
+    controlled = run_json(capsys, argv)  # the default: ratings, the whole answer protected, the pool's mean difference
+    settings = controlled["summary"]["settings"]
+    assert controlled["summary"]["cost_unit"] == "ratings" and (settings["error_control"], settings["statistic"]) == (
+        "question",
+        "pool_mean",
+    )
+    per_pair = run_json(capsys, [*argv, "--error-control", "spending"])["summary"]["settings"]  # the per-pair rule's own statistic
+    assert (per_pair["error_control"], per_pair["statistic"]) == ("spending", "sign")
     assert {(p["system_a"], p["system_b"]): p["outcome"] for p in controlled["pairs"]}["x", "y"] == ">"
 
 
@@ -70,9 +76,10 @@ def test_reproduce_json_shape_with_the_ideal_metric(tmp_path: Path, capsys: pyte
 @pytest.mark.golden
 def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The paper's human-only row for SummEval relevance (Table 3: Corr. 0.95, Ann. 0.43): exact model, N = 10,
-    pair by pair; the same protocol counted in ratings touches every one of the 1,600 ratings (method.md §12)."""
+    pair by pair (round 2's per-pair spending); the same protocol counted in ratings touches every one of the
+    1,600 ratings (method.md §12)."""
     base = ["replay", "--data", str(shared_data / "summeval"), "--human", "human:relevance", "--seed", "0", "--json"]
-    summary = run_json(capsys, [*base, "--cost-unit", "comparisons"])["summary"]
+    summary = run_json(capsys, [*base, "--cost-unit", "comparisons", "--error-control", "spending"])["summary"]
     assert summary["human_available"] == 120 * 100
     assert summary["inversion"] == 0.0
     assert summary["correct"] > 0.85
@@ -83,6 +90,6 @@ def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.
     # are published only as that mean, but the same three experts rated them: 4,800 in all (method.md §13)
     assert (ratings["cost_unit"], ratings["cost_available"]) == ("ratings", 1600 * 3)
     assert ratings["cost_used"] == ratings["cost_available"] and ratings["stop_reason"] == "exhausted"
-    top = run_json(capsys, [*base, "--question", "top-k", "--k", "1"])["summary"]
+    top = run_json(capsys, [*base, "--question", "top-k", "--k", "1", "--error-control", "spending"])["summary"]
     assert top["reference_answer"] == ["M0", "M17", "M22", "M23"] and top["false_exclusions"] == 0
     assert top["cost_fraction"] < 0.45

@@ -13,9 +13,22 @@ import pytest
 from prefeval_core.data.dataset import judgments_behind, load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
-from prefeval_core.protocol.question_control import _holm, closed_exclusions, holm_answer, holm_equivalence, member_log_e
+from prefeval_core.protocol import question_control
+from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
+from prefeval_core.protocol.question_control import PairEvidence, _holm, closed_exclusions, holm_answer, holm_equivalence, member_log_e
+from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
-from prefeval_core.protocol.simulation import expected_scores, simulate_question, tied_top_study, true_means
+from prefeval_core.protocol.simulation import (
+    HUMAN,
+    expected_scores,
+    ideal_mu,
+    simulate_question,
+    tied_top_study,
+    true_means,
+    with_ideal_metric,
+)
+from prefeval_core.protocol.state import ProtocolState, new_state
+from prefeval_core.protocol.table import build_study_table
 from prefeval_core.sequential.betting import PairSequences, direction_nulls, mean_evidence
 
 
@@ -221,3 +234,41 @@ def test_all_pairs_with_a_margin_at_the_ladder_s_step() -> None:
         delta=0.5,
     )
     assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / result.runs)
+
+
+@pytest.mark.parametrize(
+    ("statistic", "question", "delta", "metric_accuracy"),
+    [
+        ("mean", Question("all-pairs"), 0.5, None),
+        ("pool_mean", Question("top-k", 1), None, None),
+        ("pool_mean", Question("all-pairs"), 0.5, None),
+        ("pool_mean_clt", Question("top-k", 1), None, 0.8),
+    ],
+)
+def test_evidence_in_blocks_of_pairs_is_the_whole_s(
+    monkeypatch: pytest.MonkeyPatch, statistic: str, question: Question, delta: float | None, metric_accuracy: float | None
+) -> None:
+    # Every test is per pair, so computing the e-processes a few pairs at a time (to bound memory
+    # at thousands of pairs) must change nothing: the same evidence after two rounds, and the same run.
+    def run(block: int, max_rounds: int | None) -> tuple[ProtocolState, PairEvidence]:
+        monkeypatch.setattr(question_control, "PAIRS_PER_BLOCK", block)
+        data = tied_top_study(8, 2, 60, seed=7)
+        table = build_study_table(data, HUMAN) if metric_accuracy is None else with_ideal_metric(data, metric_accuracy, 7)
+        settings = ProtocolSettings(
+            budget=table.cost_available(), batch=10, model="human_only" if metric_accuracy is None else "known_mu",
+            mu=None if metric_accuracy is None else ideal_mu(metric_accuracy),
+            metrics=() if metric_accuracy is None else (IDEAL_METRIC_NAME,), seed=7, question=question, unit="ratings",
+            error_control="question", statistic=statistic, futility=0.05, delta=delta, max_rounds=max_rounds,
+        )  # fmt: skip
+        state = run_protocol(new_state(table, settings), replay_source(table))
+        return state, question_control.pair_evidence(state)
+
+    for max_rounds in (2, None):
+        (whole, whole_evidence), (blocks, block_evidence) = run(10_000, max_rounds), run(5, max_rounds)
+        for name in ("direction", "current", "equivalence"):
+            np.testing.assert_array_equal(getattr(whole_evidence, name), getattr(block_evidence, name))
+        for side in (0, 1):
+            np.testing.assert_array_equal(whole_evidence.evidence.nulls[side].z, block_evidence.evidence.nulls[side].z)
+        np.testing.assert_array_equal(whole.status.decision, blocks.status.decision)
+        np.testing.assert_array_equal(whole.members, blocks.members)
+        assert whole.cost_used == blocks.cost_used and whole.round == blocks.round

@@ -119,13 +119,13 @@ class Hypothesis:
             return log_wealth(z, observed, allowed, cap=self.cap)
         return mixture_log_e(z, observed, allowed, self.horizon if horizon is None else horizon, refuted)
 
-    def current(self) -> FloatArray:
-        """(P,) log wealth after the last position."""
-        return self.log_wealth()[:, -1] if self.z.shape[1] else np.zeros(self.z.shape[0])
-
-    def running_max(self) -> FloatArray:
-        """(P,) the largest log wealth reached so far (Ville's inequality bounds the supremum too)."""
-        return np.maximum(self.log_wealth().max(axis=1), 0.0) if self.z.shape[1] else np.zeros(self.z.shape[0])
+    def summary(self) -> tuple[FloatArray, FloatArray]:
+        """(P,) the largest log wealth reached so far (Ville's inequality bounds the supremum too)
+        and (P,) the log wealth after the last position, from one pass over the path."""
+        if not self.z.shape[1]:
+            return np.zeros(self.z.shape[0]), np.zeros(self.z.shape[0])
+        wealth = self.log_wealth()
+        return np.maximum(wealth.max(axis=1), 0.0), wealth[:, -1]
 
 
 def direction_nulls(sequences: PairSequences) -> tuple[Hypothesis, Hypothesis]:
@@ -209,13 +209,42 @@ def evidence_of(
 ) -> MeanEvidence:
     """:class:`MeanEvidence` of a test's direction ``nulls`` and, with a margin, its equivalence
     nulls ``margins`` ("A better by δ or more", "B better by δ or more"), on ``sequences``."""
-    direction = np.stack([h.running_max() for h in nulls], axis=1)
-    current = np.stack([h.current() for h in nulls], axis=1)
+    summaries = [h.summary() for h in nulls]
+    direction = np.stack([largest for largest, _ in summaries], axis=1)
+    current = np.stack([last for _, last in summaries], axis=1)
     if margins is None:
         equivalence = np.full_like(direction, np.nan)
     else:
-        equivalence = np.stack([h.running_max() for h in margins], axis=1)
+        equivalence = np.stack([h.summary()[0] for h in margins], axis=1)
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
     return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean, nulls=nulls)
+
+
+def joined(parts: list[MeanEvidence]) -> MeanEvidence:
+    """One :class:`MeanEvidence` of consecutive blocks of pairs (each computed on its own rows: every
+    test here is per pair, so the blocks' evidence is the whole's)."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def stacked(name: str) -> FloatArray:
+        return np.concatenate([getattr(part, name) for part in parts])
+
+    nulls = tuple(_joined_nulls([part.nulls[side] for part in parts]) for side in (0, 1))
+    return MeanEvidence(stacked("direction"), stacked("current"), stacked("equivalence"), stacked("mean"), (nulls[0], nulls[1]))
+
+
+def _joined_nulls(parts: list[Hypothesis]) -> Hypothesis:
+    def stacked(name: str) -> npt.NDArray[np.generic] | None:
+        values = [getattr(part, name) for part in parts]
+        return None if values[0] is None else np.concatenate(values)
+
+    return Hypothesis(
+        z=np.concatenate([h.z for h in parts]),
+        allowed=np.concatenate([h.allowed for h in parts]),
+        observed=np.concatenate([h.observed for h in parts]),
+        cap=parts[0].cap,
+        horizon=stacked("horizon"),  # type: ignore[arg-type]
+        refuted=stacked("refuted"),  # type: ignore[arg-type]
+    )

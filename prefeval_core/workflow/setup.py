@@ -54,6 +54,12 @@ STATISTIC_WORDS: Final = {
     "pool_sign": "net win rate over the item pool (sampling without replacement)",
     "pool_sign_clt": "net win rate over the item pool, asymptotic; the metric as control variate",
 }
+DEFAULT_STATISTICS: Final[Mapping[str, Statistic]] = {"question": "pool_mean", "fdr": "pool_mean"}
+"""The statistic of a study that names none, by error control (others: ``sign``, the paper's). Under
+the rules that protect the whole answer, ``pool_mean``: the mean score difference over the study's
+own items — what the full evaluation would say — tested exactly whatever the scores (in a
+comparisons study, +1 / 0 / -1 per comparison: the sign of the pool's net win rate). The per-pair
+rules and the paper's rule decide on the sign counts they are stated for."""
 PER_REQUEST_WORDS: Final = {
     "all": "all annotators' ratings at once",
     "one": "one annotator's rating (rotated)",
@@ -107,7 +113,7 @@ class StudySetup:
     )
     gamma: float = setting(DEFAULT_GAMMA, label="Significance level γ", help="significance level", bounds=LEVEL, shown=(0.001, 0.5))
     error_control: ErrorControl = setting(
-        "spending",
+        "question",
         label="Error control",
         help="question: the whole answer protected (no true top-k member excluded, no false directional decision, with "
         "probability 1 - gamma over all looks and pairs); fdr (all-pairs / baseline): the expected share of false directional "
@@ -163,8 +169,8 @@ class StudySetup:
         option=None,
         shown=(1, 20),
     )
-    statistic: Statistic = setting(
-        "sign",
+    statistic: Statistic | None = setting(
+        None,
         label="Statistic",
         help="a pair's evidence: sign (counts of better / worse items, the paper's), mean (paired score differences, "
         "method.md §13), pool_mean (the same over the study's finite item pool, decisive as it runs out; exact) or "
@@ -172,6 +178,7 @@ class StudySetup:
         "variate); pool_sign and pool_sign_clt test the pool's net win rate (share of items where A is better minus "
         "where B is) the same two ways; all but sign need error control question or fdr",
         choices=STATISTIC_WORDS,
+        none="as the error control: pool_mean under question or fdr, sign under the others",
     )
     delta: float | None = setting(
         None,
@@ -203,7 +210,7 @@ class StudySetup:
         if self.ratings_per_request == "one_pooled" and self.mode == "live":
             message = "one_pooled replays the ratings the data holds: a live study buys 'one' or 'all'"
             raise settings_error(message, field="ratings_per_request")
-        if self.ratings_per_request == "one_pooled" and self.statistic not in POOL_STATISTICS:
+        if self.ratings_per_request == "one_pooled" and self.decision_statistic not in POOL_STATISTICS:
             raise settings_error(
                 f"one_pooled puts several ratings of one output in the pool: only {' or '.join(POOL_STATISTICS)} are valid on it",
                 field="statistic",
@@ -217,6 +224,12 @@ class StudySetup:
         if not self.metrics:
             return "human_only"
         return "known_mu" if self.metrics == (IDEAL_METRIC_NAME,) else "full"
+
+    @property
+    def decision_statistic(self) -> Statistic:
+        """The statistic in use: as set, else the one the error control's guarantee is stated for
+        (:data:`DEFAULT_STATISTICS`)."""
+        return self.statistic if self.statistic is not None else DEFAULT_STATISTICS.get(self.error_control, "sign")
 
     def with_(self, **changes: Any) -> StudySetup:
         return replace(self, **changes)
@@ -341,6 +354,6 @@ def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
         error_control=setup.error_control,
         futility=None if setup.error_control == "none" else setup.futility,
         max_rounds=setup.max_rounds,
-        statistic=setup.statistic,
+        statistic=setup.decision_statistic,
         delta=setup.delta,
     )
