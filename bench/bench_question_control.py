@@ -17,7 +17,7 @@ runs with a false equivalence or direction, question-level control with the mean
 asymptotic pool-mean statistics.
 
 Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges in the
-model), WMT21 TED all-pairs with equivalence margins: cost, exact match and false exclusions or
+model), WMT21 TED all-pairs with equivalence margins, PandaLM (a comparisons study) top-1 and all-pairs: cost, exact match and false exclusions or
 inversions against the statistic's own reference (``mean``: paired t-tests; ``pool_mean``: the
 pool's mean differences), false exclusions against the t tests' top-1 tier; ``--seeds`` seeds.
 ``--designs`` picks what a request buys (``all``, ``one``, ``one_pooled``: the pool statistics only,
@@ -156,6 +156,7 @@ def _run(table, settings: ProtocolSettings):  # type: ignore[no-untyped-def]
 def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], batches: tuple[int, ...] = (10,), only: str = "") -> None:
     summeval = load_dataset(SHARED / "summeval")
     ted = load_dataset(SHARED / "wmt21_ted_ende_mqm")
+    pandalm = load_dataset(SHARED / "pandalm")
     judges = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-13b-chat-hf-rts:relevance")
     top1, pairs = Question("top-k", 1), Question()
     protected = [rule for rule in rules if rule[0] != "spending"]
@@ -174,6 +175,8 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], bat
         ("WMT21 TED all-pairs", ted, "human", (), pairs, None, "all", rules),
         ("WMT21 TED all-pairs δ=0.5", ted, "human", (), pairs, 0.5, "all", protected),
         ("WMT21 TED all-pairs δ=1", ted, "human", (), pairs, 1.0, "all", protected),
+        ("PandaLM (comparisons) top-1", pandalm, "human", (), top1, None, "all", rules),
+        ("PandaLM (comparisons) all-pairs", pandalm, "human", (), pairs, None, "all", rules),
     ]
     header = (
         "study",
