@@ -17,9 +17,10 @@ runs with a false equivalence or direction, question-level control with the mean
 asymptotic pool-mean statistics.
 
 Part 2 (real data): SummEval relevance top-1 (human only, and with the three LLM judges in the
-model), WMT21 TED all-pairs with equivalence margins, PandaLM (a comparisons study) top-1 and all-pairs: cost, exact match and false exclusions or
-inversions against the statistic's own reference (``mean``: paired t-tests; ``pool_mean``: the
-pool's mean differences), false exclusions against the t tests' top-1 tier; ``--seeds`` seeds.
+model), WMT21 TED all-pairs with equivalence margins, PandaLM (a comparisons study) top-1 and
+all-pairs: cost, exact match and false exclusions or inversions against the statistic's own
+reference (``mean``: paired t-tests; ``pool_mean``: the pool's mean differences), false exclusions
+against the t tests' top-1 tier; ``--seeds`` seeds.
 ``--designs`` picks what a request buys (``all``, ``one``, ``one_pooled``: the pool statistics only,
 the t tier then from the items' means).
 
@@ -78,9 +79,11 @@ def _label(kind: str, k: int) -> str:
     return f"top-{k}" if kind == "top-k" else "all-pairs"
 
 
-def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...], questions: tuple[str, ...]) -> None:
-    print("| question | systems | tied | N | rule | runs | error share | 2 s.e. | cost |")
-    print("|---|---|---|---|---|---|---|---|---|")
+def simulation(
+    runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str], ...], questions: tuple[str, ...], unit: str = "ratings"
+) -> None:
+    print("| question | unit | systems | tied | N | rule | runs | error share | 2 s.e. | cost |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     cells = [("top-k", 1, 6, tied) for tied in (2, 3, 4)] + [("top-k", 3, 8, tied) for tied in (3, 4)] + [("all-pairs", 1, 5, 5)]
     for kind, k, systems, tied in (cell for cell in cells if _label(cell[0], cell[1]) in questions):
         for batch in batches:
@@ -88,12 +91,12 @@ def simulation(runs: int, batches: tuple[int, ...], rules: tuple[tuple[str, str]
                 question = Question(kind, k) if kind == "top-k" else Question()  # type: ignore[arg-type]
                 result = simulate_question(
                     n_systems=systems, n_tied=tied, n_items=60, question=question, error_control=control,
-                    statistic=statistic, batch=batch, runs=runs, seed=10_000 * tied + batch,
+                    statistic=statistic, batch=batch, runs=runs, seed=10_000 * tied + batch, unit=unit,  # type: ignore[arg-type]
                 )  # fmt: skip
                 label = _label(kind, k)
                 rule = f"{control} ({statistic})"
                 se2 = _two_standard_errors(result.errors, result.runs)
-                cells = (label, systems, tied, batch, rule, result.runs, f"{result.errors:.3f}", f"{se2:.3f}", f"{result.cost:.3f}")
+                cells = (label, unit, systems, tied, batch, rule, result.runs, f"{result.errors:.3f}", f"{se2:.3f}", f"{result.cost:.3f}")
                 print("| " + " | ".join(map(str, cells)) + " |")
                 sys.stdout.flush()
 
@@ -279,6 +282,10 @@ def main() -> None:
     parser.add_argument("--real-batches", default="10", help="real: the batch sizes N (items per system and round)")
     parser.add_argument("--rows", default="", help="real: only the rows whose study label contains this")
     parser.add_argument("--items", type=int, default=200, help="equivalence: items per simulated study")
+    parser.add_argument(
+        "--unit", choices=("ratings", "comparisons"), default="ratings",
+        help="simulation: judge the studies as ratings or as comparisons (the sign of each pair's score difference)",
+    )  # fmt: skip
     parser.add_argument("--cells", default=",".join(map(str, range(len(DISCOVERY_CELLS)))), help="fdr: the DISCOVERY_CELLS to run")
     parser.add_argument(
         "--rules",
@@ -291,6 +298,7 @@ def main() -> None:
     options += f" --rows '{args.rows}'" if args.rows else ""
     options += f" --cells {args.cells}" if "fdr" in args.rules else ""
     options += f" --items {args.items}" if "equivalence" in args.part else ""
+    options += f" --unit {args.unit}" if args.unit != "ratings" else ""
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_question_control.py {options}")
     controls = tuple(args.rules.split(","))
     chosen = [RULES[name] for name in controls if name in RULES]
@@ -305,7 +313,7 @@ def main() -> None:
         equivalence(args.runs, batches, args.items)
     if "sim" in args.part:
         if chosen:
-            simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")))
+            simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")), args.unit)
         if "fdr" in controls:
             discoveries(args.runs, batches, tuple(int(cell) for cell in args.cells.split(",")))
 

@@ -7,9 +7,14 @@ RULES = {
     "clt": ("question", "pool_mean_clt"),
     "sign_pool": ("question", "pool_sign"),
     "sign_clt": ("question", "pool_sign_clt"),
+    "question_sign": ("question", "sign"),
     "spending": ("spending", "sign"),
 }
 """Question-level control with the mean statistic, the exact pool-mean statistic or its asymptotic
-form (the metrics inside as control variates), the same two pool tests of the net win rate, and
-round 2's per-pair spending rule with the sign statistic."""
-RULE_HELP = "question (mean), pool (pool_mean), clt (pool_mean_clt), sign_pool (pool_sign), sign_clt (pool_sign_clt), spending (sign)"
+form (the metrics inside as control variates), the same two pool tests of the net win rate,
+question-level control on the sign counts (the human-only mixture e-process), and round 2's per-pair
+spending rule with the sign statistic."""
+RULE_HELP = (
+    "question (mean), pool (pool_mean), clt (pool_mean_clt), sign_pool (pool_sign), sign_clt (pool_sign_clt), "
+    "question_sign (sign), spending (sign)"
+)

@@ -199,6 +199,18 @@ def test_question_control_keeps_tied_top_members_in_the_answer() -> None:
     assert result.cost < 1.0
 
 
+@pytest.mark.parametrize(("question", "systems", "tied"), [(Question("top-k", 1), 6, 3), (Question("all-pairs"), 5, 5)])
+def test_the_default_keeps_its_guarantee_in_a_comparisons_study(question: Question, systems: int, tied: int) -> None:
+    # The default (question-level control, pool_mean) on comparisons (+1 / 0 / -1, each pair in its
+    # own order): no tied top member excluded / no false direction against each pair's pool net win
+    # rate in more than gamma of the runs (+ 2 s.e.); the 1,000-run grid is bench_question_control.py --unit comparisons.
+    result = simulate_question(
+        n_systems=systems, n_tied=tied, n_items=60, question=question, statistic="pool_mean", runs=120, seed=500, unit="comparisons"
+    )
+    assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 120)
+    assert 0.0 < result.cost < 1.0
+
+
 @pytest.mark.slow
 def test_question_control_all_pairs_under_the_global_null() -> None:
     result = simulate_question(n_systems=4, n_tied=4, n_items=40, question=Question("all-pairs"), runs=120, batch=10, seed=300)

@@ -31,7 +31,7 @@ from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import POOL_STATISTICS, ProtocolSettings, Question
 from prefeval_core.protocol.state import ProtocolState, new_state
-from prefeval_core.protocol.table import StudyTable, build_study_table
+from prefeval_core.protocol.table import StudyTable, Unit, build_study_table
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
 
@@ -136,15 +136,19 @@ def simulate_question(
     ladder: bool = False,
     metric_accuracy: float | None = None,
     delta: float | None = None,
+    unit: Unit = "ratings",
 ) -> QuestionRuns:
     """Replay ``runs`` simulated studies (seeds ``seed``, ``seed + 1``, ...) with the given rule;
     with ``metric_accuracy``, the ideal metric of that sign accuracy is in the model (``known_mu``:
     under ``spending`` it informs the futility stop, method.md §12); with an equivalence margin
-    ``delta``, a pair decided equivalent whose true difference is at least δ is an error too."""
+    ``delta``, a pair decided equivalent whose true difference is at least δ is an error too. With
+    ``unit="comparisons"`` the same studies are judged as comparisons (a comparison's outcome is
+    the sign of the two scores' difference, each pair in its own seeded order, one paid judgment
+    each): the pool statistics' truth is then each pair's pool net win rate."""
     failures, costs, equivalent = 0, [], 0
     means = expected_scores(true_means(n_systems, n_tied, ladder=ladder))
     replays = _replays(n_systems, n_tied, n_items, question, error_control, statistic, batch, gamma, runs, seed,
-                       ladder=ladder, metric_accuracy=metric_accuracy, delta=delta)  # fmt: skip
+                       ladder=ladder, metric_accuracy=metric_accuracy, delta=delta, unit=unit)  # fmt: skip
     for state in replays:
         failures += int(_failed(state, means, question))
         costs.append(protocol_result(state).cost_fraction)
@@ -233,13 +237,16 @@ def _replays(
     ladder: bool = False,
     metric_accuracy: float | None = None,
     delta: float | None = None,
+    unit: Unit = "ratings",
 ) -> Iterator[ProtocolState]:
     """The finished replays of ``runs`` simulated studies (:func:`tied_top_study`, seeds ``seed``,
     ``seed + 1``, ...), human only or with the ideal metric of sign accuracy ``metric_accuracy``
     in the model (``known_mu``), the futility level β = γ under error control."""
     for run in range(runs):
         data = tied_top_study(n_systems, n_tied, n_items, gap=gap, ladder=ladder, seed=seed + run)
-        table = build_study_table(data, HUMAN) if metric_accuracy is None else with_ideal_metric(data, metric_accuracy, seed + run)
+        table = (
+            build_study_table(data, HUMAN, unit=unit) if metric_accuracy is None else with_ideal_metric(data, metric_accuracy, seed + run)
+        )
         settings = ProtocolSettings(
             budget=table.cost_available(),
             batch=batch,
@@ -249,7 +256,7 @@ def _replays(
             metrics=() if metric_accuracy is None else (IDEAL_METRIC_NAME,),
             seed=seed + run,
             question=question,
-            unit="ratings",
+            unit=unit,
             error_control=error_control,  # type: ignore[arg-type]
             statistic=statistic,  # type: ignore[arg-type]
             futility=None if error_control == "none" else gamma,
