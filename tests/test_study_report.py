@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 import prefeval_core.api as pe
 from prefeval_core.diagnostics.metric_report import metric_report
 from prefeval_core.workflow.judges import compare_judges
@@ -30,17 +32,25 @@ def test_a_16_system_report_opens_with_the_summary_and_stays_under_a_megabyte() 
     assert "sample_data" not in html and "system_a" not in html
 
 
-def test_what_the_judge_bought_is_the_run_against_human_judgments_only() -> None:
+@pytest.mark.parametrize(
+    ("error_control", "why"),
+    [
+        ("question", "the judge does not enter"),  # the default: the exact pool test of the human differences
+        ("spending", "the judge only predicts which pairs are futile"),
+    ],
+)
+def test_what_the_judge_bought_is_the_run_against_human_judgments_only(error_control: str, why: str) -> None:
     data = pe.load_sample("summeval")
-    run = pe.replay(data, "human:relevance", JUDGE, question="top-k", k=3, budget=700)
-    human_only = pe.replay(data, "human:relevance", JUDGE, question="top-k", k=3, budget=700, model="human_only")
+    options = dict(question="top-k", k=3, budget=700, error_control=error_control)
+    run = pe.replay(data, "human:relevance", JUDGE, **options)  # type: ignore[arg-type]
+    human_only = pe.replay(data, "human:relevance", JUDGE, model="human_only", **options)  # type: ignore[arg-type]
     bought = judge_bought(run.run.state)
     assert bought is not None and bought.cost_with == run.summary["cost_used"]
     rounds_equal = human_only.run.state.round <= run.run.state.round
     assert rounds_equal and bought.cost_without == human_only.run.state.cost_used
     words = bought.words()
     assert f"({bought.cost_with:,} with it, {bought.cost_without:,} with human judgments only)" in words
-    assert "decisions come from the human judgments alone" in words  # spending: the judge cannot decide a pair
+    assert why in words and "human judgments alone" in words  # neither rule lets the judge decide a pair
     assert judge_bought(human_only.run.state) is None
 
 

@@ -22,6 +22,7 @@ from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.protocol import (
+    ERROR_CONTROL_RULES,
     ProtocolResult,
     ProtocolState,
     QuestionKind,
@@ -92,8 +93,14 @@ def judge_bought(state: ProtocolState) -> JudgeBought | None:
             "part of the human differences' spread "
             "it predicts (the guarantee is asymptotic, method.md §13)."
         )
-    elif settings.model == "known_mu":
+    elif settings.model == "known_mu" and settings.error_control == "anytime":
         why = f"under {settings.error_control} error control the judge's e-process may decide beside the human one (a share of γ)."
+    elif not ERROR_CONTROL_RULES[settings.error_control].per_pair:
+        why = (
+            f"under {settings.error_control} error control with the {settings.statistic} statistic the decisions and the stops "
+            "come from the human judgments alone: the judge does not enter. The pool_mean_clt statistic takes it into each "
+            "pair's test as a control variate (an asymptotic guarantee, method.md §13)."
+        )
     else:
         why = (
             f"under {settings.error_control} error control the decisions come from the human judgments alone; the judge only "
