@@ -52,6 +52,8 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     values = metric_values(at)
     assert (protocol.settings.error_control, protocol.settings.statistic) == ("question", "pool_mean")  # the default
     assert protocol.table.unit == "ratings" and values["Ratings used"] == f"{protocol.cost_used:,}"
+    out = int((~protocol.members).sum())
+    assert 0 < out < 16 and values["Systems ruled out"] == f"{out} / 16"  # a tier question counts systems, not pairs
     assert 0 < protocol.cost_used < 1600  # a top-1 question does not need every rating
     assert "The best system" in at.info[0].value or "is the best system" in at.info[0].value  # the answer comes first
     board = at.dataframe[0].value  # the leaderboard is the first tab

@@ -181,7 +181,13 @@ def status(protocol: ProtocolState) -> None:
     c = st.columns(4)
     c[0].metric("Round", now.round)
     c[1].metric(f"{now.unit.capitalize()} used", f"{now.cost_used:,}", help=f"of a budget of {now.budget:,} {now.unit}")
-    c[2].metric("Decided pairs", f"{now.decided} / {now.pairs}", help="pairs of the question with a significant winner")
+    if now.ruled_out is None:
+        c[2].metric("Decided pairs", f"{now.decided} / {now.pairs}", help="pairs of the question with a significant winner")
+    else:
+        c[2].metric(
+            "Systems ruled out", f"{now.ruled_out} / {now.systems}",
+            help=f"systems shown not to be among the best {protocol.settings.question.k}; {now.decided} of {now.pairs} pairs decided",
+        )  # fmt: skip
     c[3].metric("Pairs that still matter", now.matter, help="undecided pairs whose judgments can still change the answer")
     if now.finished:
         st.caption(f"The protocol has finished: {now.stop_words}.")

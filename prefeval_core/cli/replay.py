@@ -131,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     def report(state: ProtocolState) -> None:
         status = study_status(state)  # the question's pairs only
         undecided = status.pairs - status.decided
-        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {undecided} of {status.pairs} pairs undecided")
+        ruled_out = "" if status.ruled_out is None else f", {status.ruled_out} of {status.systems} systems ruled out"
+        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {undecided} of {status.pairs} pairs undecided{ruled_out}")
 
     output = replay_json(run_replay(table, setup, progress=report))
     if args.json:

@@ -35,6 +35,9 @@ class StudyStatus:
         finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
         answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
         futile_pairs: pairs that still matter but were stopped as futile; futility: β of that rule (None: off).
+        ruled_out, systems: a tier question's (top-k) systems shown not to be among the best k, of all
+            systems (``None`` for the other questions): under question-level control the answer is
+            settled by excluding systems, often before any single pair is decided.
     """
 
     round: int
@@ -49,6 +52,14 @@ class StudyStatus:
     answer: str
     futile_pairs: tuple[tuple[str, str], ...] = ()
     futility: float | None = None
+    ruled_out: int | None = None
+    systems: int = 0
+
+    @property
+    def progress_words(self) -> str:
+        """``7 of 120 pairs decided`` and, for a tier question, ``; 11 of 16 systems ruled out``."""
+        words = f"{self.decided} of {self.pairs} pairs decided"
+        return words if self.ruled_out is None else f"{words}; {self.ruled_out} of {self.systems} systems ruled out"
 
     @property
     def stop_words(self) -> str:
@@ -79,4 +90,6 @@ def study_status(state: ProtocolState) -> StudyStatus:
         answer=answer_words(state),
         futile_pairs=futile_pairs(state),
         futility=settings.futility,
+        ruled_out=int((~state.members).sum()) if settings.question.entry.tier else None,
+        systems=len(table.systems),
     )

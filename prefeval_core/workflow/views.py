@@ -258,7 +258,7 @@ def protocol_section(state: ProtocolState, result: ProtocolResult | None = None)
     settings = state.settings
     text = (
         f"Question: {settings.question.describe()}. {status.answer} Round {status.round}; {cost_sentence(state, result)} "
-        f"{status.decided} of {status.pairs} pairs decided; {status.stop_words}. Settings: model {settings.model}, "
+        f"{status.progress_words}; {status.stop_words}. Settings: model {settings.model}, "
         f"error control {settings.error_control}, gamma {settings.gamma}, batch {settings.batch}, seed {settings.seed}."
     )
     return ReportSection("Protocol", text, (theta_history_figure(state),), html_body=table)
