@@ -51,6 +51,8 @@ def test_what_the_judge_bought_is_the_run_against_human_judgments_only(error_con
     words = bought.words()
     assert f"({bought.cost_with:,} with it, {bought.cost_without:,} with human judgments only)" in words
     assert why in words and "human judgments alone" in words  # neither rule lets the judge decide a pair
+    assert bought.ruled_out_with == int((~run.run.state.members).sum())  # a tier question counts systems, not pairs
+    assert f"ruled out {abs(bought.ruled_out_with - (bought.ruled_out_without or 0))} " in words
     assert judge_bought(human_only.run.state) is None
 
 

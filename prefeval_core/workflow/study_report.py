@@ -52,6 +52,7 @@ class JudgeBought:
         cost_with, cost_without: judgments the run used with the judge / human only.
         decided_with, decided_without: pairs of the question decided.
         why: the reason in words, from the error control in force.
+        ruled_out_with, ruled_out_without: a tier question's systems ruled out (``None`` otherwise).
     """
 
     judges: tuple[str, ...]
@@ -61,16 +62,25 @@ class JudgeBought:
     decided_with: int
     decided_without: int
     why: str
+    ruled_out_with: int | None = None
+    ruled_out_without: int | None = None
 
     def words(self) -> str:
         saved = self.cost_without - self.cost_with
-        more = self.decided_with - self.decided_without
         verb = "saved" if saved >= 0 else "cost"
-        decided = f"{abs(more)} {'more' if more >= 0 else 'fewer'} {'pair' if abs(more) == 1 else 'pairs'}"
+        if self.ruled_out_with is None or self.ruled_out_without is None:
+            settled = f"decided {_more(self.decided_with - self.decided_without, 'pair')}"
+        else:
+            settled = f"ruled out {_more(self.ruled_out_with - self.ruled_out_without, 'system')}"
         return (
             f"The judge ({', '.join(self.judges)}) {verb} {abs(saved):,} {self.unit} ({self.cost_with:,} with it, "
-            f"{self.cost_without:,} with human judgments only) and decided {decided}: {self.why}"
+            f"{self.cost_without:,} with human judgments only) and {settled}: {self.why}"
         )
+
+
+def _more(difference: int, noun: str) -> str:
+    """``3 more pairs``, ``1 fewer system``."""
+    return f"{abs(difference)} {'more' if difference >= 0 else 'fewer'} {noun}{'' if abs(difference) == 1 else 's'}"
 
 
 def judge_bought(state: ProtocolState) -> JudgeBought | None:
@@ -109,7 +119,10 @@ def judge_bought(state: ProtocolState) -> JudgeBought | None:
             + "."
         )
     now, then = study_status(state), study_status(human)
-    return JudgeBought(state.table.metric_raters, state.table.unit, state.cost_used, human.cost_used, now.decided, then.decided, why)
+    return JudgeBought(
+        state.table.metric_raters, state.table.unit, state.cost_used, human.cost_used, now.decided, then.decided, why,
+        now.ruled_out, then.ruled_out,
+    )  # fmt: skip
 
 
 _COLOURS: dict[str, str] = {str(k): v for k, v in ERROR_COLOURS.items()}
