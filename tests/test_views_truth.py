@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import prefeval_core.api as pe
+from prefeval_core.decision import human_only_theta
+from prefeval_core.protocol.error_controls import theta_source
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, theta_history_figure
+from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, theta_history_figure, win_rates_caption
 
 
 @pytest.mark.parametrize("control", ["none", "spending", "anytime"])
@@ -82,3 +85,26 @@ def test_under_question_control_no_fixed_line_is_drawn_and_the_title_says_why() 
     figure = theta_history_figure(run.run.state)
     assert not figure.layout.shapes and "no fixed line" in figure.layout.title.text
     assert CONTROL_WORDS["question"] in figure.layout.title.text
+
+
+@pytest.mark.parametrize(
+    ("control", "statistic", "source", "words"),
+    [
+        ("question", None, "normal", "Φ(mean / s.e.)"),  # the default: pool_mean
+        ("question", "sign", "human_only", "exact human-only posterior"),
+        ("spending", None, "human_only", "exact human-only posterior"),
+        ("none", None, "model", "Monte-Carlo error"),
+    ],
+)
+def test_the_win_rate_caption_says_where_the_table_s_theta_comes_from(control: str, statistic: str | None, source: str, words: str) -> None:
+    # with a judge in the model the plots show its posterior; the table's θ is that only where it decides
+    options = {"error_control": control, "budget": 500} | ({} if statistic is None else {"statistic": statistic})
+    state = pe.replay(pe.load_sample("summeval"), "human:relevance", "rougeL", **options).run.state  # type: ignore[arg-type]
+    assert theta_source(state.settings) == source and words in win_rates_caption(state)
+    last = state.records[-1]
+    counts = state.revealed_counts(before_round=state.round + 1).subset(last.pairs)
+    exact = human_only_theta(counts.n)
+    if source == "human_only":  # the θ recorded is the closed form of the human outcomes, not the judge's posterior
+        np.testing.assert_allclose(last.theta, exact, atol=1e-12)
+    elif source == "model":
+        assert np.max(np.abs(last.theta - exact)) > 0.01

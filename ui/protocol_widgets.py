@@ -227,7 +227,8 @@ def win_rates(protocol: ProtocolState) -> None:
     chosen = st.selectbox("Pair in detail", range(len(pairs)), format_func=labels.__getitem__, key="pe.w.detail_pair")
     st.plotly_chart(win_rate_figure(densities[chosen], *pairs[chosen], counts=counts[chosen][0]), key="pe.fig.winrate")
     if protocol.table.k > 1 and s.model == "full":
-        st.caption("What each metric contributes to this pair's θ (the same judgments, the metrics taken away one at a time):")
+        own = "" if s.statistic == "sign" else f" (the model's posterior: the {s.statistic} statistic's test does not read it)"
+        st.caption(f"What each metric contributes to this pair's θ{own} (the same judgments, the metrics taken away one at a time):")
         with user_errors("Measuring the metrics' contributions", stop=False):
             st.dataframe(cache.contributions(protocol, int(chosen)), hide_index=True)
     with st.expander(f"All {len(pairs)} pairs", expanded=len(pairs) <= 30):

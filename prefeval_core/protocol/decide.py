@@ -39,6 +39,7 @@ from prefeval_core.decision import DecisionResult, SamplerSettings, decide_count
 from prefeval_core.pairs.counts import JointCounts, pattern_index
 from prefeval_core.protocol.question_control import DecidedRound
 from prefeval_core.protocol.questions import next_members, question_pairs
+from prefeval_core.protocol.settings import ProtocolSettings
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
 from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
@@ -94,6 +95,12 @@ def decide_pairs_of_round(
     return RoundDecisions(posterior.theta, evidence.decision, posterior.p_mean, evidence.log_evidence, log_numerator, stop)
 
 
+def theta_from_model(settings: ProtocolSettings) -> bool:
+    """Whether a round's θ comes from the decision model (metrics included), or is only shown and so is
+    the exact human-only one (:func:`_posterior`)."""
+    return settings.error_control == "none" or settings.model == "known_mu" or settings.policy == "closest_first"
+
+
 def _posterior(
     state: ProtocolState, counts: JointCounts, chosen: npt.NDArray[np.int64], number: int, sampler_settings: SamplerSettings | None
 ) -> DecisionResult:
@@ -111,9 +118,8 @@ def _posterior(
 
     Each pair's draws depend on its index in the study, never on the other pairs decided with it."""
     settings = state.settings
-    shown_only = settings.error_control != "none" and settings.model != "known_mu" and settings.policy != "closest_first"
     options = {
-        "model": "human_only" if shown_only else settings.model,
+        "model": settings.model if theta_from_model(settings) else "human_only",
         "sampler": settings.sampler,
         "gamma": settings.gamma,
         "seed": round_seed(settings.seed, number),

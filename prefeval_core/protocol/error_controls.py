@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from prefeval_core.decision import SamplerSettings
-from prefeval_core.protocol.decide import decide_pairs_round
+from prefeval_core.protocol.decide import decide_pairs_round, theta_from_model
 from prefeval_core.protocol.fdr_control import decide_fdr_round
 from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
+from prefeval_core.protocol.settings import ProtocolSettings
 from prefeval_core.protocol.state import ProtocolState
 
 RoundRule = Callable[[ProtocolState, int, SamplerSettings | None], DecidedRound]
@@ -91,6 +93,21 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
     )
 }
 """Every error-control rule by name, in the order they are offered. Tests add one with ``monkeypatch.setitem``."""
+
+
+ThetaSource = Literal["model", "human_only", "normal"]
+"""Where a round's θ comes from: the decision model (metrics included), the exact human-only
+posterior of the outcome counts, or the normal approximation ``Φ(mean / s.e.)`` of P(Δ > 0) for a
+score statistic."""
+
+
+def theta_source(settings: ProtocolSettings) -> ThetaSource:
+    """The :data:`ThetaSource` of a run's θ: the per-pair rules and the paper's use the model only where
+    θ decides or allocates (:func:`~prefeval_core.protocol.decide.theta_from_model`); the rules over the
+    question show the human-only posterior (``sign``) or the normal approximation (score statistics)."""
+    if ERROR_CONTROL_RULES[settings.error_control].decide is not decide_pairs_round:
+        return "human_only" if settings.statistic == "sign" else "normal"
+    return "model" if theta_from_model(settings) else "human_only"
 
 
 def control_words() -> dict[str, str]:

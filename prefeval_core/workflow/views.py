@@ -18,7 +18,7 @@ from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densit
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.report import ReportSection
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
-from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES
+from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, theta_source
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
@@ -218,25 +218,37 @@ def decisions_dag(
 
 
 def win_rates_caption(state: ProtocolState) -> str:
-    """What the win-rate plots show, in plain words."""
+    """What the win-rate plots show, in plain words, and how they relate to the table's θ and to the
+    decisions (:func:`~prefeval_core.protocol.error_controls.theta_source`)."""
     settings = state.settings
+    source = theta_source(settings)
     decides = (
         ""
         if settings.error_control == "none"
-        else f" These plots show θ; the decisions are not read from it but from the error control in force: "
-        f"{CONTROL_WORDS[settings.error_control]}."
+        else f" The decisions are not read from θ but from the error control in force: {CONTROL_WORDS[settings.error_control]}."
     )
     if settings.model == "human_only":
-        exact = "Exact posterior of each pair's rates from its revealed human outcomes, Dirichlet(n + 1): the posterior θ comes from."
-        return exact + decides
-    nuts = " (drawn with the fast sampler; θ used NUTS on the same model)" if settings.sampler == "nuts" else ""
-    model = "the full model, μ uncertain" if settings.model == "full" else "the model with a known μ"
-    return (
-        f"The posterior θ comes from, under {model}: human outcomes revealed so far and the metric's outcomes on the other "
-        f"items. Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without metric-only items are exact "
-        "Dirichlet(n + 1). θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by "
-        "Monte-Carlo error (about ±0.01)." + decides
-    )
+        plots = "Exact posterior of each pair's outcome rates (p>, p=, p<) from its revealed human outcomes, Dirichlet(n + 1)."
+    else:
+        nuts = " (drawn with the fast sampler; θ used NUTS on the same model)" if settings.sampler == "nuts" else ""
+        model = "the full model, μ uncertain" if settings.model == "full" else "the model with a known μ"
+        plots = (
+            f"The posterior of each pair's outcome rates under {model}: human outcomes revealed so far and the metric's "
+            f"outcomes on the other items. Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without "
+            "metric-only items are exact Dirichlet(n + 1)."
+        )
+    if source == "normal":
+        table = (
+            f" The {settings.statistic} statistic tests score differences, not these rates: the table's θ is Φ(mean / s.e.), "
+            "the normal approximation of P(Δ > 0) from the pair's revealed differences."
+        )
+    elif source == "human_only" and settings.model != "human_only":
+        table = " The table's θ is the exact human-only posterior, I_{1/2}(n< + 1, n> + 1): the metric does not enter it."
+    elif settings.model == "human_only":
+        table = " The table's θ comes from these posteriors."
+    else:
+        table = " θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by Monte-Carlo error (about ±0.01)."
+    return plots + table + decides
 
 
 def cost_sentence(state: ProtocolState, result: ProtocolResult | None = None) -> str:
