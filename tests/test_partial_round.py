@@ -14,6 +14,7 @@ import pytest
 
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import next_request, state_from_dict, state_from_json, state_to_dict, state_to_json, undo_round
+from prefeval_core.protocol.settings import Question
 from prefeval_core.store import Rating, Store, open_store, utc_now
 from prefeval_core.vocabulary.tasks import RatingTask
 from prefeval_core.workflow import StudySetup
@@ -190,3 +191,11 @@ def test_budget_used_and_the_forecast_with_its_rule() -> None:
     per_pair = status.cost_used / status.decided
     assert forecast.likely_needed == min(150 - status.cost_used, math.ceil(per_pair * status.matter))
     assert forecast.sentence().startswith(f"Budget: {status.cost_used} / 150 ratings used; likely still needed: about ")
+    top = setup.with_(question=Question("top-k", 1), budget=600)  # a tier question: the rate is per system ruled out
+    state = start_study(study_table(data, top), top)
+    assert budget_forecast(state).rule == "no system ruled out yet: the budget left"
+    later = next(s for s in (run_protocol(state, replay_source(state.table), max_rounds=r) for r in range(1, 20)) if (~s.members).any())
+    status, forecast = study_status(later), budget_forecast(later)
+    per_system = status.cost_used / status.ruled_out
+    still = status.systems - status.ruled_out - 1
+    assert forecast.likely_needed == min(600 - status.cost_used, math.ceil(per_system * still)) and "per system ruled out" in forecast.rule

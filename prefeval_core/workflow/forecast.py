@@ -1,9 +1,11 @@
 """How much of a study's budget is used, and how many judgments it will likely still need.
 
 The rule, simple and stated with the number: the judgments spent so far per decided pair, times
-the pairs that still matter, at most the budget left. Before any pair is decided there is no rate
-to go by, so the forecast is the budget left. It is a rough guide for the lead, not a promise:
-hard pairs (close systems) take more judgments than the easy ones decided first.
+the pairs that still matter, at most the budget left. A tier question (top-k) is answered by ruling
+systems out, under question-level control often before any pair is decided, so there the rate is
+per system ruled out, times the systems that must still go for a tier of k. Before anything is
+decided there is no rate to go by, so the forecast is the budget left. It is a rough guide for the
+lead, not a promise: hard pairs (close systems) take more judgments than the easy ones decided first.
 """
 
 from __future__ import annotations
@@ -43,9 +45,22 @@ def budget_forecast(state: ProtocolState) -> BudgetForecast:
     left = max(0, status.budget - status.cost_used)
     if status.finished:
         return BudgetForecast(status.unit, status.cost_used, status.budget, 0, "the study has finished")
+    if status.ruled_out is not None:
+        return _tier_forecast(state, status.cost_used, status.ruled_out, status.systems, left)
     if status.decided == 0:
         return BudgetForecast(status.unit, status.cost_used, status.budget, left, "no pair decided yet: the budget left")
     per_pair = status.cost_used / status.decided
     needed = min(left, math.ceil(per_pair * status.matter))
     rule = f"{per_pair:.0f} judgments per decided pair so far × {status.matter} pairs that still matter, at most the {left:,} left"
     return BudgetForecast(status.unit, status.cost_used, status.budget, needed, rule)
+
+
+def _tier_forecast(state: ProtocolState, used: int, ruled_out: int, systems: int, left: int) -> BudgetForecast:
+    """A tier question's forecast: judgments per system ruled out so far, times those still to go."""
+    unit, budget, k = state.table.unit, state.settings.budget, state.settings.question.k
+    if ruled_out == 0:
+        return BudgetForecast(unit, used, budget, left, "no system ruled out yet: the budget left")
+    per_system = used / ruled_out
+    still = max(systems - ruled_out - k, 0)
+    rule = f"{per_system:.0f} judgments per system ruled out so far × {still} more to rule out for a tier of {k}, at most the {left:,} left"
+    return BudgetForecast(unit, used, budget, min(left, math.ceil(per_system * still)), rule)
