@@ -153,6 +153,7 @@ def test_counts_follow_the_revealed_items() -> None:
     assert counts.K[0].tolist() == expected_K.tolist()
     assert counts.m.tolist() == [[0, 1, 1]]  # unrevealed i002 (<) and i003 (=)
     assert state.revealed_counts(before_round=1).n.tolist() == [[0, 0, 0]]
+    assert state.human_outcome_counts().tolist() == [[1, 1, 0]]  # the same n, without the metric patterns
 
 
 def test_undo_reverts_open_judgments_then_whole_rounds() -> None:

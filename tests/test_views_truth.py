@@ -9,7 +9,7 @@ import prefeval_core.api as pe
 from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol.error_controls import theta_source
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, theta_history_figure, win_rates_caption
+from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, pairs_frame, theta_history_figure, win_rates_caption
 
 
 @pytest.mark.parametrize("control", ["none", "spending", "anytime"])
@@ -108,3 +108,16 @@ def test_the_win_rate_caption_says_where_the_table_s_theta_comes_from(control: s
         np.testing.assert_allclose(last.theta, exact, atol=1e-12)
     elif source == "model":
         assert np.max(np.abs(last.theta - exact)) > 0.01
+
+
+def test_under_the_default_the_pairs_table_labels_theta_and_shows_the_rates_of_the_outcomes_revealed() -> None:
+    run = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=600)  # question-level, pool_mean
+    state = run.run.state
+    frame = pairs_frame(state)
+    assert "θ ≈ P(Δ > 0)" in frame and "θ = P(p> > p<)" not in frame  # a score statistic's θ, not the outcome rates'
+    last = state.records[-1]
+    n = state.revealed_counts().n[last.pairs]
+    np.testing.assert_allclose(last.p_mean, (n + 1) / (n.sum(axis=1, keepdims=True) + 3))  # not the prior's 1/3
+    assert n.sum() > 0 and not np.allclose(last.p_mean, 1 / 3)
+    spending = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=600, error_control="spending").run.state
+    assert "θ = P(p> > p<)" in pairs_frame(spending)

@@ -122,7 +122,7 @@ class PairEvidence:
 def pair_evidence(state: ProtocolState) -> PairEvidence:
     """The :class:`PairEvidence` of every pair of ``state`` on its revealed judgments."""
     if state.settings.statistic == "sign":
-        log_e = human_log_e(state.revealed_counts().n)
+        log_e = human_log_e(state.human_outcome_counts())
         return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan))
     sequences = pair_sequences(state)
     statistic, delta = state.settings.statistic, state.settings.delta
@@ -164,11 +164,15 @@ def decided_round(
     equivalent: BoolArray,
     members: BoolArray,
 ) -> DecidedRound:
-    """The :class:`DecidedRound` of the pairs ``rows``, recording ``log_evidence`` (P, 2) for them."""
+    """The :class:`DecidedRound` of the pairs ``rows``, recording ``log_evidence`` (P, 2) for them
+    (the posterior means of the outcome rates shown beside them are the exact human-only ones,
+    ``Dirichlet(n + 1)`` of the revealed human outcomes, as under the per-pair rules)."""
+    from prefeval_core.decision import dirichlet_mean
+
     record = RoundDecisions(
         theta=_theta(found.sequences, state, rows),
         decision=decisions[rows],
-        p_mean=state.status.p_mean[rows],
+        p_mean=dirichlet_mean(state.human_outcome_counts()[rows]),
         log_evidence=log_evidence[rows],
         log_numerator=np.zeros((len(rows), 2)),
         futile=futile[rows],
@@ -566,7 +570,7 @@ def _theta(sequences: PairSequences | None, state: ProtocolState, rows: npt.NDAr
     if sequences is None:
         from prefeval_core.decision import human_only_theta
 
-        return np.asarray(human_only_theta(state.revealed_counts().n[rows]), dtype=np.float64)
+        return np.asarray(human_only_theta(state.human_outcome_counts()[rows]), dtype=np.float64)
     return np.concatenate(
         [_normal_theta(sequences.d[rows[start : start + PAIRS_PER_BLOCK]]) for start in range(0, max(len(rows), 1), PAIRS_PER_BLOCK)]
     )

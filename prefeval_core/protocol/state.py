@@ -165,7 +165,7 @@ class ProtocolState:
     @cached_property
     def status(self) -> PairStatus:
         P = self.table.n_pairs
-        n = self.revealed_counts().n
+        n = self.human_outcome_counts()
         status = PairStatus(
             decision=np.full(P, TIE, dtype=np.int8),
             theta=np.full(P, np.nan),
@@ -225,6 +225,14 @@ class ProtocolState:
         metrics = table.metric_raters if table.k else ("none",)
         codes = table.metrics if table.k else np.full((len(rounds), 1), MISSING, dtype=np.int8)
         return joint_counts(metrics, table.row_pair, np.where(revealed, outcome, MISSING), codes, revealed, table.n_pairs)
+
+    def human_outcome_counts(self) -> npt.NDArray[np.int64]:
+        """(P, 3) the human outcomes revealed so far per pair, order ``>, =, <`` (the ``n`` of
+        :meth:`revealed_counts`, without the metric patterns)."""
+        rounds, outcome = self.row_reveals
+        used = np.flatnonzero((rounds > 0) & (outcome >= 0))
+        flat = np.bincount(self.table.row_pair[used] * 3 + outcome[used], minlength=3 * self.table.n_pairs)
+        return flat.reshape(self.table.n_pairs, 3).astype(np.int64)
 
     def pair_outcomes_used(self) -> npt.NDArray[np.int64]:
         """(P,) human pair outcomes revealed per pair (the paper's unit)."""

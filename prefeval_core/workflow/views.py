@@ -42,15 +42,18 @@ def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np
 
 def pairs_frame(state: ProtocolState) -> pd.DataFrame:
     """One row per pair of the question (baseline: the pairs with a baseline): human pair outcomes
-    used, latest theta, decision, evidence, posterior mean rates."""
+    used, latest theta, decision, evidence, posterior mean rates. θ's column says what it is: ``θ =
+    P(p> > p<)`` of the outcome rates, or ``θ ≈ P(Δ > 0)`` (the normal approximation) where a score
+    statistic is tested (:func:`~prefeval_core.protocol.error_controls.theta_source`)."""
     status = state.status
     used = state.pair_outcomes_used()
+    theta = "θ ≈ P(Δ > 0)" if theta_source(state.settings) == "normal" else "θ = P(p> > p<)"
     frame = pd.DataFrame(
         {
             "system A": [a for a, _ in state.table.pairs],
             "system B": [b for _, b in state.table.pairs],
             "human outcomes": used,
-            "θ = P(p> > p<)": status.theta,
+            theta: status.theta,
             "decision": [DECISION_WORDS[int(d)] for d in status.decision],
             "p>": status.p_mean[:, 0],
             "p=": status.p_mean[:, 1],
