@@ -180,7 +180,8 @@ def test_the_detailed_win_rates_are_the_full_model_posterior_that_decides() -> N
     assert plotted == pytest.approx(full[chosen], abs=0.032)
     assert abs(plotted - human_only[chosen]) > 0.1 - 0.032
     assert "(posterior samples)" in title
-    assert "The posterior θ comes from" in " ".join(c.value for c in at.caption)
+    caption = " ".join(c.value for c in at.caption)
+    assert "under the full model" in caption and "differs from the table's θ by Monte-Carlo error" in caption
 
 
 def test_the_baselines_tab_compares_the_run_with_ppi_and_bradley_terry() -> None:
