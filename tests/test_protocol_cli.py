@@ -93,3 +93,17 @@ def test_replay_summeval_relevance_human_only(shared_data: Path, capsys: pytest.
     top = run_json(capsys, [*base, "--question", "top-k", "--k", "1", "--error-control", "spending"])["summary"]
     assert top["reference_answer"] == ["M0", "M17", "M22", "M23"] and top["false_exclusions"] == 0
     assert top["cost_fraction"] < 0.45
+
+
+def test_replay_in_lines_a_tier_question_by_system_the_others_by_pair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_tiny(tmp_path / "tiny")
+    base = ["replay", "--data", str(data), "--human", "human", "--batch", "5"]
+    assert main([*base, "--question", "top-k", "--k", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    systems = [line.split()[0] for line in lines[:3]]
+    assert sorted(systems) == ["x", "y", "z"] and [line.split()[1] for line in lines[:3]] == ["sure", "out", "out"]
+    assert not any("omission" in line or "reference >" in line for line in lines)  # no pair verdicts: the answer rules systems out
+    assert lines[-2].startswith("reference tier: ") and lines[-1].startswith("pair outcomes ")
+    assert main(base) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("x ") and " theta " in lines[0] and lines[-1].startswith("correct ")

@@ -143,22 +143,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_replay(output: dict[str, Any]) -> None:
+    """The run in lines: a tier question (top-k) by system (the answer rules systems out; under
+    question-level control often without deciding a pair), the other questions by pair; then the
+    answer, the comparison with the full evaluation and the cost."""
     summary = output["summary"]
-    for pair in output["pairs"]:
-        theta = "    -" if pair["theta"] is None else f"{pair['theta']:.3f}"
-        print_safe(
-            f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
-            f"reference {pair['human_reference']}  {pair['error_type']}"
-        )
+    tier = "reference_answer" in summary
+    if tier:
+        for row in summary["leaderboard"]:
+            print_safe(
+                f"{row['system']}  {row['status']:<4}  {summary['leaderboard_score']} {row['score']:.3f} "
+                f"[{row['low']:.3f}, {row['high']:.3f}]  P(top {summary['leaderboard_k']}) {row['p_top']:.2f}  judgments {row['judgments']}"
+            )
+    else:
+        for pair in output["pairs"]:
+            theta = "    -" if pair["theta"] is None else f"{pair['theta']:.3f}"
+            print_safe(
+                f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
+                f"reference {pair['human_reference']}  {pair['error_type']}"
+            )
     print_safe(summary["answer_words"])
-    if "reference_answer" in summary:
+    if tier:
         print_safe(
             f"reference tier: {', '.join(summary['reference_answer'])}; exact match {summary['exact_match']}, "
             f"false exclusions {summary['false_exclusions']}, extras {summary['extras']}"
         )
-    print_safe(
+    pairs = (
         f"correct {summary['correct']:.2f}  inversion {summary['inversion']:.2f}  omission {summary['omission']:.2f}  "
-        f"insertion {summary['insertion']:.2f}  KLD {summary['kld']:.3f}  pair outcomes {summary['annotation_fraction']:.2f}  "
+        f"insertion {summary['insertion']:.2f}  KLD {summary['kld']:.3f}  "
+    )
+    print_safe(
+        ("" if tier else pairs) + f"pair outcomes {summary['annotation_fraction']:.2f}  "
         f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "
         f"rounds {summary['rounds']} ({summary['stop_reason']})  {summary['wall_s']:.2f} s"
     )
