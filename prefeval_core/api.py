@@ -270,9 +270,15 @@ class ReplayResult:
         s = self.summary
         metrics = f" with {', '.join(self.setup.metrics)}" if self.setup.metrics else " (human only)"
         answer = f" {s['answer_words']}" if "answer_words" in s else ""
+        if "reference_answer" in s:  # a tier question: judged by its tier (systems ruled out), not by pair verdicts
+            against = (
+                f"against the full evaluation's tier {', '.join(s['reference_answer'])}: exact {s['exact_match']}, "
+                f"false exclusions {s['false_exclusions']}, extras {s['extras']}"
+            )
+        else:
+            against = f"correct {s['correct']:.2f}, inversions {s['inversion']:.2f}, omissions {s['omission']:.2f} over {s['pairs']} pairs"
         return (
-            f"<Replay on {self.data}: {self.setup.human}{metrics}, {self.setup.question.kind}; correct {s['correct']:.2f}, "
-            f"inversions {s['inversion']:.2f}, omissions {s['omission']:.2f} over {s['pairs']} pairs;{answer} "
+            f"<Replay on {self.data}: {self.setup.human}{metrics}, {self.setup.question.kind}; {against};{answer} "
             f"{s['cost_used']:,} of {s['cost_available']:,} {s['cost_unit']} ({s['cost_fraction']:.0%}), {s['rounds']} rounds, "
             f"{STOP_WORDS[s['stop_reason']]}>"
         )

@@ -228,7 +228,8 @@ def test_replay_equals_the_cli(
     assert frame.to_dict("records") == cli["pairs"]
     assert {k: v for k, v in run.summary.items() if k != "wall_s"} == cli["summary"] and run.setup.question.kind == question
     text = repr(run)
-    assert "\n" not in text and text.startswith(f"<Replay on summeval: human:relevance with rougeL, {question}; correct ")
+    verdict = "against the full evaluation's tier " if question == "top-k" else "correct "  # a tier question is judged by its tier
+    assert "\n" not in text and text.startswith(f"<Replay on summeval: human:relevance with rougeL, {question}; {verdict}")
     assert f"{cli['summary']['cost_used']:,} of {cli['summary']['cost_available']:,} ratings" in text
     assert len(run.figure().data) > 0
 
