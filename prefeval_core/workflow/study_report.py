@@ -168,8 +168,10 @@ def summary_section(state: ProtocolState, result: ProtocolResult | None, bought:
             f"{int(correct.sum())} of {int(scored.sum())} scored pairs agree with the full human evaluation; "
             f"{inversions} {'inversion' if inversions == 1 else 'inversions'}."
         )
-        if result.answer is not None:
-            text += " " + result.answer.words()
+        if result.answer is not None:  # a tier question is judged by its tier first; pairs it never decided are no verdict
+            decided = int(np.sum(result.outcomes[scored] != TIE))
+            pairs = f" Of its scored pairs, {decided} were decided; {inversions} {'inversion' if inversions == 1 else 'inversions'}."
+            text = result.answer.words() + pairs
         rows.append(("Against the full human evaluation", text))
     body = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in rows)
     return ReportSection("Summary", html_body=f'<dl class="summary">{body}</dl>')
