@@ -67,6 +67,7 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     assert grid is not None
     best = protocol.table.systems[int(np.argmax(np.nanmean(grid.scores, axis=1)))]
     assert f"Full evaluation's top-1 tier: {best}." in shown(" ".join(m.value for m in at.markdown))
+    assert metric_values(at)["Tier members left out"] == "0" and "Correct decisions" not in metric_values(at)
 
 
 @pytest.mark.parametrize(

@@ -276,7 +276,10 @@ def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:
     )
     c[1].metric("Pair outcomes used (the paper's Ann.)", f"{result.annotation_fraction:.1%}", help="human pair outcomes used / available")
     c[2].metric("Mean KLD to the human evaluation", f"{result.comparison.mean_kld:.4f} nats")
-    c[3].metric("Correct decisions", "–" if np.isnan(correct) else f"{correct:.1%}", help=SCORED_HELP)
+    if result.top_k is None:
+        c[3].metric("Correct decisions", "–" if np.isnan(correct) else f"{correct:.1%}", help=SCORED_HELP)
+    else:  # a tier question is judged by its tier: pairs it never decided are no verdict
+        c[3].metric("Tier members left out", result.top_k.false_exclusions, help="members of the full evaluation's tier not in the answer")
     if result.top_k is not None:
         top = result.top_k
         st.markdown(
