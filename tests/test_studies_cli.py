@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from prefeval_core.cli import main
+from prefeval_core.protocol.settings import Question
 from prefeval_core.store import open_store
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.session import DataChoice
@@ -27,6 +28,10 @@ def test_list_show_and_step_a_replay_study(tmp_path: Path, monkeypatch: pytest.M
     assert stepped["round"] == 1 and stepped["cost_used"] == 91 * 20  # 91 pairs, 20 comparisons each
     assert main(["studies", "show", str(study.id), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["round"] == 1  # recorded: a new process sees the step
+    top = begin_study(open_store(tmp_path), choice, choice.load(), setup.with_(question=Question("top-k", 1)), "TED best")
+    assert main(["studies", "step", str(top.id)]) == 0  # a tier question says how many systems are ruled out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith("0 of 91 pairs decided; ") and " of 14 systems ruled out; " in lines[-1]
     assert main(["studies", "show", "999"]) == 1  # no such study: a one-line error
     assert "999" in capsys.readouterr().err
 

@@ -121,9 +121,7 @@ def run(args: argparse.Namespace) -> int:
             f"study #{study.id} {study.record.name}: round {output['round']}, {output['cost_used']} of {output['budget']} {output['unit']}"
         )
         print_safe(output["answer"])
-        print_safe(
-            f"{output['decided']} of {output['pairs']} pairs decided; {output['stop_words']}; next request: {output['requested']} tasks"
-        )
+        print_safe(f"{output['progress_words']}; {output['stop_words']}; next request: {output['requested']} tasks")
     return 0
 
 

@@ -228,13 +228,14 @@ def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | 
 
 def study_json(study: Study) -> dict[str, Any]:
     """Where the study stands, as ``studies show --json`` prints it: its :class:`~prefeval_core.workflow.status.StudyStatus`
-    fields, then ``id, name, dataset, stop_words, requested`` (tasks in the open request) and ``setup``."""
+    fields, then ``id, name, dataset, stop_words, progress_words, requested`` (tasks in the open request) and ``setup``."""
     status = study_status(study.state)
     return asdict(status) | {
         "id": study.id,
         "name": study.record.name,
         "dataset": study.record.dataset,
         "stop_words": status.stop_words,
+        "progress_words": status.progress_words,
         "requested": len(next_request(study.state)),
         "setup": study.setup.as_dict(),
     }
