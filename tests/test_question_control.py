@@ -153,7 +153,7 @@ def test_settings_refuse_mean_without_a_betting_control() -> None:
     for per_pair in ("spending", "anytime"):  # the per-pair rules decide on the outcome counts
         with pytest.raises(SettingsError, match="mean statistic"):
             ProtocolSettings(budget=10, model="human_only", statistic="mean", error_control=per_pair, futility=None)
-    with pytest.raises(SettingsError, match="equivalence margin"):
+    with pytest.raises(SettingsError, match=r"equivalence margin .* with the sign statistic \(error control anytime\)"):
         ProtocolSettings(budget=10, model="human_only", delta=0.5, error_control="anytime", futility=None)
 
 

@@ -150,7 +150,10 @@ class ProtocolSettings:
         if self.delta is not None and not (self.statistic in BETTING_STATISTICS and math.isfinite(self.delta) and self.delta > 0):
             betting = ", ".join(BETTING_STATISTICS)
             message = f"an equivalence margin must be a finite number > 0 with a statistic decided by betting ({betting}), got {self.delta}"
-            raise settings_error(message, field="delta")
+            in_use = (
+                "" if self.statistic in BETTING_STATISTICS else f" with the {self.statistic} statistic (error control {self.error_control})"
+            )
+            raise settings_error(message + in_use, field="delta")
         if self.delta is not None and self.statistic in OUTCOME_STATISTICS and self.delta > 1:
             message = f"the {self.statistic} statistic's margin is a net win rate, at most 1, got {self.delta}"
             raise settings_error(message, field="delta")
