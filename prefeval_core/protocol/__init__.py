@@ -5,7 +5,7 @@ Typical use (replay of a finished human evaluation; the application layer
 
     table = build_study_table(ds, "human:relevance", ["rougeL"])
     state = new_state(table, ProtocolSettings(budget=table.cost_available(), batch=10, unit=table.unit, metrics=("rougeL",),
-                                          error_control="spending", futility=0.05))
+                                          error_control="question", statistic="pool_mean", futility=0.05))
     state = run_protocol(state, replay_source(table), progress=print_round)
     result = protocol_result(state)
 
