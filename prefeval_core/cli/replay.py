@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     def report(state: ProtocolState) -> None:
         status = study_status(state)  # the question's pairs only
         undecided = status.pairs - status.decided
-        ruled_out = "" if status.ruled_out is None else f", {status.ruled_out} of {status.systems} systems ruled out"
+        ruled_out = "" if status.ruled_out_words is None else f", {status.ruled_out_words}"
         progress(f"round {state.round}: {state.cost_used} {table.unit} used, {undecided} of {status.pairs} pairs undecided{ruled_out}")
 
     output = replay_json(run_replay(table, setup, progress=report))

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from prefeval_core.protocol import ProtocolState
-from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.status import StudyStatus, study_status
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def budget_forecast(state: ProtocolState) -> BudgetForecast:
     if status.finished:
         return BudgetForecast(status.unit, status.cost_used, status.budget, 0, "the study has finished")
     if status.ruled_out is not None:
-        return _tier_forecast(state, status.cost_used, status.ruled_out, status.systems, left)
+        return _tier_forecast(status, state.settings.question.k, left)
     if status.decided == 0:
         return BudgetForecast(status.unit, status.cost_used, status.budget, left, "no pair decided yet: the budget left")
     per_pair = status.cost_used / status.decided
@@ -55,12 +55,12 @@ def budget_forecast(state: ProtocolState) -> BudgetForecast:
     return BudgetForecast(status.unit, status.cost_used, status.budget, needed, rule)
 
 
-def _tier_forecast(state: ProtocolState, used: int, ruled_out: int, systems: int, left: int) -> BudgetForecast:
-    """A tier question's forecast: judgments per system ruled out so far, times those still to go."""
-    unit, budget, k = state.table.unit, state.settings.budget, state.settings.question.k
+def _tier_forecast(status: StudyStatus, k: int, left: int) -> BudgetForecast:
+    """A tier question's forecast: judgments per system ruled out so far, times those still to go for a tier of ``k``."""
+    ruled_out = status.ruled_out or 0
     if ruled_out == 0:
-        return BudgetForecast(unit, used, budget, left, "no system ruled out yet: the budget left")
-    per_system = used / ruled_out
-    still = max(systems - ruled_out - k, 0)
+        return BudgetForecast(status.unit, status.cost_used, status.budget, left, "no system ruled out yet: the budget left")
+    per_system = status.cost_used / ruled_out
+    still = max(status.systems - ruled_out - k, 0)
     rule = f"{per_system:.0f} judgments per system ruled out so far × {still} more to rule out for a tier of {k}, at most the {left:,} left"
-    return BudgetForecast(unit, used, budget, min(left, math.ceil(per_system * still)), rule)
+    return BudgetForecast(status.unit, status.cost_used, status.budget, min(left, math.ceil(per_system * still)), rule)

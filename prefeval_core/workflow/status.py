@@ -56,10 +56,15 @@ class StudyStatus:
     systems: int = 0
 
     @property
+    def ruled_out_words(self) -> str | None:
+        """``11 of 16 systems ruled out`` for a tier question, ``None`` for the others."""
+        return None if self.ruled_out is None else f"{self.ruled_out} of {self.systems} systems ruled out"
+
+    @property
     def progress_words(self) -> str:
         """``7 of 120 pairs decided`` and, for a tier question, ``; 11 of 16 systems ruled out``."""
         words = f"{self.decided} of {self.pairs} pairs decided"
-        return words if self.ruled_out is None else f"{words}; {self.ruled_out} of {self.systems} systems ruled out"
+        return words if self.ruled_out_words is None else f"{words}; {self.ruled_out_words}"
 
     @property
     def stop_words(self) -> str:
