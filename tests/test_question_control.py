@@ -15,7 +15,15 @@ from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import question_control
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
-from prefeval_core.protocol.question_control import PairEvidence, _holm, closed_exclusions, holm_answer, holm_equivalence, member_log_e
+from prefeval_core.protocol.question_control import (
+    PairEvidence,
+    _holm,
+    closed_exclusions,
+    holm_directions,
+    holm_equivalence,
+    member_log_e,
+    partition_answer,
+)
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.simulation import (
@@ -86,25 +94,51 @@ def test_holm_step_down_exact_case() -> None:
     gamma = 0.05
     log_e = np.log(np.array([[81.0, 1.0], [1.0, 61.0], [39.0, 1.0]]))
     asked = np.array([True, True, False])  # m = 4 nulls: thresholds 80, then 60
-    none = np.full((3, 2), np.nan)  # no margin
-    undecided, apart = np.ones(3, dtype=np.int8), np.zeros(3, dtype=bool)
-    decisions, _ = holm_answer(log_e, none, asked, undecided, apart, gamma)
-    assert decisions.tolist() == [0, 2, 1]
-    weaker, _ = holm_answer(log_e - math.log(1.1), none, asked, undecided, apart, gamma)
+    undecided = np.ones(3, dtype=np.int8)
+    assert holm_directions(log_e, asked, undecided, gamma).tolist() == [0, 2, 1]
+    weaker = holm_directions(log_e - math.log(1.1), asked, undecided, gamma)
     assert weaker.tolist() == [1, 1, 1]  # 81 / 1.1 < 80: the step-down never starts
 
 
-def test_holm_answer_puts_equivalence_in_the_same_family() -> None:
-    # Two pairs, a margin: m = 8 nulls, of which at most 4 hold at once (2 per pair: Shaffer's bound), so
-    # the thresholds are min(8 - r, 4) / γ = 80 until four are rejected (Holm's alone: 160, 140, ...).
-    # Pair 0's "A better" (e = 200) and pair 1's two equivalence nulls (e = 90, 85) pass: it is equivalent.
-    direction = np.log(np.array([[200.0, 1.0], [1.0, 1.0]]))
-    equivalence = np.log(np.array([[1.0, 1.0], [90.0, 85.0]]))
+def _evidence(direction: list[list[float]], equivalence: list[list[float]]) -> PairEvidence:
+    """Evidence of exact e-values: directions (>, <), equivalence (against Δ >= δ, Δ <= -δ), and the
+    point null Δ = 0 as the directions' average."""
+    d, e = np.log(np.array(direction)), np.log(np.array(equivalence))
+    return PairEvidence(None, None, d, d, e, np.logaddexp(d[:, 0], d[:, 1]) - math.log(2.0))
+
+
+def test_partition_answer_exact_case() -> None:
+    # Two asked pairs, a margin, γ = 0.05: every piece is tested at P / γ = 40.
+    # Pair 0: E_> = 200 (pieces -δ < Δ < 0 and, with the average 100.5, Δ = 0) and 50 against Δ <= -δ:
+    # A is better. Pair 1: 45 and 42 against both outer pieces: equivalent.
     asked, undecided, apart = np.array([True, True]), np.ones(2, dtype=np.int8), np.zeros(2, dtype=bool)
-    decisions, equivalent = holm_answer(direction, equivalence, asked, undecided, apart, 0.05)
+    found = _evidence([[200.0, 1.0], [1.0, 1.0]], [[1.0, 50.0], [45.0, 42.0]])
+    decisions, equivalent = partition_answer(found, asked, undecided, apart, 0.05)
     assert decisions.tolist() == [0, 1] and equivalent.tolist() == [False, True]
-    _, lower = holm_answer(direction, equivalence - math.log(1.3), asked, undecided, apart, 0.05)
-    assert lower.tolist() == [False, False]  # 90 / 1.3 = 69 < 80
+    # Δ = 0 binds a direction: E_> = 70 passes its own piece, but (70 + 1) / 2 < 40
+    decisions, _ = partition_answer(_evidence([[70.0, 1.0], [1.0, 1.0]], [[1.0, 50.0], [1.0, 1.0]]), asked, undecided, apart, 0.05)
+    assert decisions.tolist() == [1, 1]
+    # so does Δ <= -δ (30 < 40), and one outer piece is not equivalence (42 / 1.3 < 40)
+    decisions, equivalent = partition_answer(
+        _evidence([[200.0, 1.0], [1.0, 1.0]], [[1.0, 30.0], [45.0, 42.0 / 1.3]]), asked, undecided, apart, 0.05
+    )
+    assert decisions.tolist() == [1, 1] and equivalent.tolist() == [False, False]
+    # the same evidence with one pair asked: 20 is the threshold; kept decisions stay
+    kept = np.array([1, 2], dtype=np.int8)
+    decisions, equivalent = partition_answer(found, np.array([True, False]), kept, apart, 0.05)
+    assert decisions.tolist() == [0, 2] and equivalent.tolist() == [False, False]
+
+
+def test_point_null_is_the_average_of_the_directions() -> None:
+    # Δ = 0 lies in both direction nulls: its e-process is their average, maximised along the path.
+    rng = np.random.default_rng(4)
+    flat = rng.normal(0.3, 1.0, size=(3, 80)).clip(-2, 2)
+    found = mean_evidence(_sequences(flat, bound=4.0), delta=0.5)
+    paths = [null.log_wealth() for null in found.nulls]
+    expected = np.maximum((np.logaddexp(*paths) - math.log(2.0)).max(axis=1), 0.0)
+    np.testing.assert_allclose(found.point, expected)
+    assert (found.point <= found.direction.max(axis=1) + 1e-12).all()  # an average is at most the larger
+    assert np.isnan(mean_evidence(_sequences(flat, bound=4.0)).point).all()  # no margin: not computed
 
 
 def test_shaffer_s_bound_exact_cases() -> None:
@@ -231,7 +265,7 @@ def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
 def test_all_pairs_with_a_margin_at_the_ladder_s_step() -> None:
     # Five systems, two tied at the top, the others 0.5 apart, δ = 0.5 (100 items, N = 10, pool_mean_clt):
     # about half the adjacent pairs' pools differ by δ or more, so an equivalence there is false, as is any
-    # direction against the pool's own order (the estimand); with Shaffer's thresholds the share of runs
+    # direction against the pool's own order (the estimand); with the partition's thresholds the share of runs
     # with any false decision stays within γ + 2 s.e.
     result = simulate_question(
         n_systems=5,
@@ -277,7 +311,7 @@ def test_evidence_in_blocks_of_pairs_is_the_whole_s(
 
     for max_rounds in (2, None):
         (whole, whole_evidence), (blocks, block_evidence) = run(10_000, max_rounds), run(5, max_rounds)
-        for name in ("direction", "current", "equivalence"):
+        for name in ("direction", "current", "equivalence", "point"):
             np.testing.assert_array_equal(getattr(whole_evidence, name), getattr(block_evidence, name))
         for side in (0, 1):
             np.testing.assert_array_equal(whole_evidence.evidence.nulls[side].z, block_evidence.evidence.nulls[side].z)

@@ -21,8 +21,10 @@ Under ``question`` the bound is stated for the answer, over all looks and all pa
   involves, with anytime-valid p-values ``1 / max E`` (Holm 1979; the step-down stays valid at any
   look because each p-value is valid uniformly over time and rejections are kept).
 * Equivalence (margin δ): the two one-sided nulls ``Δ >= δ`` and ``Δ <= -δ`` of each pair (a pair
-  is equivalent when both are rejected: TOST) join the direction nulls in the same Holm family for
-  ``all-pairs`` and ``baseline``, so P(any false decision of either kind) <= γ; for top-k they form
+  is equivalent when both are rejected: TOST). For ``all-pairs`` and ``baseline`` directions and
+  equivalences are decided together by the partitioning principle (:func:`partition_answer`: five
+  disjoint pieces of Δ per pair, one of them true, each tested at ``P / γ``), so P(any false
+  decision of either kind) <= γ; for top-k they form
   their own Holm family at γ beside the members' closed test (the guarantee on exclusions is
   untouched; equivalences among members are reported at their own γ).
 
@@ -91,8 +93,10 @@ def decide_question_round(state: ProtocolState, number: int | None = None, sampl
         member = member_log_e(against, settings.question.k) if leader is None else _top_member_log_e(against, leader)
         members &= ~closed_exclusions(member, settings.gamma)
         equivalent = question_equivalence(state, found, asked)
+    elif settings.delta is None:
+        decisions, equivalent = holm_directions(found.direction, asked, decisions, settings.gamma), status.equivalent
     else:
-        decisions, equivalent = holm_answer(found.direction, found.equivalence, asked, decisions, state.status.equivalent, settings.gamma)
+        decisions, equivalent = partition_answer(found, asked, decisions, status.equivalent, settings.gamma)
     futile = _futile(state, found, leader, decisions, equivalent, members, asked)
     return decided_round(state, found, chosen, found.direction, decisions, futile, equivalent, members)
 
@@ -110,6 +114,7 @@ class PairEvidence:
             values.
         current: (P, 2) the same processes' current log e-values (an e-value at any stopping time).
         equivalence: (P, 2) log e-values against ``Δ >= δ`` and ``Δ <= -δ``; NaN without a margin.
+        point: (P,) log e-values against ``Δ = 0`` exactly (running maxima); NaN without a margin.
     """
 
     sequences: PairSequences | None
@@ -117,13 +122,14 @@ class PairEvidence:
     direction: FloatArray
     current: FloatArray
     equivalence: FloatArray
+    point: FloatArray
 
 
 def pair_evidence(state: ProtocolState) -> PairEvidence:
     """The :class:`PairEvidence` of every pair of ``state`` on its revealed judgments."""
     if state.settings.statistic == "sign":
         log_e = human_log_e(state.human_outcome_counts())
-        return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan))
+        return PairEvidence(None, None, log_e, log_e, np.full_like(log_e, np.nan), np.full(len(log_e), np.nan))
     sequences = pair_sequences(state)
     statistic, delta = state.settings.statistic, state.settings.delta
     in_pool = _in_pool(state, sequences) if statistic in POOL_STATISTICS else None
@@ -141,7 +147,7 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
 
     P = len(sequences.pool)
     evidence = joined([block(np.arange(start, min(start + PAIRS_PER_BLOCK, P))) for start in range(0, max(P, 1), PAIRS_PER_BLOCK)])
-    return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence)
+    return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence, evidence.point)
 
 
 def question_equivalence(state: ProtocolState, found: PairEvidence, asked: BoolArray) -> BoolArray:
@@ -314,36 +320,62 @@ def full_differences(table: StudyTable, *, assigned: bool = False) -> FloatArray
     return d
 
 
-def holm_answer(
-    direction: FloatArray, equivalence: FloatArray, asked: BoolArray, decisions: npt.NDArray[np.int8], equivalent: BoolArray, gamma: float
-) -> tuple[npt.NDArray[np.int8], BoolArray]:
-    """Decisions and equivalent pairs after one Holm step-down over the asked pairs' nulls: the two
-    one-sided direction nulls and, with a margin, the two equivalence nulls ``Δ >= δ`` and
-    ``Δ <= -δ`` (a pair is equivalent when both are rejected) — one family, so that P(any false
-    directional or equivalence decision) <= γ for the whole answer. Of a pair's four nulls at most
-    two hold at once (``Δ = 0``: ``Δ <= 0`` and ``Δ >= 0``; ``Δ >= δ``: ``Δ >= 0`` and ``Δ >= δ``; a
-    Δ strictly between 0 and ±δ: one), so the step-down divides γ by at most twice the asked pairs
-    (:func:`_holm`'s ``most_true``).
+def holm_directions(direction: FloatArray, asked: BoolArray, decisions: npt.NDArray[np.int8], gamma: float) -> npt.NDArray[np.int8]:
+    """Decisions after Holm's step-down over the asked pairs' two one-sided direction nulls (a
+    question without a margin): P(any false directional decision) <= γ for the whole answer.
 
     Args:
         direction: (P, 2) log e-values (running maxima) for ``>`` and ``<``.
-        equivalence: (P, 2) log e-values against ``Δ >= δ`` and ``Δ <= -δ``; all NaN without a margin.
         asked: (P,) the family's pairs (fixed by the question).
+        decisions: (P,) decisions so far (kept).
+    """
+    rejected = np.stack([decisions == BETTER, decisions == WORSE], axis=1)
+    rejected = _holm(direction, np.repeat(asked[:, None], 2, axis=1), rejected, gamma)
+    return _with_directions(decisions, rejected[:, 0], rejected[:, 1])
+
+
+def partition_answer(
+    found: PairEvidence, asked: BoolArray, decisions: npt.NDArray[np.int8], equivalent: BoolArray, gamma: float
+) -> tuple[npt.NDArray[np.int8], BoolArray]:
+    """Decisions and equivalent pairs of a question with a margin δ, by the **partitioning
+    principle** (Finner & Strassburger 2002, *The partitioning principle: a powerful tool in
+    multiple decision theory*, Ann. Statist. 30): a pair's Δ lies in exactly one of five disjoint
+    pieces, each with an e-process valid on the whole piece —
+
+    ``Δ <= -δ`` (against it: the null ``Δ <= -δ``), ``-δ < Δ < 0`` (``Δ <= 0``), ``Δ = 0`` (the
+    average of the two direction processes, ``found.point``), ``0 < Δ < δ`` (``Δ >= 0``),
+    ``Δ >= δ`` (``Δ >= δ``).
+
+    A piece is rejected once its e-process reaches ``P / γ`` (P asked pairs); "A better" needs the
+    three pieces with ``Δ <= 0`` rejected, "B better" the three with ``Δ >= 0``, "equivalent" the two
+    outer ones. A false conclusion rejects the pair's true piece; exactly one piece per pair is
+    true, so by Ville's inequality and the union bound P(any false directional or equivalence
+    decision, at any look) <= P · γ / P = γ. Against one Holm family of the four one-sided nulls,
+    of which two may hold per pair (threshold ``2P / γ``), equivalence needs half the evidence;
+    a direction needs about the same (``E_> + E_< >= 2P / γ`` through ``Δ = 0``).
+
+    Args:
+        found: the pairs' evidence (``direction``, ``point``, ``equivalence``: running maxima).
+        asked: (P,) the question's pairs.
         decisions, equivalent: (P,) decisions and equivalent pairs so far (kept).
     """
-    margin = not np.isnan(equivalence).all()
-    log_e = np.concatenate([direction, np.nan_to_num(equivalence, nan=0.0)], axis=1) if margin else direction
-    rejected = np.zeros_like(log_e, dtype=bool)
-    rejected[:, 0] = decisions == BETTER
-    rejected[:, 1] = decisions == WORSE
-    if margin:
-        rejected[:, 2:] = equivalent[:, None]
-    rejected = _holm(log_e, np.repeat(asked[:, None], log_e.shape[1], axis=1), rejected, gamma, most_true=2 * int(asked.sum()))
+    threshold = float(np.log(max(int(asked.sum()), 1) / gamma))
+
+    def rejected(log_e: FloatArray) -> BoolArray:
+        return asked & (np.nan_to_num(log_e, nan=0.0) >= threshold)
+
+    below, above, point = rejected(found.equivalence[:, 1]), rejected(found.equivalence[:, 0]), rejected(found.point)
+    better = rejected(found.direction[:, 0]) & point & below
+    worse = rejected(found.direction[:, 1]) & point & above
+    return _with_directions(decisions, better, worse), equivalent | (below & above)
+
+
+def _with_directions(decisions: npt.NDArray[np.int8], better: BoolArray, worse: BoolArray) -> npt.NDArray[np.int8]:
+    """``decisions`` with the undecided pairs shown better (and not worse) or worse (and not better) decided."""
     out = decisions.copy()
-    out[rejected[:, 0] & ~rejected[:, 1] & (decisions == TIE)] = BETTER
-    out[rejected[:, 1] & ~rejected[:, 0] & (decisions == TIE)] = WORSE
-    shown = equivalent | (rejected[:, 2] & rejected[:, 3]) if margin else equivalent
-    return out, shown
+    out[better & ~worse & (decisions == TIE)] = BETTER
+    out[worse & ~better & (decisions == TIE)] = WORSE
+    return out
 
 
 def holm_equivalence(log_e: FloatArray, asked: BoolArray, equivalent: BoolArray, gamma: float) -> BoolArray:
@@ -517,8 +549,9 @@ def _futile(
     once when the predictive probability of any further exclusion is below β."""
     settings = state.settings
     if not settings.question.entry.tier:
+        # the direction's threshold: Holm's after r decisions; with a margin, the partition's 2P / γ
         m = 2 * int(asked.sum())
-        r = int((decisions[asked] != TIE).sum())
+        r = int((decisions[asked] != TIE).sum()) if settings.delta is None else 0
         open_pair = asked & (decisions == TIE) & ~equivalent
         return pair_futility(state, found, open_pair, found.direction, float(np.log(max(m - r, 1) / settings.gamma)))
     futile = state.status.futile | (state.rows_left() == 0)

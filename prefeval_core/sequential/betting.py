@@ -42,6 +42,7 @@ revealed difference is skipped (its factor is 1).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -187,6 +188,9 @@ class MeanEvidence:
             over pairs may use).
         equivalence: (P, 2) of the bounded mean test against ``Δ >= δ`` and ``Δ <= -δ`` (both
             rejected: ``|Δ| < δ``); NaN without a margin.
+        point: (P,) running-max log e-value against ``Δ = 0`` exactly: the average of the two
+            direction processes, each valid there (:func:`point_log_e`); NaN without a margin,
+            the only case that uses it (method.md §13, the partition of a pair's differences).
         mean: (P,) mean revealed difference (NaN with none).
         nulls: the two direction nulls' increments (:func:`direction_nulls`).
     """
@@ -194,6 +198,7 @@ class MeanEvidence:
     direction: FloatArray
     current: FloatArray
     equivalence: FloatArray
+    point: FloatArray
     mean: FloatArray
     nulls: tuple[Hypothesis, Hypothesis]
 
@@ -213,13 +218,23 @@ def evidence_of(
     direction = np.stack([largest for largest, _ in summaries], axis=1)
     current = np.stack([last for _, last in summaries], axis=1)
     if margins is None:
-        equivalence = np.full_like(direction, np.nan)
+        equivalence, point = np.full_like(direction, np.nan), np.full(len(direction), np.nan)
     else:
-        equivalence = np.stack([h.summary()[0] for h in margins], axis=1)
+        equivalence, point = np.stack([h.summary()[0] for h in margins], axis=1), point_log_e(nulls)
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
-    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, mean=mean, nulls=nulls)
+    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, point=point, mean=mean, nulls=nulls)
+
+
+def point_log_e(nulls: tuple[Hypothesis, Hypothesis]) -> FloatArray:
+    """(P,) the running maximum of ``log((E_> + E_<) / 2)``, the two direction nulls' processes: both
+    are e-processes under ``Δ = 0`` (it lies in both nulls), so their average is one too (Vovk &
+    Wang 2021), and Ville's inequality bounds its supremum."""
+    if not nulls[0].z.shape[1]:
+        return np.zeros(nulls[0].z.shape[0])
+    average = np.logaddexp(nulls[0].log_wealth(), nulls[1].log_wealth()) - math.log(2.0)
+    return np.asarray(np.maximum(average.max(axis=1), 0.0), dtype=np.float64)
 
 
 def joined(parts: list[MeanEvidence]) -> MeanEvidence:
@@ -232,7 +247,9 @@ def joined(parts: list[MeanEvidence]) -> MeanEvidence:
         return np.concatenate([getattr(part, name) for part in parts])
 
     nulls = tuple(_joined_nulls([part.nulls[side] for part in parts]) for side in (0, 1))
-    return MeanEvidence(stacked("direction"), stacked("current"), stacked("equivalence"), stacked("mean"), (nulls[0], nulls[1]))
+    return MeanEvidence(
+        stacked("direction"), stacked("current"), stacked("equivalence"), stacked("point"), stacked("mean"), (nulls[0], nulls[1])
+    )
 
 
 def _joined_nulls(parts: list[Hypothesis]) -> Hypothesis:
