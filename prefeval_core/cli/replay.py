@@ -130,9 +130,12 @@ def run(args: argparse.Namespace) -> int:
 
     def report(state: ProtocolState) -> None:
         status = study_status(state)  # the question's pairs only
-        undecided = status.pairs - status.decided
+        equivalent = "" if status.equivalent is None else f", {status.equivalent} equivalent"
         ruled_out = "" if status.ruled_out_words is None else f", {status.ruled_out_words}"
-        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {undecided} of {status.pairs} pairs undecided{ruled_out}")
+        progress(
+            f"round {state.round}: {state.cost_used} {table.unit} used, {status.undecided} of {status.pairs} pairs undecided"
+            f"{equivalent}{ruled_out}"
+        )
 
     output = replay_json(run_replay(table, setup, progress=report))
     if args.json:
@@ -157,9 +160,13 @@ def print_replay(output: dict[str, Any]) -> None:
     else:
         for pair in output["pairs"]:
             theta = "    -" if pair["theta"] is None else f"{pair['theta']:.3f}"
+            outcome = "≈" if pair["equivalent"] and pair["outcome"] == "=" else pair["outcome"]
+            within = ""
+            if pair["equivalent"]:
+                within = "  FALSE equivalence (δ or more apart on all data)" if pair["false_equivalence"] else "  equivalent within δ"
             print_safe(
-                f"{pair['system_a']} {pair['outcome']} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
-                f"reference {pair['human_reference']}  {pair['error_type']}"
+                f"{pair['system_a']} {outcome} {pair['system_b']}  theta {theta}  human used {pair['human_used']:>4}  "
+                f"reference {pair['human_reference']}  {pair['error_type']}{within}"
             )
     print_safe(summary["answer_words"])
     if tier:
@@ -167,9 +174,14 @@ def print_replay(output: dict[str, Any]) -> None:
             f"reference tier: {', '.join(summary['reference_answer'])}; exact match {summary['exact_match']}, "
             f"false exclusions {summary['false_exclusions']}, extras {summary['extras']}"
         )
+    equivalent = (
+        f"equivalent {summary['equivalent_pairs']} (false {summary['false_equivalences']})  "
+        if summary["settings"]["delta"] is not None
+        else ""
+    )
     pairs = (
         f"correct {summary['correct']:.2f}  inversion {summary['inversion']:.2f}  omission {summary['omission']:.2f}  "
-        f"insertion {summary['insertion']:.2f}  KLD {summary['kld']:.3f}  "
+        f"insertion {summary['insertion']:.2f}  {equivalent}KLD {summary['kld']:.3f}  "
     )
     print_safe(
         ("" if tier else pairs) + f"pair outcomes {summary['annotation_fraction']:.2f}  "

@@ -79,6 +79,12 @@ def _counts_and_means(d: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.int64]
     return n, np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
 
 
+def mean_differences(differences: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """(P,) the mean difference per pair over all its items (P, T) (NaN: no difference on that item;
+    0 with none): what an equivalence within δ is checked against on the full evaluation."""
+    return _counts_and_means(np.asarray(differences, dtype=np.float64))[1]
+
+
 def pool_mean_outcomes(differences: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """Reference outcome per pair of the pool-mean statistic (method.md §13): the direction of the
     mean difference over the pool (P, T) itself (NaN: no difference on that item) — with every item

@@ -69,7 +69,8 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
         ErrorControlRule(
             "question",
             "the whole answer: γ over all looks and all pairs",
-            "question-level (the whole answer protected: Holm or closed testing over the question's pairs, γ over all looks)",
+            "question-level (the whole answer protected: Holm, the partitioning principle or closed testing over the question's pairs,"
+            " γ over all looks)",
             per_pair=False,
             futility=True,
             decide=decide_question_round,

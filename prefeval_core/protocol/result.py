@@ -24,6 +24,7 @@ from prefeval_core.diagnostics.comparison import (
     annotation_fraction,
     compare_with_reference,
     human_reference_outcomes,
+    mean_differences,
     paired_t_outcomes,
     pool_mean_outcomes,
 )
@@ -58,6 +59,9 @@ class ProtocolResult:
         stop_reason: see :func:`~prefeval_core.protocol.steps.stop_reason`.
         answer: the kind's answer against the full evaluation's (its entry's ``compare``); ``None``
             for a kind answered by its pairs alone.
+        equivalent: (P,) pairs decided equivalent within the margin δ (none without one).
+        false_equivalent: (P,) of those, the pairs whose mean difference on the full evaluation (the
+            statistic's estimand: the pool's own for the pool statistics) is δ or more apart.
     """
 
     question: Question
@@ -75,6 +79,8 @@ class ProtocolResult:
     rounds: int
     stop_reason: str
     answer: AnswerComparison | None
+    equivalent: npt.NDArray[np.bool_]
+    false_equivalent: npt.NDArray[np.bool_]
 
     @property
     def top_k(self) -> TopKComparison | None:
@@ -112,7 +118,21 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         rounds=state.round,
         stop_reason=stop_reason(state),
         answer=None if question.entry.compare is None else question.entry.compare(decided(state), reference_all),
+        equivalent=status.equivalent[keep],
+        false_equivalent=false_equivalences(state)[keep],
     )
+
+
+def false_equivalences(state: ProtocolState) -> npt.NDArray[np.bool_]:
+    """(P,) pairs decided equivalent whose full-evaluation mean difference (:func:`reference_outcomes`'
+    data: the pool's differences for the pool statistics, all differences otherwise) is at least δ
+    in size: the equivalence the guarantee bounds, checked against the data."""
+    equivalent, delta = state.status.equivalent, state.settings.delta
+    if delta is None or not equivalent.any():
+        return np.zeros_like(equivalent)
+    table, statistic = state.table, state.settings.statistic
+    d = pool_differences(table, statistic) if statistic in POOL_STATISTICS else full_differences(table)
+    return equivalent & (np.abs(mean_differences(d)) >= delta)
 
 
 def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:

@@ -31,6 +31,8 @@ class StudyStatus:
         round: completed rounds.
         unit: what one judgment is; cost_used / budget in that unit.
         decided, pairs: pairs with a significant decision / pairs of the question.
+        undecided: pairs of the question with neither a direction nor an equivalence.
+        equivalent: pairs decided equivalent within the margin δ (``None`` without one).
         matter: pairs whose judgments can still change the answer.
         finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
         answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
@@ -46,6 +48,7 @@ class StudyStatus:
     budget: int
     decided: int
     pairs: int
+    undecided: int
     matter: int
     finished: bool
     stop_reason: str
@@ -54,6 +57,7 @@ class StudyStatus:
     futility: float | None = None
     ruled_out: int | None = None
     systems: int = 0
+    equivalent: int | None = None
 
     @property
     def ruled_out_words(self) -> str | None:
@@ -62,8 +66,9 @@ class StudyStatus:
 
     @property
     def progress_words(self) -> str:
-        """``7 of 120 pairs decided`` and, for a tier question, ``; 11 of 16 systems ruled out``."""
-        words = f"{self.decided} of {self.pairs} pairs decided"
+        """``7 of 120 pairs decided``, with a margin ``, 12 equivalent``, and for a tier question
+        ``; 11 of 16 systems ruled out``."""
+        words = f"{self.decided} of {self.pairs} pairs decided" + ("" if self.equivalent is None else f", {self.equivalent} equivalent")
         return words if self.ruled_out_words is None else f"{words}; {self.ruled_out_words}"
 
     @property
@@ -81,6 +86,7 @@ def study_status(state: ProtocolState) -> StudyStatus:
     table, settings = state.table, state.settings
     asked = question_pairs(settings.question, table.systems, table.pair_systems)
     decided = int(np.sum(state.decisions[asked] != TIE))
+    equivalent = state.status.equivalent[asked]
     finished = is_finished(state)
     return StudyStatus(
         round=state.round,
@@ -89,6 +95,7 @@ def study_status(state: ProtocolState) -> StudyStatus:
         budget=settings.budget,
         decided=decided,
         pairs=int(asked.sum()),
+        undecided=int(np.sum((state.decisions[asked] == TIE) & ~equivalent)),
         matter=int(pairs_that_matter(state).sum()),
         finished=finished,
         stop_reason=stop_reason(state),
@@ -97,4 +104,5 @@ def study_status(state: ProtocolState) -> StudyStatus:
         futility=settings.futility,
         ruled_out=int((~state.members).sum()) if settings.question.entry.tier else None,
         systems=len(table.systems),
+        equivalent=None if settings.delta is None else int(equivalent.sum()),
     )

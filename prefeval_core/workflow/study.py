@@ -146,6 +146,8 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          "stop_reason" (see :mod:`prefeval_core.protocol.stop`), "futile_pairs": [[system_a, system_b], ...],
          "leaderboard": [{"system", "score", "low", "high", "p_top", "status", "judgments"}, ...] (best first),
          "leaderboard_score": "mean score"|"win rate", "leaderboard_k",
+         "equivalent_pairs" (pairs decided equivalent within δ; 0 without a margin), "false_equivalences"
+         (of those, the pairs δ or more apart on the full evaluation),
          the kind's own keys (its answer against the full evaluation's, ``result.answer.summary()``);
          top-k: "k", "answer": [systems], "sure": [systems], "reference_answer": [systems],
                 "exact_match", "false_exclusions", "extras"}
@@ -169,6 +171,8 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "stop_reason": result.stop_reason,
         "answer_words": answer_words(state),
         "futile_pairs": [list(pair) for pair in futile_pairs(state)],
+        "equivalent_pairs": int(result.equivalent.sum()),
+        "false_equivalences": int(result.false_equivalent.sum()),
     }
     summary |= leaderboard_json(study_leaderboard(state))
     if result.answer is not None:
@@ -180,10 +184,15 @@ def replay_json(replay: Replay) -> dict[str, Any]:
     """The stable ``replay --json`` shape::
 
         {"pairs": [{"system_a", "system_b", "outcome": ">"|"<"|"=", "theta" (null if never decided),
-                    "human_used", "human_reference": ">"|"<"|"=", "error_type"}, ...],
+                    "human_used", "human_reference": ">"|"<"|"=", "error_type", "equivalent",
+                    "false_equivalence"}, ...],
          "summary": {...}}   (see :func:`summary_json`)
 
-    ``"="`` means undecided / not significant; the pairs are those of the question.
+    ``"="`` means no directional decision; ``"equivalent"`` (true / false) whether the pair was
+    decided equivalent within the margin δ, ``"false_equivalence"`` whether it was so decided although
+    the full evaluation puts it δ or more apart (the paper's error types count only directions, so an
+    equivalent pair whose reference has a direction is an omission there); the pairs are those of
+    the question.
     """
     result = replay.result
     pairs = [
@@ -195,6 +204,8 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             "human_used": int(result.human_used[k]),
             "human_reference": SYMBOLS[int(result.comparison.reference[k])],
             "error_type": str(result.comparison.error_types[k]),
+            "equivalent": bool(result.equivalent[k]),
+            "false_equivalence": bool(result.false_equivalent[k]),
         }
         for k, (a, b) in enumerate(result.pairs)
     ]

@@ -25,6 +25,18 @@ from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 from prefeval_core.workflow.status import study_status
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
+EQUIVALENT_WORDS = "≈ equivalent within δ"
+
+
+def decision_words(decisions: npt.NDArray[np.int8], equivalent: npt.NDArray[np.bool_]) -> list[str]:
+    """Each pair's decision in words: its direction (:data:`DECISION_WORDS`), and where it was shown
+    equivalent within the margin δ, :data:`EQUIVALENT_WORDS` (alone when no direction was decided)."""
+    return [
+        (EQUIVALENT_WORDS if code == TIE else f"{DECISION_WORDS[int(code)]}, {EQUIVALENT_WORDS}") if same else DECISION_WORDS[int(code)]
+        for code, same in zip(decisions, equivalent, strict=True)
+    ]
+
+
 UNIT_WORDS = {"ratings": "ratings", "comparisons": "comparisons"}
 WIN_RATE_DRAWS = 4000
 """Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
@@ -42,7 +54,8 @@ def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np
 
 def pairs_frame(state: ProtocolState) -> pd.DataFrame:
     """One row per pair of the question (baseline: the pairs with a baseline): human pair outcomes
-    used, latest theta, decision, evidence, posterior mean rates. θ's column says what it is: ``θ =
+    used, latest theta, decision (:func:`decision_words`: equivalence within δ included), evidence,
+    posterior mean rates. θ's column says what it is: ``θ =
     P(p> > p<)`` of the outcome rates, or ``θ ≈ P(Δ > 0)`` (the normal approximation) where a score
     statistic is tested (:func:`~prefeval_core.protocol.error_controls.theta_source`)."""
     status = state.status
@@ -54,7 +67,7 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
             "system B": [b for _, b in state.table.pairs],
             "human outcomes": used,
             theta: status.theta,
-            "decision": [DECISION_WORDS[int(d)] for d in status.decision],
+            "decision": decision_words(status.decision, status.equivalent),
             "p>": status.p_mean[:, 0],
             "p=": status.p_mean[:, 1],
             "p<": status.p_mean[:, 2],
@@ -82,8 +95,8 @@ class DecisionPaths:
         y_title: what ``y`` is.
         lower, upper: the boundaries actually used: a point at or below ``lower`` decides ``<``
             (B better), at or above ``upper`` decides ``>`` (A better); ``None`` under
-            ``question`` and ``fdr``, whose boundary moves with the other pairs (Holm, closed
-            testing, e-BH).
+            ``question`` and ``fdr``, whose boundary moves with the other pairs or needs several
+            processes at once (Holm, the partition of a margin, closed testing, e-BH).
         paths: pair index -> ``(round, y)`` after each round in which the pair was decided on.
 
     Per control: ``none``: ``y = θ = P(p> > p<)``, boundaries γ/2 and 1 − γ/2; ``anytime``:
@@ -164,7 +177,7 @@ def theta_history_figure(state: ProtocolState) -> go.Figure:
         )  # fmt: skip
     lines = "dashed: the boundaries this rule decides at (beyond them: decided)"
     if found.lower is None or found.upper is None:
-        lines = "no fixed line: a pair's boundary moves with the others' evidence (Holm / closed testing)"
+        lines = "no fixed line: a pair's boundary moves with the others' evidence (Holm, closed testing) or a margin's pieces"
     else:
         for level in (found.lower, found.upper):
             figure.add_hline(y=level, line_dash="dash", line_color="#555555")

@@ -1,0 +1,93 @@
+"""Equivalence within a margin δ is a decision, and every view says so (method.md §13): the pairs
+table, the run's status, the command line and the stable ``replay --json`` shape, which adds
+``equivalent`` / ``false_equivalence`` per pair and ``equivalent_pairs`` / ``false_equivalences``
+to the summary, the latter checked against the full evaluation's mean differences."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from prefeval_core.cli import main
+from prefeval_core.data.dataset import load_dataset
+from prefeval_core.diagnostics.comparison import mean_differences
+from prefeval_core.protocol.question_control import pool_differences
+from prefeval_core.protocol.result import false_equivalences, protocol_result
+from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.study import replay_json, replay_setup, run_replay, study_table
+from prefeval_core.workflow.views import EQUIVALENT_WORDS, pairs_frame
+from tests.page_fixtures import ROOT
+
+TED = ROOT / "sample_data" / "wmt21_ted"
+
+
+@pytest.fixture(scope="module")
+def ted_run():  # type: ignore[no-untyped-def]
+    """A finished all-pairs replay of the bundled TED sample with δ = 1 MQM point (the default statistic)."""
+    dataset = load_dataset(TED)
+    setup = replay_setup("human", question="all-pairs", delta=1.0)
+    return run_replay(study_table(dataset, setup), setup)
+
+
+def test_equivalent_pairs_are_decisions_in_every_view(ted_run) -> None:  # type: ignore[no-untyped-def]
+    state = ted_run.state
+    equivalent = state.status.equivalent
+    assert equivalent.sum() > 5  # the margin is in play on this sample
+    frame = pairs_frame(state)
+    words = frame["decision"].to_numpy()
+    assert (np.char.find(words.astype(str), EQUIVALENT_WORDS) >= 0).sum() == equivalent.sum()
+    assert set(words[equivalent & (state.decisions == TIE)]) == {EQUIVALENT_WORDS}
+    status = study_status(state)
+    assert status.equivalent == int(equivalent.sum())
+    assert status.undecided == int(np.sum((state.decisions == TIE) & ~equivalent))
+    assert f", {status.equivalent} equivalent" in status.progress_words
+    output = replay_json(ted_run)
+    assert [pair["equivalent"] for pair in output["pairs"]] == equivalent.tolist()
+    assert output["summary"]["equivalent_pairs"] == int(equivalent.sum())
+    assert output["summary"]["false_equivalences"] == sum(pair["false_equivalence"] for pair in output["pairs"])
+
+
+def test_a_false_equivalence_is_found_against_the_full_evaluation(ted_run) -> None:  # type: ignore[no-untyped-def]
+    # Mark the pair farthest apart on the full data as equivalent: exactly it (and any pair the run
+    # itself got wrong, here none) is a false equivalence.
+    state = ted_run.state
+    apart = np.abs(mean_differences(pool_differences(state.table, state.settings.statistic)))
+    assert apart.max() >= 1.0 and not false_equivalences(state).any()
+    far = int(np.argmax(apart))
+    last = state.records[-1]
+    forced = np.zeros(state.table.n_pairs, dtype=bool)
+    forced[last.pairs] = last.equivalent
+    forced[far] = True
+    rows = np.arange(state.table.n_pairs)
+    record = dataclasses.replace(
+        last,
+        pairs=rows,
+        equivalent=forced,
+        decision=state.decisions,
+        theta=state.status.theta,
+        p_mean=state.status.p_mean,
+        log_evidence=state.status.log_evidence,
+        log_numerator=state.status.log_numerator,
+        futile=state.status.futile,
+    )
+    tampered = dataclasses.replace(state, records=(*state.records[:-1], record))
+    assert np.flatnonzero(false_equivalences(tampered)).tolist() == [far]
+    assert int(protocol_result(tampered).false_equivalent.sum()) == 1
+
+
+def test_the_command_line_shows_equivalence(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["replay", "--data", str(TED), "--human", "human", "--question", "all-pairs", "--delta", "1"]
+    assert main([*argv, "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    equivalent = sum(pair["equivalent"] for pair in output["pairs"])
+    assert equivalent == output["summary"]["equivalent_pairs"] > 0
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("equivalent within δ") == equivalent
+    assert captured.out.count(" ≈ ") == sum(p["equivalent"] and p["outcome"] == "=" for p in output["pairs"])
+    assert f"equivalent {equivalent} (false 0)" in captured.out
+    assert " equivalent" in captured.err  # the progress lines count them apart from the undecided pairs
