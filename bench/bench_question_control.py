@@ -102,29 +102,32 @@ def simulation(
 
 
 EQUIVALENCE_STATISTICS = ("mean", "pool_mean", "pool_mean_clt")
-EQUIVALENCE_MARGINS = (0.45, 0.5)
+EQUIVALENCE_CELLS = ((2, 0.45), (2, 0.5), (5, 0.15))
+"""(systems tied at the top, δ): the top pairs' lead just outside and just inside δ; and all five tied
+with a margin the pool differences of tied pairs straddle (every direction false, Δ = 0 the true piece)."""
 """Around the top systems' true lead over the others (0.452 in expected scores, 0.5 in the design's
 means before rounding and clipping): every top-vs-other equivalence is false at δ = 0.45 under the
 mean statistic; under the pool statistics the pool's own differences scatter around it."""
 
 
-def equivalence(runs: int, batches: tuple[int, ...], items: int) -> None:
+def equivalence(runs: int, batches: tuple[int, ...], items: int, cells: tuple[tuple[int, float], ...] = EQUIVALENCE_CELLS) -> None:
     """All-pairs with an equivalence margin at the top systems' lead: five systems, two tied at the
-    top, three tied 0.5 lower (design means); the share of runs with any false equivalence or
-    false direction (the whole answer's guarantee: one Holm family), and the pairs shown equivalent."""
+    top, three tied 0.5 lower (design means), and all five tied with a small margin; the share of
+    runs with any false equivalence or false direction (the whole answer's guarantee: the
+    partitioning principle), and the pairs shown equivalent."""
     lead = expected_scores(true_means(5, 2))
     print(f"true lead of the top systems in expected scores: {lead[0] - lead[2]:.4f} (design: 0.5)")
     print("| question | systems | tied | items | N | statistic | δ | runs | error share | 2 s.e. | equivalent pairs | cost |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for delta in EQUIVALENCE_MARGINS:
+    for tied, delta in cells:
         for batch in batches:
             for statistic in EQUIVALENCE_STATISTICS:
                 result = simulate_question(
-                    n_systems=5, n_tied=2, n_items=items, question=Question(), statistic=statistic, batch=batch,
+                    n_systems=5, n_tied=tied, n_items=items, question=Question(), statistic=statistic, batch=batch,
                     runs=runs, seed=30_000 + batch, delta=delta,
                 )  # fmt: skip
                 se2 = _two_standard_errors(result.errors, result.runs)
-                cells = ("all-pairs", 5, 2, items, batch, statistic, delta, result.runs, f"{result.errors:.3f}", f"{se2:.3f}",
+                cells = ("all-pairs", 5, tied, items, batch, statistic, delta, result.runs, f"{result.errors:.3f}", f"{se2:.3f}",
                          f"{result.equivalent:.2f}", f"{result.cost:.3f}")  # fmt: skip
                 print("| " + " | ".join(map(str, cells)) + " |")
                 sys.stdout.flush()
@@ -192,7 +195,7 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], bat
         "exact",
         "false exclusions / inversions",
     )
-    print("| " + " | ".join(header) + " | false exclusions (t tier) | answer size | equivalent pairs | s / run |")
+    print("| " + " | ".join(header) + " | false exclusions (t tier) | answer size | equivalent pairs (false, all seeds) | s / run |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, data, human, metrics, question, delta, per_request, rules in rows:
         if per_request not in designs or only not in label:
@@ -201,7 +204,7 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], bat
         for batch, (control, statistic) in [
             (n, r) for n in batches for r in rules if per_request != "one_pooled" or r[1] in POOL_STATISTICS
         ]:
-            costs, exact, errors, equivalent, t_errors, sizes = [], 0, 0, 0, 0, []
+            costs, exact, errors, equivalent, false_equivalent, t_errors, sizes = [], 0, 0, 0, 0, 0, []
             start = time.perf_counter()
             for seed in range(seeds):
                 table = build_study_table(data, human, metrics, ratings_per_request=per_request, seed=seed)
@@ -213,6 +216,7 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], bat
                 state, result = _run(table, settings)
                 costs.append(result.cost_fraction)
                 equivalent += int(state.status.equivalent.sum())
+                false_equivalent += int(result.false_equivalent.sum())
                 if result.top_k is not None:
                     exact += int(result.top_k.exact_match)
                     errors += result.top_k.false_exclusions
@@ -228,7 +232,7 @@ def real(seeds: int, rules: list[tuple[str, str]], designs: tuple[str, ...], bat
             print(
                 f"| {label} | {batch} | {per_request} | {control} ({statistic}) | {names} | {seeds} | {np.mean(costs):.3f} "
                 f"({min(costs):.3f}–{max(costs):.3f}) | {exact}/{seeds} | {errors} | {t_errors if sizes else '–'} | "
-                f"{f'{np.mean(sizes):.1f}' if sizes else '–'} | {equivalent / seeds:.1f} | {elapsed:.1f} |"
+                f"{f'{np.mean(sizes):.1f}' if sizes else '–'} | {equivalent / seeds:.1f} ({false_equivalent} false) | {elapsed:.1f} |"
             )
             sys.stdout.flush()
 
@@ -282,6 +286,7 @@ def main() -> None:
     parser.add_argument("--real-batches", default="10", help="real: the batch sizes N (items per system and round)")
     parser.add_argument("--rows", default="", help="real: only the rows whose study label contains this")
     parser.add_argument("--items", type=int, default=200, help="equivalence: items per simulated study")
+    parser.add_argument("--equivalence-cells", default="", help="equivalence: only the EQUIVALENCE_CELLS 'tied:δ' named (comma-separated)")
     parser.add_argument(
         "--unit", choices=("ratings", "comparisons"), default="ratings",
         help="simulation: judge the studies as ratings or as comparisons (the sign of each pair's score difference)",
@@ -310,7 +315,8 @@ def main() -> None:
             real_batches = tuple(int(n) for n in args.real_batches.split(","))
             real(args.seeds, chosen, tuple(args.designs.split(",")), real_batches, args.rows)
     if "equivalence" in args.part:
-        equivalence(args.runs, batches, args.items)
+        named = set(args.equivalence_cells.split(",")) if args.equivalence_cells else {f"{t}:{d:g}" for t, d in EQUIVALENCE_CELLS}
+        equivalence(args.runs, batches, args.items, tuple(c for c in EQUIVALENCE_CELLS if f"{c[0]}:{c[1]:g}" in named))
     if "sim" in args.part:
         if chosen:
             simulation(args.runs, batches, tuple(chosen), tuple(args.questions.split(",")), args.unit)

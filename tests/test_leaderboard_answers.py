@@ -19,10 +19,13 @@ PAIR_NAMES = [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", 
 PAIRS = np.array([[SYSTEMS.index(a), SYSTEMS.index(b)] for a, b in PAIR_NAMES], dtype=np.int64)
 
 
-def decided(question: Question, finished: bool = False, members: list[bool] | None = None, **codes: int) -> Decided:
+def decided(
+    question: Question, finished: bool = False, members: list[bool] | None = None, equivalent: tuple[str, ...] = (), **codes: int
+) -> Decided:
     decisions = np.array([codes.get(a + b, TIE) for a, b in PAIR_NAMES], dtype=np.int8)
     mask = np.array(members if members is not None else [True] * 4)
-    return Decided(SYSTEMS, PAIRS, decisions, mask, question, finished)
+    shown = np.array([a + b in equivalent for a, b in PAIR_NAMES]) if equivalent else None
+    return Decided(SYSTEMS, PAIRS, decisions, mask, question, finished, shown)
 
 
 @pytest.mark.parametrize(
@@ -38,6 +41,21 @@ def decided(question: Question, finished: bool = False, members: list[bool] | No
             "5 pairs cannot be separated with the judgments available.",
         ),
         (decided(Question("all-pairs")), "No pair has a significant winner yet."),
+        (
+            # equivalence is not transitive: b ≈ c, c ≈ d, b ≈ d but a ≈ b only; a direction within δ counts
+            decided(Question("all-pairs"), True, equivalent=("ab", "bc", "bd", "cd"), ab=BETTER),
+            # c and d are placed by their equivalences, not called unplaceable
+            "a > b; practically equal within the margin: {b, c, d}, {a, b} (4 pairs equivalent); "
+            "2 pairs cannot be separated with the judgments available.",
+        ),
+        (
+            decided(Question("all-pairs"), True, equivalent=("ab", "ac", "ad", "bc", "bd", "cd")),
+            "practically equal within the margin: {a, b, c, d} (6 pairs equivalent); every pair is decided.",
+        ),
+        (
+            decided(Question("baseline", baselines=("d",)), equivalent=("cd",), ad=BETTER),
+            "a beats d; none loses to d; c is equivalent to d within the margin; b cannot be separated from d yet.",
+        ),
         (
             decided(Question("baseline", baselines=("d",)), ad=BETTER, bd=BETTER),
             "a and b beat d; none loses to d; c cannot be separated from d yet.",
@@ -69,6 +87,10 @@ def test_statuses_follow_the_question() -> None:
     assert system_status(top) == ("sure", "in", "in", "out")
     base = decided(Question("baseline", baselines=("d",)), ad=BETTER, cd=WORSE)
     assert system_status(base) == ("better", "undecided", "worse", "baseline")
+    # an equivalent pair is decided: a system whose open pairs are all equivalent is settled
+    pairs = decided(Question("all-pairs"), equivalent=("ab", "ac", "bc"), ad=BETTER, bd=BETTER, cd=BETTER)
+    assert system_status(pairs) == ("settled",) * 4
+    assert system_status(decided(Question("all-pairs"), ad=BETTER, bd=BETTER, cd=BETTER)) == ("undecided",) * 3 + ("settled",)
 
 
 def test_every_question_kind_says_its_answer_and_statuses() -> None:

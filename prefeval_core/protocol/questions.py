@@ -122,6 +122,15 @@ class Decided:
         decisions = np.where(self.asked, self.decisions, TIE).astype(np.int8)
         return beaten_by(decisions, self.pair_systems, len(self.systems))
 
+    @property
+    def equal(self) -> BoolArray:
+        """(S, S) symmetric: the two systems' pair (of the question) was shown equivalent within the margin."""
+        equal = np.zeros((len(self.systems), len(self.systems)), dtype=bool)
+        if self.equivalent is not None:
+            a, b = self.pair_systems[self.equivalent & self.asked].T
+            equal[a, b] = equal[b, a] = True
+        return equal
+
 
 class AnswerComparison(Protocol):
     """A kind's answer against the full evaluation's (beyond its pairs' error types)."""

@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 NAME = "all-pairs"
 LABEL = "Order of every pair (the paper)"
-STATUS_WORDS = "Status: settled = every pair of the system decided; undecided otherwise."
+GROUPS_SHOWN = 3
+"""The answer's words name at most this many groups of practically equal systems (largest first;
+equivalence is not transitive, so groups overlap): every pair's equivalence is in the pairs table."""
+STATUS_WORDS = "Status: settled = every pair of the system decided (or equivalent within the margin); undecided otherwise."
 
 
 def describe(question: Question) -> str:
@@ -69,18 +72,39 @@ def tiers(d: Decided) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     return ordered, tuple(d.systems[s] for s in np.flatnonzero(~placed))
 
 
+def equal_groups(d: Decided) -> tuple[tuple[str, ...], ...]:
+    """The systems practically equal within the margin δ: the maximal groups in which every pair
+    asked was decided equivalent (cliques of the equivalence graph, a direction within δ included),
+    largest first; none without a margin."""
+    import networkx as nx  # on use: the other answers never need it
+
+    if d.equivalent is None or not (d.equivalent & d.asked).any():
+        return ()
+    graph = nx.Graph()
+    graph.add_edges_from((int(a), int(b)) for a, b in d.pair_systems[d.equivalent & d.asked])
+    groups = [tuple(sorted((d.systems[s] for s in clique), key=natural)) for clique in nx.find_cliques(graph)]
+    return tuple(sorted(groups, key=lambda g: (-len(g), [natural(name) for name in g])))
+
+
 def words(d: Decided) -> str:
-    """E.g. "M17 > {M0, M22, M23} > M8; M3 cannot be placed yet; 12 pairs cannot be separated yet"."""
+    """E.g. "M17 > {M0, M22, M23} > M8; M3 cannot be placed yet; practically equal within the margin:
+    {M0, M22} (1 pair); 12 pairs cannot be separated yet"."""
     ranked, unplaced = tiers(d)
     equivalent = d.asked & (d.decisions == TIE) & (False if d.equivalent is None else d.equivalent)
     open_pairs = int(np.sum(d.asked & (d.decisions == TIE) & ~equivalent))
-    if not ranked:
+    groups = equal_groups(d)
+    grouped = {name for group in groups for name in group}
+    unplaced = tuple(name for name in unplaced if name not in grouped)
+    if not ranked and not groups:
         return f"No pair has a significant winner {d.when}."
-    parts = [" > ".join(t[0] if len(t) == 1 else "{" + ", ".join(t) + "}" for t in ranked)]
+    parts = [" > ".join(t[0] if len(t) == 1 else "{" + ", ".join(t) + "}" for t in ranked)] if ranked else []
     if unplaced:
         parts.append(f"{listing(unplaced)} cannot be placed {d.when} (no pair decided)")
-    if equivalent.any():
-        parts.append(f"{int(equivalent.sum())} {'pair is' if equivalent.sum() == 1 else 'pairs are'} equivalent within the margin")
+    if groups:
+        shown = int(np.sum(d.asked & d.equivalent)) if d.equivalent is not None else 0
+        sets = ", ".join("{" + ", ".join(group) + "}" for group in groups[:GROUPS_SHOWN])
+        more = "" if len(groups) <= GROUPS_SHOWN else f" and {len(groups) - GROUPS_SHOWN} smaller groups"
+        parts.append(f"practically equal within the margin: {sets}{more} ({shown} {'pair' if shown == 1 else 'pairs'} equivalent)")
     if open_pairs:
         parts.append(f"{open_pairs} {'pair' if open_pairs == 1 else 'pairs'} cannot be separated {d.when}")
     else:
@@ -89,8 +113,9 @@ def words(d: Decided) -> str:
 
 
 def status(d: Decided) -> tuple[str, ...]:
-    """(S,) ``settled`` (every pair of the system asked is decided) or ``undecided``."""
-    open_pairs = d.asked & (d.decisions == TIE)
+    """(S,) ``settled`` (every pair of the system asked is decided: a direction, or equivalent
+    within the margin) or ``undecided``."""
+    open_pairs = d.asked & (d.decisions == TIE) & (True if d.equivalent is None else ~d.equivalent)
     unsettled = np.zeros(len(d.systems), dtype=bool)
     unsettled[d.pair_systems[open_pairs].ravel()] = True
     return tuple("undecided" if u else "settled" for u in unsettled)

@@ -35,8 +35,9 @@ def pairs(question: Question, systems: Sequence[str], pair_systems: npt.NDArray[
 
 
 def words(d: Decided) -> str:
-    """E.g. "M2 and M5 beat M8; M1 and M4 lose to M8; M3 cannot be separated from M8 yet." per baseline."""
-    beats = d.beats
+    """E.g. "M2 and M5 beat M8; M1 and M4 lose to M8; M6 is equivalent to M8 within the margin; M3
+    cannot be separated from M8 yet." per baseline."""
+    beats, equal = d.beats, d.equal
     names = np.asarray(d.systems, dtype=object)
     others = ~np.isin(names, d.question.baselines)
     sentences = []
@@ -44,11 +45,14 @@ def words(d: Decided) -> str:
         b = d.systems.index(baseline)
         above = tuple(names[others & beats[:, b]])
         below = tuple(names[others & beats[b, :]])
-        open_ = tuple(names[others & ~beats[:, b] & ~beats[b, :]])
+        same = tuple(names[others & equal[:, b] & ~beats[:, b] & ~beats[b, :]])
+        open_ = tuple(names[others & ~beats[:, b] & ~beats[b, :] & ~equal[:, b]])
         parts = [
             f"{listing(above)} {'beats' if len(above) == 1 else 'beat'} {baseline}" if above else f"no system beats {baseline}",
             f"{listing(below)} {'loses' if len(below) == 1 else 'lose'} to {baseline}" if below else f"none loses to {baseline}",
         ]
+        if same:
+            parts.append(f"{listing(same)} {'is' if len(same) == 1 else 'are'} equivalent to {baseline} within the margin")
         if open_:
             parts.append(f"{listing(open_)} cannot be separated from {baseline} {d.when}")
         sentences.append("; ".join(parts) + ".")
