@@ -63,6 +63,15 @@ def decided(
         (decided(Question("baseline", baselines=("b",)), ab=BETTER, bc=BETTER, bd=WORSE), "a and d beat b; c loses to b."),
         (decided(Question("top-k", k=1), True, [True, False, False, False]), "a is the best system."),
         (
+            decided(Question("top-k", k=1), False, [True, True, True, False], equivalent=("ab", "ac", "bc")),
+            "The best system is one of a, b and c, practically equal within the margin.",
+        ),
+        (
+            decided(Question("top-k", k=2), False, [True, True, True, True], equivalent=("bc",), ab=BETTER, ac=BETTER, ad=BETTER),
+            "a is among the best two; the last place goes to one of b, c and d, which cannot be separated yet; "
+            "of them {b, c} are practically equal within the margin.",
+        ),
+        (
             decided(Question("top-k", k=2), False, [True, True, True, False], ab=BETTER, ac=BETTER),
             "a is among the best two; the last place goes to one of b and c, which cannot be separated yet.",
         ),

@@ -37,6 +37,7 @@ from prefeval_core.protocol.questions_all_pairs import beaten_by
 from prefeval_core.protocol.questions_all_pairs import pairs as every_pair
 from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, setting
 from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.vocabulary.words import natural
 
 BoolArray = npt.NDArray[np.bool_]
 QuestionKind = Literal["all-pairs", "top-k", "baseline"]
@@ -130,6 +131,21 @@ class Decided:
             a, b = self.pair_systems[self.equivalent & self.asked].T
             equal[a, b] = equal[b, a] = True
         return equal
+
+    def equal_groups(self, among: Sequence[str] | None = None) -> tuple[tuple[str, ...], ...]:
+        """The systems (of ``among``; ``None``: all) practically equal within the margin: the maximal
+        groups in which every pair was shown equivalent (cliques of :attr:`equal`; equivalence is not
+        transitive, so groups may overlap), largest first; none without a margin."""
+        import networkx as nx  # on use: most answers never need it
+
+        equal = self.equal
+        if among is not None:
+            keep = np.isin(np.asarray(self.systems, dtype=object), list(among))
+            equal = equal & keep[:, None] & keep[None, :]
+        graph = nx.Graph()
+        graph.add_edges_from((int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(equal)), strict=True))
+        groups = [tuple(sorted((self.systems[s] for s in clique), key=natural)) for clique in nx.find_cliques(graph)]
+        return tuple(sorted(groups, key=lambda g: (-len(g), [natural(name) for name in g])))
 
 
 class AnswerComparison(Protocol):

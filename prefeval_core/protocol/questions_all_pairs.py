@@ -72,27 +72,13 @@ def tiers(d: Decided) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     return ordered, tuple(d.systems[s] for s in np.flatnonzero(~placed))
 
 
-def equal_groups(d: Decided) -> tuple[tuple[str, ...], ...]:
-    """The systems practically equal within the margin δ: the maximal groups in which every pair
-    asked was decided equivalent (cliques of the equivalence graph, a direction within δ included),
-    largest first; none without a margin."""
-    import networkx as nx  # on use: the other answers never need it
-
-    if d.equivalent is None or not (d.equivalent & d.asked).any():
-        return ()
-    graph = nx.Graph()
-    graph.add_edges_from((int(a), int(b)) for a, b in d.pair_systems[d.equivalent & d.asked])
-    groups = [tuple(sorted((d.systems[s] for s in clique), key=natural)) for clique in nx.find_cliques(graph)]
-    return tuple(sorted(groups, key=lambda g: (-len(g), [natural(name) for name in g])))
-
-
 def words(d: Decided) -> str:
     """E.g. "M17 > {M0, M22, M23} > M8; M3 cannot be placed yet; practically equal within the margin:
     {M0, M22} (1 pair); 12 pairs cannot be separated yet"."""
     ranked, unplaced = tiers(d)
     equivalent = d.asked & (d.decisions == TIE) & (False if d.equivalent is None else d.equivalent)
     open_pairs = int(np.sum(d.asked & (d.decisions == TIE) & ~equivalent))
-    groups = equal_groups(d)
+    groups = d.equal_groups()
     grouped = {name for group in groups for name in group}
     unplaced = tuple(name for name in unplaced if name not in grouped)
     if not ranked and not groups:

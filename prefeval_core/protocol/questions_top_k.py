@@ -149,7 +149,8 @@ def compare(d: Decided, reference: npt.NDArray[np.int8]) -> TopKComparison:
 
 def words(d: Decided) -> str:
     """E.g. "M17 and M22 are among the best three; the last place goes to one of M0 and M5, which
-    cannot be separated yet." (no pronoun that could point at the wrong system)."""
+    cannot be separated yet." (no pronoun that could point at the wrong system); with a margin, the
+    contenders shown practically equal are named (":func:`_equal_words`")."""
     k = d.question.k
     answer = top_k_answer(d.systems, d.members, d.decisions, d.pair_systems, k)
     best = "the best system" if k == 1 else f"the best {number_word(k)}"
@@ -158,11 +159,21 @@ def words(d: Decided) -> str:
     contenders = tuple(s for s in answer.members if s not in answer.sure)
     if not answer.sure:
         head = "The best system is one of" if k == 1 else f"The best {number_word(k)} are among"
-        return f"{head} {listing(answer.members)}, which cannot be separated {d.when}."
+        return f"{head} {listing(answer.members)}{_equal_words(d, answer.members)}."
     left = k - len(answer.sure)
     sure = f"{listing(answer.sure)} {'is' if len(answer.sure) == 1 else 'are'} among {best}"
     places = "the last place goes to one of" if left == 1 else f"the last {number_word(left)} places go to {number_word(left)} of"
-    return f"{sure}; {places} {listing(contenders)}, which cannot be separated {d.when}."
+    return f"{sure}; {places} {listing(contenders)}{_equal_words(d, contenders)}."
+
+
+def _equal_words(d: Decided, contenders: Sequence[str]) -> str:
+    """How the contenders still in play stand: ", practically equal within the margin" when every pair
+    of them was shown equivalent, else ", which cannot be separated yet" and the groups that were."""
+    groups = d.equal_groups(contenders)
+    if groups and len(groups[0]) == len(contenders):
+        return ", practically equal within the margin"
+    named = "; of them " + ", ".join("{" + ", ".join(g) + "}" for g in groups) + " are practically equal within the margin"
+    return f", which cannot be separated {d.when}" + (named if groups else "")
 
 
 def status(d: Decided) -> tuple[str, ...]:
