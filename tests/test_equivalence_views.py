@@ -17,10 +17,11 @@ from prefeval_core.diagnostics.comparison import mean_differences
 from prefeval_core.protocol.question_control import pool_differences
 from prefeval_core.protocol.result import false_equivalences, protocol_result
 from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.status import study_status
 from prefeval_core.workflow.study import replay_json, replay_setup, run_replay, study_table
 from prefeval_core.workflow.views import EQUIVALENT_WORDS, pairs_frame
-from tests.page_fixtures import ROOT
+from tests.page_fixtures import ROOT, data_dir, page, run_ok  # noqa: F401 (a fixture)
 
 TED = ROOT / "sample_data" / "wmt21_ted"
 
@@ -91,3 +92,22 @@ def test_the_command_line_shows_equivalence(capsys: pytest.CaptureFixture[str]) 
     assert captured.out.count(" ≈ ") == sum(p["equivalent"] and p["outcome"] == "=" for p in output["pairs"])
     assert f"equivalent {equivalent} (false 0)" in captured.out
     assert " equivalent" in captured.err  # the progress lines count them apart from the undecided pairs
+
+
+@pytest.mark.page
+@pytest.mark.usefixtures("data_dir")
+def test_the_protocol_page_counts_equivalent_pairs_as_decided() -> None:
+    at = page("protocol.py")
+    at.session_state["pe.data"] = DataChoice.sample("wmt21_ted")
+    at.session_state["pe.human"], at.session_state["pe.metrics"] = "human", ()
+    run_ok(at)
+    next(n for n in at.number_input if n.label.startswith("Equivalence margin")).set_value(1.0)
+    at.button[0].click()  # Start protocol
+    run_ok(at)
+    at.button(key="pe_run").click()
+    run_ok(at)
+    status = study_status(at.session_state["pe.protocol"])
+    assert status.equivalent and status.equivalent > 5
+    decided = next(m for m in at.metric if m.label == "Decided pairs")
+    assert decided.value == f"{status.pairs - status.undecided} / {status.pairs}"
+    assert "practically equal within the margin" in at.info[0].value

@@ -182,7 +182,13 @@ def status(protocol: ProtocolState) -> None:
     c[0].metric("Round", now.round)
     c[1].metric(f"{now.unit.capitalize()} used", f"{now.cost_used:,}", help=f"of a budget of {now.budget:,} {now.unit}")
     if now.ruled_out is None:
-        c[2].metric("Decided pairs", f"{now.decided} / {now.pairs}", help="pairs of the question with a significant winner")
+        if now.equivalent is None:
+            c[2].metric("Decided pairs", f"{now.decided} / {now.pairs}", help="pairs of the question with a significant winner")
+        else:
+            c[2].metric(
+                "Decided pairs", f"{now.pairs - now.undecided} / {now.pairs}",
+                help=f"pairs with a significant winner ({now.decided}) or shown equivalent within the margin ({now.equivalent})",
+            )  # fmt: skip
     else:
         c[2].metric(
             "Systems ruled out", f"{now.ruled_out} / {now.systems}",
