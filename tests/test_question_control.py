@@ -224,6 +224,19 @@ def test_equivalence_just_outside_the_margin_stays_within_gamma() -> None:
 
 
 @pytest.mark.slow
+def test_a_margin_keeps_the_point_null_within_gamma() -> None:
+    # All five systems tied, δ = 0.15 (the partition's Δ = 0 piece is the true one of every pair: any
+    # direction is false, and so is an equivalence where the pool's difference reaches δ): the whole
+    # answer errs in at most γ + 2 s.e. of the runs (1,000 runs per cell, N in {1, 10}, three statistics:
+    # bench/bench_question_control.py --part equivalence, results_question_control.md §12).
+    result = simulate_question(
+        n_systems=5, n_tied=5, n_items=200, question=Question(), statistic="mean", runs=100, batch=10, seed=32_000, delta=0.15
+    )
+    assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / result.runs)
+    assert result.cost < 0.9  # the run ends before the pool does
+
+
+@pytest.mark.slow
 def test_question_control_keeps_tied_top_members_in_the_answer() -> None:
     # Three exactly tied top systems of six, top-1: the run excludes one of them in at most
     # gamma of the runs (+ 2 Monte-Carlo s.e.); the full grid (2, 3, 4 tied, N in {1, 10},
