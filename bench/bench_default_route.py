@@ -19,8 +19,8 @@ peak resident memory (``ru_maxrss`` of the child), for every checkout given with
    and ``--error-control none`` (there the several-metric posterior decides every round:
    ``joint_gibbs``, NUTS for pairs whose chains fail their checks). The figure that matters is
    the engine's time per round (target < 1 s).
-5. ``metrics3-66-none``: ``metrics3-none`` on the first 12 systems (66 pairs: the size of the
-   issue's target), written once to ``--workdir`` from the shared data.
+5. ``metrics3-66-none``, ``metrics3-66``: ``metrics3-none`` and ``metrics3`` on the first 12 systems
+   (66 pairs: the size of the issue's target), written once to ``--workdir`` from the shared data.
 
 ``--vary-seed`` runs repeat ``r`` with ``--seed r`` (the protocol's reveal order and the samplers'
 streams), so that the repeats show the spread over orders rather than one order's timing noise.
@@ -66,7 +66,10 @@ SHARED_WORKLOADS: dict[str, list[str]] = {
     ],
 }
 SHARED_WORKLOADS["metrics3-none"] = [*SHARED_WORKLOADS["metrics3"], "--error-control", "none"]
-SUBSET_WORKLOADS: dict[str, tuple[int, list[str]]] = {"metrics3-66-none": (12, SHARED_WORKLOADS["metrics3-none"])}
+SUBSET_WORKLOADS: dict[str, tuple[int, list[str]]] = {
+    "metrics3-66-none": (12, SHARED_WORKLOADS["metrics3-none"]),
+    "metrics3-66": (12, SHARED_WORKLOADS["metrics3"]),
+}
 """name -> (the first systems kept, a shared workload's options): that workload on a subset of its systems."""
 """name -> replay options, on the shared data (``../shared/data`` beside the project)."""
 
