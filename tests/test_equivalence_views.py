@@ -17,9 +17,11 @@ from prefeval_core.diagnostics.comparison import mean_differences
 from prefeval_core.protocol.question_control import pool_differences
 from prefeval_core.protocol.result import false_equivalences, protocol_result
 from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.workflow.answers import study_leaderboard
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.status import study_status
 from prefeval_core.workflow.study import replay_json, replay_setup, run_replay, study_table
+from prefeval_core.workflow.study_report import decisions_matrix_section
 from prefeval_core.workflow.views import EQUIVALENT_WORDS, pairs_frame
 from tests.page_fixtures import ROOT, data_dir, page, run_ok  # noqa: F401 (a fixture)
 
@@ -111,3 +113,12 @@ def test_the_protocol_page_counts_equivalent_pairs_as_decided() -> None:
     decided = next(m for m in at.metric if m.label == "Decided pairs")
     assert decided.value == f"{status.pairs - status.undecided} / {status.pairs}"
     assert "practically equal within the margin" in at.info[0].value
+
+
+def test_the_report_marks_equivalent_pairs_in_the_decisions_matrix(ted_run) -> None:  # type: ignore[no-untyped-def]
+    state, result = ted_run.state, ted_run.result
+    section = decisions_matrix_section(state, result, study_leaderboard(state))
+    equivalent = int(state.status.equivalent.sum())
+    assert section.html_body.count(">≈</td>") == 2 * equivalent  # both cells of each equivalent pair
+    assert "≈ equivalent within the margin δ" in section.html_body
+    assert section.html_body.count("background:") >= int(np.sum(state.decisions != TIE))  # directions still coloured

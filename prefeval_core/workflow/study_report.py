@@ -247,31 +247,48 @@ def settings_section(state: ProtocolState) -> ReportSection:
 
 def decisions_matrix_section(state: ProtocolState, result: ProtocolResult | None, board: Leaderboard) -> ReportSection:
     """The decisions as a coloured matrix (row significantly better than column), systems in
-    leaderboard order; in a replay coloured by error type against the full human evaluation."""
+    leaderboard order; in a replay coloured by error type against the full human evaluation. With a
+    margin δ, a pair shown equivalent is marked ≈ in both of its cells ("false" where the full
+    evaluation puts it δ or more apart)."""
     table = state.table
     order = list(board.systems)
     index = {s: i for i, s in enumerate(order)}
     n = len(order)
-    cells = [["" for _ in range(n)] for _ in range(n)]
-    types = {}
+    colours: dict[tuple[int, int], str] = {}
+    titles: dict[tuple[int, int], list[str]] = {}
+    marks: dict[tuple[int, int], str] = {}
+    types, false_equal = {}, set()
     if result is not None:
         types = {pair: str(t) for pair, t in zip(result.pairs, result.comparison.error_types, strict=True)}
-    for (a, b), decision in zip(table.pairs, state.decisions.tolist(), strict=True):
-        if decision == TIE:
-            continue
-        winner, loser = (a, b) if decision == BETTER else (b, a)
-        kind = types.get((a, b), "correct_significant" if result is None else "")
-        colour = _COLOURS.get(kind, "#555555")
-        label = _LABELS.get(kind, "decided")
-        cells[index[winner]][index[loser]] = f'<td style="background:{colour}" title="{html.escape(f"{winner} > {loser}: {label}")}"></td>'
+        false_equal = {pair for pair, wrong in zip(result.pairs, result.false_equivalent, strict=True) if wrong}
+    for (a, b), decision, same in zip(table.pairs, state.decisions.tolist(), state.status.equivalent.tolist(), strict=True):
+        if decision != TIE:
+            winner, loser = (a, b) if decision == BETTER else (b, a)
+            kind = types.get((a, b), "correct_significant" if result is None else "")
+            colours[index[winner], index[loser]] = _COLOURS.get(kind, "#555555")
+            titles.setdefault((index[winner], index[loser]), []).append(f"{winner} > {loser}: {_LABELS.get(kind, 'decided')}")
+        if same:
+            words = "false equivalence (δ or more apart on the full evaluation)" if (a, b) in false_equal else "equivalent within δ"
+            for both in ((index[a], index[b]), (index[b], index[a])):
+                marks[both] = "≈?" if (a, b) in false_equal else "≈"
+                titles.setdefault(both, []).append(f"{a} ≈ {b}: {words}")
+
+    def cell(i: int, j: int) -> str:
+        if (i, j) not in titles:
+            return "<td></td>"
+        style = f' style="background:{colours[i, j]}"' if (i, j) in colours else ""
+        return f'<td{style} title="{html.escape("; ".join(titles[i, j]))}">{marks.get((i, j), "")}</td>'
+
     head = "<tr><th></th>" + "".join(f"<th>{html.escape(s)}</th>" for s in order) + "</tr>"
-    body = "".join(f"<tr><th>{html.escape(s)}</th>" + "".join(c or "<td></td>" for c in cells[i]) + "</tr>" for i, s in enumerate(order))
+    body = "".join(f"<tr><th>{html.escape(s)}</th>" + "".join(cell(i, j) for j in range(n)) + "</tr>" for i, s in enumerate(order))
     shown = set(types.values())
     legend = ", ".join(
         f'<span style="color:{_COLOURS[k]}">■</span> {html.escape(_LABELS[k])}'
         for k in ("correct_significant", "inversion", "insertion")
         if k in shown
     )
+    if marks:
+        legend += ("; " if legend else "") + "≈ equivalent within the margin δ" + (", ≈? a false equivalence" if false_equal else "")
     text = "A filled cell: the row's system is significantly better than the column's (empty: not decided). Systems in leaderboard order."
     return ReportSection("Decisions", text, html_body=f'<table class="matrix">{head}{body}</table><p class="note">{legend}</p>')
 
