@@ -150,7 +150,7 @@ def compare(d: Decided, reference: npt.NDArray[np.int8]) -> TopKComparison:
 def words(d: Decided) -> str:
     """E.g. "M17 and M22 are among the best three; the last place goes to one of M0 and M5, which
     cannot be separated yet." (no pronoun that could point at the wrong system); with a margin, the
-    contenders shown practically equal are named (":func:`_equal_words`")."""
+    contenders shown practically equal are named (:func:`_equal_words`)."""
     k = d.question.k
     answer = top_k_answer(d.systems, d.members, d.decisions, d.pair_systems, k)
     best = "the best system" if k == 1 else f"the best {number_word(k)}"
