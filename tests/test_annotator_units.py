@@ -21,6 +21,7 @@ from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.state import new_state, state_from_dict, state_to_dict
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.study import replay_json, run_replay, study_table
 
 ANNOTATORS = ("x", "y", "z")
 
@@ -108,6 +109,28 @@ def test_a_study_setup_with_units_names_what_it_needs() -> None:
     assert refused.value.problems[0].column == "statistic"
     with pytest.raises(SettingsError, match="a live study buys 'one' or 'all'"):
         pooled.with_(mode="live", budget=100)
+
+
+def test_a_replay_buys_one_rating_at_a_time_where_the_data_keep_annotators_apart() -> None:
+    # The default (no ratings_per_request named): one_pooled in a replay of ratings whose annotators
+    # are kept apart, under a pool statistic (the default's); all otherwise; a named design is kept.
+    dataset, _, _ = _small_dataset()
+    default = StudySetup(human="human:q")
+    assert default.ratings_per_request is None and default.decision_statistic == "pool_mean"
+    assert default.request_design(annotators_apart=True) == "one_pooled"
+    assert default.request_design(annotators_apart=False) == "all"
+    assert default.with_(statistic="mean").request_design(True) == "all"  # units need a pool statistic
+    assert default.with_(error_control="spending").request_design(True) == "all"  # the sign statistic
+    assert default.with_(unit="comparisons").request_design(True) == "all"
+    assert default.with_(mode="live", budget=100).request_design(True) == "all"
+    assert default.with_(ratings_per_request="all").request_design(True) == "all"
+    assert default.with_(ratings_per_request="one").request_design(False) == "one"
+    table = study_table(dataset, default)
+    assert table.annotator_units and table.ratings_per_request == "one_pooled"
+    assert replay_json(run_replay(table, default))["summary"]["ratings_per_request"] == "one_pooled"  # the replay says so
+    assert study_table(dataset, default.with_(ratings_per_request="all")).ratings_per_request == "all"
+    plain = load_dataset([("r.csv", b"item_id,system,rater,score\ni0,a,human:q,3\ni0,b,human:q,2\ni1,a,human:q,4\ni1,b,human:q,4\n")])
+    assert study_table(plain, default).ratings_per_request == "all"  # nothing to pool: no error, the mean as it is
 
 
 def test_an_id_taken_by_an_item_is_refused() -> None:

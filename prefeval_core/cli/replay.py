@@ -23,7 +23,7 @@ from prefeval_core.cli._common import (
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.fields import Bounds
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
-from prefeval_core.workflow.setup import COUNT, LEVEL, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
+from prefeval_core.workflow.setup import COUNT, LEVEL, PER_REQUEST_WORDS, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
 from prefeval_core.workflow.status import study_status
 
 if TYPE_CHECKING:
@@ -183,6 +183,8 @@ def print_replay(output: dict[str, Any]) -> None:
         f"correct {summary['correct']:.2f}  inversion {summary['inversion']:.2f}  omission {summary['omission']:.2f}  "
         f"insertion {summary['insertion']:.2f}  {equivalent}KLD {summary['kld']:.3f}  "
     )
+    if summary["ratings_per_request"] != "all":
+        print_safe(f"a request bought {PER_REQUEST_WORDS[summary['ratings_per_request']]}")
     print_safe(
         ("" if tier else pairs) + f"pair outcomes {summary['annotation_fraction']:.2f}  "
         f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "

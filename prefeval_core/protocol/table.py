@@ -127,6 +127,14 @@ class StudyTable:
         """Number of metrics."""
         return len(self.metric_raters)
 
+    @property
+    def ratings_per_request(self) -> RatingsPerRequest:
+        """What a request buys in this table: ``one_pooled`` (units), ``one`` (one annotator's
+        rating of an output, the study paid more) or ``all``."""
+        if self.annotator_units:
+            return "one_pooled"
+        return "one" if self.grid is not None and self.grid.paid is not None else "all"
+
     @cached_property
     def pair_starts(self) -> npt.NDArray[np.int64]:
         """(P + 1,) first row of each pair (rows of pair p are ``pair_starts[p]:pair_starts[p+1]``)."""

@@ -189,14 +189,16 @@ class StudySetup:
         none="no equivalence decisions",
         shown=(0.0, 1e6),
     )
-    ratings_per_request: RatingsPerRequest = setting(
-        "all",
+    ratings_per_request: RatingsPerRequest | None = setting(
+        None,
         label="A request buys",
         help="where the data keep several annotators per output apart: a request buys all their ratings (their mean), "
         "one annotator's (rotated over the items by the seed; never a second), or one_pooled: one rating, every "
         "(item, annotator) rating in the pool, so that a second or third rating of an output is bought when the seeded "
         "order reaches it and the pool statistics decide what the full evaluation says (replays, pool statistics)",
         choices=PER_REQUEST_WORDS,
+        none="as the data allow: one_pooled in a replay of ratings whose annotators the data keep apart, under a pool "
+        "statistic (the default's); all otherwise",
     )
 
     def __post_init__(self) -> None:
@@ -230,6 +232,17 @@ class StudySetup:
         """The statistic in use: as set, else the one the error control's guarantee is stated for
         (:data:`DEFAULT_STATISTICS`)."""
         return self.statistic if self.statistic is not None else DEFAULT_STATISTICS.get(self.error_control, "sign")
+
+    def request_design(self, annotators_apart: bool) -> RatingsPerRequest:
+        """What a request buys: as set, else ``one_pooled`` in a replay of ratings whose data keep
+        the annotators apart (``annotators_apart``) under a pool statistic — the full evaluation's
+        estimand, one rating at a time (its cost against buying every annotator at once:
+        results_question_control.md, "One rating at a time") — and ``all`` otherwise (a live
+        study, another statistic, one rater per output)."""
+        if self.ratings_per_request is not None:
+            return self.ratings_per_request
+        pooled = self.mode == "replay" and self.unit != "comparisons" and self.decision_statistic in POOL_STATISTICS
+        return "one_pooled" if pooled and annotators_apart else "all"
 
     def with_(self, **changes: Any) -> StudySetup:
         return replace(self, **changes)

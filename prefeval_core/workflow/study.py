@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from prefeval_core.data.dataset import Dataset
+from prefeval_core.data.dataset import Dataset, keeps_annotators_apart
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.diagnostics.comparison import Comparison
 from prefeval_core.errors import settings_error
@@ -90,7 +90,7 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
         human_fraction=setup.human_fraction,
         seed=setup.seed,
         ideal_items=setup.ideal_items,
-        ratings_per_request=setup.ratings_per_request,
+        ratings_per_request=setup.request_design(keeps_annotators_apart(dataset, setup.human)),
     )
 
 
@@ -146,6 +146,7 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          "stop_reason" (see :mod:`prefeval_core.protocol.stop`), "futile_pairs": [[system_a, system_b], ...],
          "leaderboard": [{"system", "score", "low", "high", "p_top", "status", "judgments"}, ...] (best first),
          "leaderboard_score": "mean score"|"win rate", "leaderboard_k",
+         "ratings_per_request": "all"|"one"|"one_pooled" (what a request bought),
          "equivalent_pairs" (pairs decided equivalent within δ; 0 without a margin), "false_equivalences"
          (of those, the pairs δ or more apart on the full evaluation),
          the kind's own keys (its answer against the full evaluation's, ``result.answer.summary()``);
@@ -171,6 +172,7 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "stop_reason": result.stop_reason,
         "answer_words": answer_words(state),
         "futile_pairs": [list(pair) for pair in futile_pairs(state)],
+        "ratings_per_request": state.table.ratings_per_request,
         "equivalent_pairs": int(result.equivalent.sum()),
         "false_equivalences": int(result.false_equivalent.sum()),
     }

@@ -238,9 +238,8 @@ def settings_section(state: ProtocolState) -> ReportSection:
         ("seed", str(s.seed)),
         ("systems / items", f"{len(table.systems)} / {len(table.items)}" + (" (item, annotator) units" if table.annotator_units else "")),
     ]
-    one = "one_pooled" if table.annotator_units else "one" if table.grid is not None and table.grid.paid is not None else None
-    if one is not None:  # several annotators per output kept apart, bought one at a time
-        rows.insert(3, ("a request buys", PER_REQUEST_WORDS[one]))
+    if table.ratings_per_request != "all":  # several annotators per output kept apart, bought one at a time
+        rows.insert(3, ("a request buys", PER_REQUEST_WORDS[table.ratings_per_request]))
     frame = pd.DataFrame(rows, columns=["setting", "value"])
     return ReportSection("Settings", html_body=_table(frame))
 
