@@ -117,14 +117,15 @@ def test_a_replay_buys_one_rating_at_a_time_where_the_data_keep_annotators_apart
     dataset, _, _ = _small_dataset()
     default = StudySetup(human="human:q")
     assert default.ratings_per_request is None and default.decision_statistic == "pool_mean"
-    assert default.request_design(annotators_apart=True) == "one_pooled"
-    assert default.request_design(annotators_apart=False) == "all"
-    assert default.with_(statistic="mean").request_design(True) == "all"  # units need a pool statistic
-    assert default.with_(error_control="spending").request_design(True) == "all"  # the sign statistic
-    assert default.with_(unit="comparisons").request_design(True) == "all"
-    assert default.with_(mode="live", budget=100).request_design(True) == "all"
-    assert default.with_(ratings_per_request="all").request_design(True) == "all"
-    assert default.with_(ratings_per_request="one").request_design(False) == "one"
+    apart, not_apart = (lambda: True), (lambda: False)
+    assert default.request_design(apart) == "one_pooled"
+    assert default.request_design(not_apart) == "all"
+    assert default.with_(statistic="mean").request_design(apart) == "all"  # units need a pool statistic
+    assert default.with_(error_control="spending").request_design(apart) == "all"  # the sign statistic
+    assert default.with_(unit="comparisons").request_design(apart) == "all"
+    assert default.with_(mode="live", budget=100).request_design(apart) == "all"
+    assert default.with_(ratings_per_request="all").request_design(apart) == "all"
+    assert default.with_(ratings_per_request="one").request_design(not_apart) == "one"
     table = study_table(dataset, default)
     assert table.annotator_units and table.ratings_per_request == "one_pooled"
     assert replay_json(run_replay(table, default))["summary"]["ratings_per_request"] == "one_pooled"  # the replay says so

@@ -15,7 +15,7 @@ futility only from there and shares every other default with this declaration.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields, replace
 from types import NoneType, UnionType
 from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
@@ -233,16 +233,16 @@ class StudySetup:
         (:data:`DEFAULT_STATISTICS`)."""
         return self.statistic if self.statistic is not None else DEFAULT_STATISTICS.get(self.error_control, "sign")
 
-    def request_design(self, annotators_apart: bool) -> RatingsPerRequest:
+    def request_design(self, annotators_apart: Callable[[], bool]) -> RatingsPerRequest:
         """What a request buys: as set, else ``one_pooled`` in a replay of ratings whose data keep
-        the annotators apart (``annotators_apart``) under a pool statistic — the full evaluation's
-        estimand, one rating at a time (its cost against buying every annotator at once:
-        results_question_control.md, "One rating at a time") — and ``all`` otherwise (a live
+        the annotators apart (``annotators_apart()``, asked only then) under a pool statistic — the
+        full evaluation's estimand, one rating at a time (its cost against buying every annotator at
+        once: results_question_control.md, "One rating at a time") — and ``all`` otherwise (a live
         study, another statistic, one rater per output)."""
         if self.ratings_per_request is not None:
             return self.ratings_per_request
         pooled = self.mode == "replay" and self.unit != "comparisons" and self.decision_statistic in POOL_STATISTICS
-        return "one_pooled" if pooled and annotators_apart else "all"
+        return "one_pooled" if pooled and annotators_apart() else "all"
 
     def with_(self, **changes: Any) -> StudySetup:
         return replace(self, **changes)

@@ -90,7 +90,7 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
         human_fraction=setup.human_fraction,
         seed=setup.seed,
         ideal_items=setup.ideal_items,
-        ratings_per_request=setup.request_design(keeps_annotators_apart(dataset, setup.human)),
+        ratings_per_request=setup.request_design(lambda: keeps_annotators_apart(dataset, setup.human)),
     )
 
 
