@@ -22,6 +22,7 @@ from prefeval_core.protocol.state import new_state, state_from_dict, state_to_di
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.study import replay_json, run_replay, study_table
+from prefeval_core.workflow.views import win_rates_caption
 
 ANNOTATORS = ("x", "y", "z")
 
@@ -132,6 +133,15 @@ def test_a_replay_buys_one_rating_at_a_time_where_the_data_keep_annotators_apart
     assert study_table(dataset, default.with_(ratings_per_request="all")).ratings_per_request == "all"
     plain = load_dataset([("r.csv", b"item_id,system,rater,score\ni0,a,human:q,3\ni0,b,human:q,2\ni1,a,human:q,4\ni1,b,human:q,4\n")])
     assert study_table(plain, default).ratings_per_request == "all"  # nothing to pool: no error, the mean as it is
+
+
+def test_the_win_rate_caption_says_units_of_one_item_are_dependent() -> None:
+    # θ and the plots count each unit as an outcome: on units the caption says they are too narrow
+    dataset, _, _ = _small_dataset()
+    default = StudySetup(human="human:q")
+    pooled = run_replay(study_table(dataset, default), default).state
+    whole = run_replay(study_table(dataset, default.with_(ratings_per_request="all")), default).state
+    assert "are dependent" in win_rates_caption(pooled) and "are dependent" not in win_rates_caption(whole)
 
 
 def test_an_id_taken_by_an_item_is_refused() -> None:

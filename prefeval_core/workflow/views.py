@@ -264,7 +264,13 @@ def win_rates_caption(state: ProtocolState) -> str:
         table = " The table's θ comes from these posteriors."
     else:
         table = " θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by Monte-Carlo error (about ±0.01)."
-    return plots + table + decides
+    units = (
+        " Each (item, annotator) rating counts as one outcome here; the ratings of one item are dependent, so these curves "
+        "and θ are narrower than the evidence. The decisions come from the pool test, whose guarantee holds on such units."
+        if state.table.annotator_units
+        else ""
+    )
+    return plots + table + units + decides
 
 
 def cost_sentence(state: ProtocolState, result: ProtocolResult | None = None) -> str:
