@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
     def report(state: ProtocolState) -> None:
         status = study_status(state)  # the question's pairs only
-        equivalent = "" if status.equivalent is None else f", {status.equivalent} equivalent"
+        equivalent = "" if status.equivalent_words is None else f", {status.equivalent_words}"
         ruled_out = "" if status.ruled_out_words is None else f", {status.ruled_out_words}"
         progress(
             f"round {state.round}: {state.cost_used} {table.unit} used, {status.undecided} of {status.pairs} pairs undecided"

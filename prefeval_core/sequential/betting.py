@@ -123,10 +123,14 @@ class Hypothesis:
     def summary(self) -> tuple[FloatArray, FloatArray]:
         """(P,) the largest log wealth reached so far (Ville's inequality bounds the supremum too)
         and (P,) the log wealth after the last position, from one pass over the path."""
-        if not self.z.shape[1]:
-            return np.zeros(self.z.shape[0]), np.zeros(self.z.shape[0])
-        wealth = self.log_wealth()
-        return np.maximum(wealth.max(axis=1), 0.0), wealth[:, -1]
+        return path_summary(self.log_wealth())
+
+
+def path_summary(wealth: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(P,) the running maximum (at least 0: the start) and (P,) the last value of log-wealth paths (P, T)."""
+    if not wealth.shape[1]:
+        return np.zeros(wealth.shape[0]), np.zeros(wealth.shape[0])
+    return np.maximum(wealth.max(axis=1), 0.0), wealth[:, -1]
 
 
 def direction_nulls(sequences: PairSequences) -> tuple[Hypothesis, Hypothesis]:
@@ -214,27 +218,25 @@ def evidence_of(
 ) -> MeanEvidence:
     """:class:`MeanEvidence` of a test's direction ``nulls`` and, with a margin, its equivalence
     nulls ``margins`` ("A better by δ or more", "B better by δ or more"), on ``sequences``."""
-    summaries = [h.summary() for h in nulls]
+    paths = [h.log_wealth() for h in nulls]
+    summaries = [path_summary(path) for path in paths]
     direction = np.stack([largest for largest, _ in summaries], axis=1)
     current = np.stack([last for _, last in summaries], axis=1)
     if margins is None:
         equivalence, point = np.full_like(direction, np.nan), np.full(len(direction), np.nan)
     else:
-        equivalence, point = np.stack([h.summary()[0] for h in margins], axis=1), point_log_e(nulls)
+        equivalence, point = np.stack([h.summary()[0] for h in margins], axis=1), point_log_e(paths[0], paths[1])
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
     return MeanEvidence(direction=direction, current=current, equivalence=equivalence, point=point, mean=mean, nulls=nulls)
 
 
-def point_log_e(nulls: tuple[Hypothesis, Hypothesis]) -> FloatArray:
-    """(P,) the running maximum of ``log((E_> + E_<) / 2)``, the two direction nulls' processes: both
-    are e-processes under ``Δ = 0`` (it lies in both nulls), so their average is one too (Vovk &
-    Wang 2021), and Ville's inequality bounds its supremum."""
-    if not nulls[0].z.shape[1]:
-        return np.zeros(nulls[0].z.shape[0])
-    average = np.logaddexp(nulls[0].log_wealth(), nulls[1].log_wealth()) - math.log(2.0)
-    return np.asarray(np.maximum(average.max(axis=1), 0.0), dtype=np.float64)
+def point_log_e(better: FloatArray, worse: FloatArray) -> FloatArray:
+    """(P,) the running maximum of ``log((E_> + E_<) / 2)`` from the two direction nulls' log-wealth
+    paths (P, T): both are e-processes under ``Δ = 0`` (it lies in both nulls), so their average is
+    one too (Vovk & Wang 2021), and Ville's inequality bounds its supremum."""
+    return path_summary(np.logaddexp(better, worse) - math.log(2.0))[0]
 
 
 def joined(parts: list[MeanEvidence]) -> MeanEvidence:

@@ -65,10 +65,15 @@ class StudyStatus:
         return None if self.ruled_out is None else f"{self.ruled_out} of {self.systems} systems ruled out"
 
     @property
+    def equivalent_words(self) -> str | None:
+        """``12 equivalent`` with a margin, ``None`` without one."""
+        return None if self.equivalent is None else f"{self.equivalent} equivalent"
+
+    @property
     def progress_words(self) -> str:
         """``7 of 120 pairs decided``, with a margin ``, 12 equivalent``, and for a tier question
         ``; 11 of 16 systems ruled out``."""
-        words = f"{self.decided} of {self.pairs} pairs decided" + ("" if self.equivalent is None else f", {self.equivalent} equivalent")
+        words = f"{self.decided} of {self.pairs} pairs decided" + ("" if self.equivalent_words is None else f", {self.equivalent_words}")
         return words if self.ruled_out_words is None else f"{words}; {self.ruled_out_words}"
 
     @property
