@@ -207,9 +207,11 @@ def status(protocol: ProtocolState) -> None:
 def leaderboard(protocol: ProtocolState) -> None:
     """Each system's score on the judgments revealed, its interval, P(top k), status and judgments spent."""
     board = study_leaderboard(protocol)
+    frame = leaderboard_frame(board)
+    numbers = {name: st.column_config.NumberColumn(format="%.3f") for name in frame.select_dtypes("float").columns}  # as the report
     st.dataframe(
-        leaderboard_frame(board), hide_index=True, width="stretch",
-        column_config={f"P(top {board.k})": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
+        frame, hide_index=True, width="stretch",
+        column_config=numbers | {f"P(top {board.k})": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
     )  # fmt: skip
     st.caption(board.method() + " " + status_words(protocol.settings.question.kind))
 
