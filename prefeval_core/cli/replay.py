@@ -131,11 +131,10 @@ def run(args: argparse.Namespace) -> int:
     def report(state: ProtocolState) -> None:
         status = study_status(state)  # the question's pairs only
         equivalent = "" if status.equivalent_words is None else f", {status.equivalent_words}"
-        ruled_out = "" if status.ruled_out_words is None else f", {status.ruled_out_words}"
-        progress(
-            f"round {state.round}: {state.cost_used} {table.unit} used, {status.undecided} of {status.pairs} pairs undecided"
-            f"{equivalent}{ruled_out}"
-        )
+        # a tier question is answered by the systems it rules out (under question-level control often
+        # without deciding a pair); the other questions by their pairs
+        answered = status.ruled_out_words or f"{status.undecided} of {status.pairs} pairs undecided"
+        progress(f"round {state.round}: {state.cost_used} {table.unit} used, {answered}{equivalent}")
 
     output = replay_json(run_replay(table, setup, progress=report))
     if args.json:
@@ -152,9 +151,10 @@ def print_replay(output: dict[str, Any]) -> None:
     summary = output["summary"]
     tier = "reference_answer" in summary
     if tier:
+        width = max((len(row["system"]) for row in summary["leaderboard"]), default=0)
         for row in summary["leaderboard"]:
             print_safe(
-                f"{row['system']}  {row['status']:<4}  {summary['leaderboard_score']} {row['score']:.3f} "
+                f"{row['system']:<{width}}  {row['status']:<4}  {summary['leaderboard_score']} {row['score']:.3f} "
                 f"[{row['low']:.3f}, {row['high']:.3f}]  P(top {summary['leaderboard_k']}) {row['p_top']:.2f}  judgments {row['judgments']}"
             )
     else:
