@@ -24,8 +24,9 @@ item (the last row), what a rule protecting the whole answer can reach with all 
 Part ``ideal``: the ideal metric of method.md §10 at sign accuracies 0.6 / 0.7 / 0.8 / 0.9
 (``prefeval_core.protocol.simulation.ideal_mu``) on simulated Likert studies (60 items; top-1: six
 systems, two tied at the top, the others 0.5 lower; all-pairs: five systems, two tied at the top,
-the others 0.5, 1.0 and 1.5 lower), N = 10: cost and error share with the metric against human
-only, under ``question (mean)`` and ``spending (sign)``.
+the others 0.5, 1.0 and 1.5 lower; ``--tied 1``: a clear best instead, every other system 0.5 lower
+for top-1, a ladder 0.5 apart for all-pairs), N = 10: cost and error share with the metric against
+human only, under ``question (mean)`` and ``spending (sign)``.
 
 Part ``sim-anchor``: successive elimination on the simulated top-1 studies of
 ``bench_question_control.py --part sim`` (2, 3, 4 tied, N = 10) and of part ``ideal``, same seeds.
@@ -227,9 +228,15 @@ def summary(scored: list[Scored], *, own: bool) -> list[str]:
 
 
 def ideal(
-    runs: int, questions: tuple[str, ...], rules: tuple[str, ...], items: int = 60, batch: int = BATCH, delta: float | None = None
+    runs: int,
+    questions: tuple[str, ...],
+    rules: tuple[str, ...],
+    items: int = 60,
+    batch: int = BATCH,
+    delta: float | None = None,
+    tied: int = 2,
 ) -> None:
-    print(f"items per study: {items}, batch N = {batch}, equivalence margin: {delta}")
+    print(f"items per study: {items}, batch N = {batch}, equivalence margin: {delta}, systems tied at the top: {tied}")
     print("| question | rule | metric | runs | cost | error share | 2 s.e. | cost vs human only |")
     print("|---|---|---|---|---|---|---|---|")
     cells = {"top-1": (Question("top-k", 1), 6, False), "all-pairs": (Question(), 5, True)}
@@ -239,7 +246,7 @@ def ideal(
             human_cost = math.nan
             for accuracy in (None, 0.6, 0.7, 0.8, 0.9):
                 result = simulate_question(
-                    n_systems=systems, n_tied=2, n_items=items, question=question, error_control=control, statistic=statistic,
+                    n_systems=systems, n_tied=tied, n_items=items, question=question, error_control=control, statistic=statistic,
                     batch=batch, runs=runs, seed=20_000 + systems, ladder=ladder, metric_accuracy=accuracy, delta=delta,
                 )  # fmt: skip
                 human_cost = result.cost if accuracy is None else human_cost
@@ -287,12 +294,13 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=60, help="ideal: items per simulated study")
     parser.add_argument("--batch", type=int, default=BATCH, help="ideal: the batch size N")
     parser.add_argument("--delta", type=float, default=None, help="ideal: an equivalence margin (the rules decided by betting)")
+    parser.add_argument("--tied", type=int, default=2, help="ideal: systems tied at the top (1: a clear best)")
     args = parser.parse_args()
     print(f"command: PYTHONPATH=. .venv/bin/python bench/bench_anchors.py {' '.join(sys.argv[1:])}")
     if "real" in args.part:
         real(args.seeds)
     if "ideal" in args.part:
-        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")), args.items, args.batch, args.delta)
+        ideal(args.runs, tuple(args.questions.split(",")), tuple(args.rules.split(",")), args.items, args.batch, args.delta, args.tied)
     if "sim-anchor" in args.part:
         sim_elimination(args.runs)
 

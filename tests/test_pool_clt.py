@@ -60,18 +60,24 @@ def test_the_increments_are_the_exact_pool_test_s_less_the_control() -> None:
 
 
 def test_the_control_s_coefficient_exact_case() -> None:
-    # Metric f = 1, -1, 1, -1 on a pool of 4, differences d = 2, 0, 2, 0. g = f - mean of f over the items
-    # left: 1 - 0, -1 - (-1/3), 1 - 0, -1 - (-1). At position 2, λ is the ridge regression of the two past
-    # d on the two past g (both centred), PRIOR_ITEMS added to the denominator; the control is λ · g.
-    d = np.array([[2.0, 0.0, 2.0, 0.0]])
-    f = np.array([[[1.0, -1.0, 1.0, -1.0]]])
+    # Metric f = 1, -1, 1, -1 on a pool of 4 for both pairs; differences d = 2, 0, 2, 0 (pair 0) and
+    # 1, 1, -1, 1 (pair 1). g = f - mean of f over the items left: 1 - 0, -1 - (-1/3), 1 - 0, -1 - (-1).
+    # At position 2, each pair's past d and g (centred on the pair's own means) give its sums; the pooled
+    # coefficient is the ridge regression over both pairs' sums (PRIOR_ITEMS toward 0), and a pair's λ
+    # the regression on its own sums shrunk by PRIOR_ITEMS toward the pooled one; the control is λ · g.
+    d = np.array([[2.0, 0.0, 2.0, 0.0], [1.0, 1.0, -1.0, 1.0]])
+    f = np.array([[[1.0, -1.0, 1.0, -1.0]] * 2])
     sequences = _sequences(d, bound=4.0)
-    control = metric_control(sequences, np.ones((1, 4), dtype=bool), f)
+    control = metric_control(sequences, np.ones((2, 4), dtype=bool), f)
     g = np.array([1.0 - 0.0, -1.0 - (-1.0 / 3.0), 1.0 - 0.0, -1.0 - (-1.0)])
     gc = g[:2] - g[:2].mean()
-    lam = float((gc * (d[0, :2] - d[0, :2].mean())).sum() / ((gc * gc).sum() + PRIOR_ITEMS))
-    assert control[0, :2].tolist() == [0.0, 0.0]  # nothing learnt before the first item; none at the second
-    assert control[0, 2] == pytest.approx(lam * g[2])
+    gg = float((gc * gc).sum())
+    gd = [float((gc * (d[i, :2] - d[i, :2].mean())).sum()) for i in range(2)]
+    pooled = sum(gd) / (2 * gg + PRIOR_ITEMS)
+    lam = [(gd[i] + PRIOR_ITEMS * pooled) / (gg + PRIOR_ITEMS) for i in range(2)]
+    assert control[:, :2].tolist() == [[0.0, 0.0], [0.0, 0.0]]  # nothing learnt before the first item; none at the second
+    assert control[:, 2] == pytest.approx([lam[0] * g[2], lam[1] * g[2]])
+    assert lam[1] != pytest.approx(gd[1] / (gg + PRIOR_ITEMS))  # alone, pair 1 (two equal differences) would learn nothing
 
 
 def test_the_control_has_mean_zero_over_every_item_order() -> None:
@@ -158,7 +164,7 @@ def test_the_control_is_the_same_computed_in_chunks_of_pairs(monkeypatch: pytest
     sequences, in_pool = _sequences(d, bound=6.0), np.ones(d.shape, dtype=bool)
     whole = metric_control(sequences, in_pool, f)
     monkeypatch.setattr(pool_clt, "PAIRS_PER_CHUNK", 3)
-    assert np.array_equal(metric_control(sequences, in_pool, f), whole)
+    np.testing.assert_allclose(metric_control(sequences, in_pool, f), whole, rtol=1e-12, atol=1e-14)  # sums in another order
 
 
 def test_equivalence_is_valid_at_the_margin_and_decided_inside_it() -> None:

@@ -55,7 +55,7 @@ from prefeval_core.protocol.table import StudyTable
 from prefeval_core.sequential.betting import Hypothesis, MeanEvidence, PairSequences, joined, mean_evidence
 from prefeval_core.sequential.human import human_log_e
 from prefeval_core.sequential.pool_betting import pool_evidence
-from prefeval_core.sequential.pool_clt import clt_pool_evidence
+from prefeval_core.sequential.pool_clt import clt_pool_evidence, pooled_coefficient
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, VALUES, WORSE, codes_from_differences
 
 FloatArray = npt.NDArray[np.float64]
@@ -135,12 +135,14 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
     in_pool = _in_pool(state, sequences) if statistic in POOL_STATISTICS else None
     uses_metric = statistic in CLT_STATISTICS and state.settings.model != "human_only" and state.table.k > 0
     metric = metric_sequences(state, sequences.d.shape[1]) if uses_metric else None
+    # every pair's control variate is shrunk toward the one all pairs show, whatever block it is in
+    prior = None if metric is None or in_pool is None else pooled_coefficient(sequences, in_pool, metric)
 
     def block(rows: npt.NDArray[np.int64]) -> MeanEvidence:
         part = sequences.subset(rows)
         if statistic in CLT_STATISTICS:
             assert in_pool is not None
-            return clt_pool_evidence(part, in_pool[rows], delta, None if metric is None else metric[:, rows])
+            return clt_pool_evidence(part, in_pool[rows], delta, None if metric is None else metric[:, rows], prior)
         if in_pool is not None:
             return pool_evidence(part, in_pool[rows], delta)
         return mean_evidence(part, delta)

@@ -17,7 +17,9 @@ keeps the null's conditional mean: a sequential prediction-powered estimate (Ang
 Fannjiang, Jordan & Zrnic 2023, *Prediction-powered inference*, Science; its anytime form:
 Waudby-Smith et al. 2024, §4) whose spread is what the metric leaves unexplained. ``λ_t`` is the
 ridge regression of the past differences on the past ``g`` (every metric of the run at once),
-shrunk toward 0 by :data:`PRIOR_ITEMS` pseudo-items, so an uninformative metric costs little. With
+shrunk by :data:`PRIOR_ITEMS` pseudo-items toward the same regression over every pair of the run
+(:func:`pooled_coefficient`, itself shrunk toward 0), so that a pair's first items already use what
+the others have shown and an uninformative metric costs little. With
 an item-level correlation ``r`` between the human and metric differences the spread shrinks by
 ``1 - r²``, and the items needed with it.
 
@@ -25,6 +27,8 @@ Arrays are (P, T): P pairs, T positions of the study's item order; metrics (K, P
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -45,15 +49,20 @@ tens of MB at 100 systems (4,950 pairs) and hundreds of items."""
 
 
 def clt_pool_evidence(
-    sequences: PairSequences, in_pool: BoolArray, delta: float | None = None, metric: FloatArray | None = None
+    sequences: PairSequences,
+    in_pool: BoolArray,
+    delta: float | None = None,
+    metric: FloatArray | None = None,
+    prior: FloatArray | None = None,
 ) -> MeanEvidence:
     """:class:`~prefeval_core.sequential.betting.MeanEvidence` of the asymptotic pool-mean tests
     (module docstring) of the pairs' revealed differences, ``in_pool`` (P, T) the positions whose
     item each pair can ever get, ``metric`` (K, P, T) the metrics' pair outcomes on them (``None``:
-    human only): directions against ``Δ <= 0`` and ``Δ >= 0``; with a margin ``delta``,
-    equivalence against ``Δ >= δ`` and ``Δ <= -δ``."""
+    human only), ``prior`` (K, T) the coefficients the pairs' own are shrunk toward (``None``: the
+    :func:`pooled_coefficient` of these pairs): directions against ``Δ <= 0`` and ``Δ >= 0``; with a
+    margin ``delta``, equivalence against ``Δ >= δ`` and ``Δ <= -δ``."""
     passed = passed_items(sequences, in_pool)
-    control = None if metric is None or metric.shape[0] == 0 else metric_control(sequences, in_pool, metric)
+    control = None if metric is None or metric.shape[0] == 0 else metric_control(sequences, in_pool, metric, prior)
     horizon = np.maximum(HORIZON_SHARE * sequences.pool, 1.0).astype(np.float64)
 
     def null(m: float, above: bool) -> Hypothesis:
@@ -71,21 +80,55 @@ def _mixture(
     return Hypothesis(z=found.y, allowed=observed, observed=observed, horizon=horizon, refuted=found.refuted)
 
 
-def metric_control(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -> FloatArray:
-    """(P, T) the control variate ``λ_t · g_t`` at the revealed positions (module docstring), 0 elsewhere."""
-    parts = [
-        _control(
-            sequences.subset(np.arange(start, min(start + PAIRS_PER_CHUNK, len(in_pool)))),
-            in_pool[start : start + PAIRS_PER_CHUNK],
-            metric[:, start : start + PAIRS_PER_CHUNK],
-        )
-        for start in range(0, len(in_pool), PAIRS_PER_CHUNK)
-    ]
+def metric_control(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray, prior: FloatArray | None = None) -> FloatArray:
+    """(P, T) the control variate ``λ_t · g_t`` at the revealed positions (module docstring), 0
+    elsewhere; each pair's ``λ_t`` shrunk toward ``prior`` (K, T) (``None``: :func:`pooled_coefficient`)."""
+    toward = pooled_coefficient(sequences, in_pool, metric) if prior is None else prior
+    parts = []
+    for rows in _chunks(len(in_pool)):
+        moments = _moments(sequences.subset(rows), in_pool[rows], metric[:, rows])
+        K = metric.shape[0]
+        system = np.moveaxis(moments.gg, (0, 1), (2, 3)) + PRIOR_ITEMS * np.eye(K)  # (P, T, K, K)
+        target = np.moveaxis(moments.gd + PRIOR_ITEMS * toward[:, None, :], 0, 2)[..., None]  # (P, T, K, 1)
+        coefficient = np.linalg.solve(system, target)[..., 0]  # (P, T, K)
+        observed = moments.observed
+        parts.append(np.where(observed, np.einsum("ptk,kpt->pt", coefficient, moments.g), 0.0))
     return np.concatenate(parts, axis=0) if parts else np.zeros(in_pool.shape)
 
 
-def _control(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -> FloatArray:
-    """:func:`metric_control` of one chunk of pairs."""
+def pooled_coefficient(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -> FloatArray:
+    """(K, T) at each position the ridge regression (:data:`PRIOR_ITEMS` toward 0) of every pair's
+    past differences on its past ``g``, each pair centred on its own means: the coefficient the
+    pairs' own are shrunk toward. A metric relates to the human differences in much the same way on
+    every pair of a study, so a pair with few items borrows the others' (partial pooling); it is
+    predictable because it uses the positions before each one only."""
+    K, T = metric.shape[0], in_pool.shape[1]
+    gg, gd = np.zeros((K, K, T)), np.zeros((K, T))
+    for rows in _chunks(len(in_pool)):
+        moments = _moments(sequences.subset(rows), in_pool[rows], metric[:, rows])
+        gg += moments.gg.sum(axis=2)
+        gd += moments.gd.sum(axis=1)
+    system = np.moveaxis(gg, (0, 1), (1, 2)) + PRIOR_ITEMS * np.eye(K)  # (T, K, K)
+    return np.asarray(np.linalg.solve(system, gd.T[..., None])[..., 0].T, dtype=np.float64)
+
+
+def _chunks(pairs: int) -> list[npt.NDArray[np.int64]]:
+    return [np.arange(start, min(start + PAIRS_PER_CHUNK, pairs)) for start in range(0, pairs, PAIRS_PER_CHUNK)]
+
+
+@dataclass(frozen=True)
+class Moments:
+    """One chunk's regression sums over the positions before each one (P pairs, T positions, K
+    metrics): ``g`` (K, P, T) the centred metric at the revealed positions, ``gg`` (K, K, P, T) and
+    ``gd`` (K, P, T) the centred cross-products, ``observed`` (P, T)."""
+
+    g: FloatArray
+    gg: FloatArray
+    gd: FloatArray
+    observed: BoolArray
+
+
+def _moments(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -> Moments:
     f = np.where(in_pool[None], np.nan_to_num(metric, nan=0.0), 0.0)
     ahead = np.cumsum(in_pool[:, ::-1], axis=1)[:, ::-1].astype(np.float64)  # pool items at or after each position
     left_mean = np.cumsum(f[:, :, ::-1], axis=2)[:, :, ::-1] / np.maximum(ahead, 1.0)[None]
@@ -99,7 +142,4 @@ def _control(sequences: PairSequences, in_pool: BoolArray, metric: FloatArray) -
     count = np.maximum(n, 1.0)
     gg = outer - sum_g[:, None] * sum_g[None, :] / count
     gd = cross - sum_g * sum_d[None] / count
-    K = metric.shape[0]
-    system = np.moveaxis(gg, (0, 1), (2, 3)) + PRIOR_ITEMS * np.eye(K)  # (P, T, K, K)
-    coefficient = np.linalg.solve(system, np.moveaxis(gd, 0, 2)[..., None])[..., 0]  # (P, T, K)
-    return np.asarray(np.where(observed, np.einsum("ptk,kpt->pt", coefficient, g), 0.0), dtype=np.float64)
+    return Moments(g=g, gg=gg, gd=gd, observed=observed)
