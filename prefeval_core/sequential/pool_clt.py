@@ -84,10 +84,11 @@ def metric_control(sequences: PairSequences, in_pool: BoolArray, metric: FloatAr
     """(P, T) the control variate ``λ_t · g_t`` at the revealed positions (module docstring), 0
     elsewhere; each pair's ``λ_t`` shrunk toward ``prior`` (K, T) (``None``: :func:`pooled_coefficient`)."""
     toward = pooled_coefficient(sequences, in_pool, metric) if prior is None else prior
-    parts = []
+    K, parts = metric.shape[0], []
     for rows in _chunks(len(in_pool)):
+        # the sums are computed again rather than kept from the pooled pass: kept for every pair at
+        # 100 systems (4,950 pairs) they would take hundreds of MB
         moments = _moments(sequences.subset(rows), in_pool[rows], metric[:, rows])
-        K = metric.shape[0]
         system = np.moveaxis(moments.gg, (0, 1), (2, 3)) + PRIOR_ITEMS * np.eye(K)  # (P, T, K, K)
         target = np.moveaxis(moments.gd + PRIOR_ITEMS * toward[:, None, :], 0, 2)[..., None]  # (P, T, K, 1)
         coefficient = np.linalg.solve(system, target)[..., 0]  # (P, T, K)
