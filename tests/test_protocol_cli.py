@@ -107,3 +107,18 @@ def test_replay_in_lines_a_tier_question_by_system_the_others_by_pair(tmp_path: 
     assert main(base) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("x ") and " theta " in lines[0] and lines[-1].startswith("correct ")
+
+
+def test_replay_writes_the_study_report_and_names_a_file_it_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_tiny(tmp_path / "tiny")
+    base = ["replay", "--data", str(data), "--human", "human", "--batch", "5", "--question", "top-k", "--json"]
+    report = tmp_path / "report.html"
+    assert main([*base, "--report", str(report)]) == 0
+    captured = capsys.readouterr()
+    html = report.read_text(encoding="utf-8")
+    assert json.loads(captured.out)["summary"]["answer_words"] in html  # the answer in names, as the run printed it
+    assert "<h2>Leaderboard</h2>" in html and f"report written to {report}" in captured.err
+    missing = tmp_path / "no such folder" / "report.html"
+    assert main([*base, "--report", str(missing)]) == 1
+    error = capsys.readouterr().err
+    assert str(missing) in error and "cannot write the file" in error and "Traceback" not in error

@@ -99,6 +99,18 @@ def read_input_file(file: str) -> tuple[str, bytes]:
         raise UnsupportedFormatError.single("unsupported", f"cannot read the file ({error.strerror or error})", file=path.name) from None
 
 
+def write_output_file(path: Path, content: bytes) -> None:
+    """Write a file the command was asked for.
+
+    Raises:
+        UnsupportedFormatError: the file cannot be written (no such folder, no permission), naming it.
+    """
+    try:
+        path.write_bytes(content)
+    except OSError as error:
+        raise UnsupportedFormatError.single("unsupported", f"cannot write the file ({error.strerror or error})", file=str(path)) from None
+
+
 def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help: str, out_default: str, out_help: str) -> None:
     """The arguments of a command that exports a study's open request and imports it judged
     (``labelstudio``, ``requests``): ``export|import STUDY [FILE] [--out] [--seed] [--latest-wins] [--json]``."""

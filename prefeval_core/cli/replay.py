@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from prefeval_core.cli._common import (
@@ -19,6 +20,7 @@ from prefeval_core.cli._common import (
     positive_int,
     print_json,
     progress,
+    write_output_file,
 )
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.fields import Bounds
@@ -120,6 +122,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "paper's ideal metric; without --metric the protocol is human only.",
     )
     add_study_options(parser, per_run=True)
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        type=Path,
+        help="also write the study report to FILE (HTML, as the dashboard's Report page: the answer, the leaderboard, "
+        "the settings, the decisions and what the judge saved)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -136,7 +145,14 @@ def run(args: argparse.Namespace) -> int:
         answered = status.ruled_out_words or f"{status.undecided} of {status.pairs} pairs undecided"
         progress(f"round {state.round}: {state.cost_used} {table.unit} used, {answered}{equivalent}")
 
-    output = replay_json(run_replay(table, setup, progress=report))
+    replay = run_replay(table, setup, progress=report)
+    if args.report is not None:
+        from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
+
+        title = f"prefeval replay: {setup.human} on {', '.join(args.data)}"
+        write_output_file(args.report, session_report_html(title, replay.state, setup).encode("utf-8"))
+        progress(f"report written to {args.report}")
+    output = replay_json(replay)
     if args.json:
         print_json(output)
         return 0

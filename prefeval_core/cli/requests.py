@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file
+from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file, write_output_file
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.workflow.datasets import Dataset
@@ -64,10 +64,7 @@ def _file_format(path: Path) -> RequestFileFormat:
 
 def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, Any]:
     request = study_request_file(study, dataset, _file_format(path), seed=seed)
-    try:
-        path.write_bytes(request.content)
-    except OSError as error:
-        raise UnsupportedFormatError.single("unsupported", f"cannot write the file ({error.strerror or error})", file=str(path)) from None
+    write_output_file(path, request.content)
     return {"study": study.id, "tasks": request.tasks, "unit": request.unit, "file": str(path), "instructions": request.instructions}
 
 
