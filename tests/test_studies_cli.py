@@ -68,3 +68,20 @@ def test_agreement_of_a_live_studys_annotators(tmp_path: Path, monkeypatch: pyte
     assert main(["studies", "agreement", str(study.id)]) == 0
     text = capsys.readouterr().out
     assert f"study #{study.id}, agreement on comparisons" in text and "lee: the left output won 40 of 40 decisive comparisons" in text
+
+
+def test_report_of_a_stored_study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PREFEVAL_DATA_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    choice = DataChoice.sample("summeval")
+    setup = StudySetup("human:relevance", question=Question("top-k", 1))
+    study = begin_study(open_store(tmp_path), choice, choice.load(), setup, "Summaries <b>best</b>")
+    assert main(["studies", "step", str(study.id), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)["answer"]
+    assert main(["studies", "report", str(study.id), "--json"]) == 0
+    written = Path(json.loads(capsys.readouterr().out)["file"])
+    assert written == Path(f"study-{study.id}.html")
+    html = written.read_text(encoding="utf-8")
+    assert answer in html and "Summaries &lt;b&gt;best&lt;/b&gt;" in html and "<b>best</b>" not in html  # the name escaped
+    assert main(["studies", "report", str(study.id), "--out", str(tmp_path / "missing" / "r.html")]) == 1
+    assert "cannot write the file" in capsys.readouterr().err

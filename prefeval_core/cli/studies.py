@@ -1,4 +1,5 @@
-"""``studies [list|show ID|step ID|agreement ID|invite ID NAME|revoke ID NAME|rename ID NAME|archive ID|unarchive ID] [--json]``:
+"""``studies [list|show ID|step ID|agreement ID|report ID [--out FILE]|invite ID NAME|revoke ID NAME|rename ID NAME|archive ID|
+unarchive ID] [--json]``:
 the studies in the store, as the dashboard records them.
 
 ``list`` prints every study (of a data key with ``--data-key``), newest first; ``show ID`` where a
@@ -6,7 +7,9 @@ study stands (round, cost, decided pairs, the answer, the open request); ``step 
 by one step and records it: a replay study runs its next round, a live study takes the stored
 judgments that are complete (judged by enough annotators) and decides, keeping the open requests
 nobody judged yet queued (``--withdraw-open``: withdraws them); ``agreement ID`` how its
-annotators agree and whether each favours the left output (as on the Annotate page). ``invite ID
+annotators agree and whether each favours the left output (as on the Annotate page); ``report ID``
+writes its report (HTML, as the Report page: the answer, the leaderboard, the settings, the
+decisions) to ``--out`` (default ``study-ID.html``). ``invite ID
 NAME`` prints a personal link for annotator NAME (it opens only their queue in study ID; the store
 keeps only a hash of its token), ``revoke ID NAME`` withdraws it; ``rename`` and ``archive`` /
 ``unarchive`` file the study (``list --all`` shows archived studies too). The store is the one the
@@ -16,9 +19,10 @@ dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR`
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int
+from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int, write_output_file
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.datasets import Dataset
@@ -51,12 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "action",
         nargs="?",
-        choices=("list", "show", "step", "agreement", "start", *TEAM_ACTIONS),
+        choices=("list", "show", "step", "agreement", "report", "start", *TEAM_ACTIONS),
         default="list",
         help="what to do (default list)",
     )
     parser.add_argument(
-        "study", nargs="?", type=positive_int, help="the study's id (show, step, agreement, invite, revoke, rename, archive)"
+        "study", nargs="?", type=positive_int, help="the study's id (show, step, agreement, report, invite, revoke, rename, archive)"
     )
     parser.add_argument("name", nargs="?", help="invite, revoke: the annotator's name; rename: the study's new name")
     parser.add_argument("--base-url", default="http://localhost:8501", help="invite: the dashboard's address the link starts with")
@@ -66,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="step, live study: withdraw the open requests nobody judged yet (default: keep them queued for the next round)",
     )
+    parser.add_argument("--out", type=Path, help="report: the HTML file to write (default: study-<id>.html)")
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
     parser.add_argument(
         "--metric",
@@ -111,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
     study, dataset = open_study(args.study)
     if args.action == "agreement":
         return _agreement(study, dataset, args.metric, args.json)
+    if args.action == "report":
+        return _report(study, args.out or Path(f"study-{study.id}.html"), args.json)
     if args.action == "step":
         study = step_study(study_store(), study, progress=progress, open_requests="withdraw" if args.withdraw_open else "keep")
     output = study_json(study)
@@ -126,6 +133,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 TEAM_ACTIONS = ("invite", "revoke", "rename", "archive", "unarchive")
+
+
+def _report(study: Study, path: Path, as_json: bool) -> int:
+    """Write the study's report (the dashboard's Report page, without the metric check) to ``path``."""
+    from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
+
+    title = f"prefeval report: study #{study.id} {study.record.name}"
+    write_output_file(path, session_report_html(title, study.state, study.setup).encode("utf-8"))
+    print_json({"study": study.id, "file": str(path)}) if as_json else print_safe(f"study #{study.id}: report written to {path}")
+    return 0
 
 
 def _start(store: Store, args: argparse.Namespace) -> int:
