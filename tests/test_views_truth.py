@@ -121,3 +121,12 @@ def test_under_the_default_the_pairs_table_labels_theta_and_shows_the_rates_of_t
     assert n.sum() > 0 and not np.allclose(last.p_mean, 1 / 3)
     spending = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=600, error_control="spending").run.state
     assert "θ = P(p> > p<)" in pairs_frame(spending)
+
+
+def test_with_several_metrics_the_win_rate_caption_says_only_the_first_is_drawn() -> None:
+    # the plots draw the first metric's posterior (pair_counts); the decisions of the paper's rule use all of them
+    state = pe.replay(pe.load_sample("summeval"), "human:relevance", ("rougeL", "chrF"), error_control="none", budget=300).run.state
+    caption = win_rates_caption(state)
+    assert "first metric, rougeL" in caption and "all 2 metrics at once" in caption and "by Monte-Carlo error (about" not in caption
+    one = pe.replay(pe.load_sample("summeval"), "human:relevance", "rougeL", error_control="none", budget=300).run.state
+    assert "first metric" not in win_rates_caption(one)

@@ -243,15 +243,23 @@ def win_rates_caption(state: ProtocolState) -> str:
         if settings.error_control == "none"
         else f" The decisions are not read from θ but from the error control in force: {CONTROL_WORDS[settings.error_control]}."
     )
+    # with several metrics the plots draw the first one's posterior only (pair_counts): the joint one is
+    # too slow to draw for a figure on every round
+    several = settings.model != "human_only" and state.table.k > 1
     if settings.model == "human_only":
         plots = "Exact posterior of each pair's outcome rates (p>, p=, p<) from its revealed human outcomes, Dirichlet(n + 1)."
     else:
         nuts = " (drawn with the fast sampler; θ used NUTS on the same model)" if settings.sampler == "nuts" else ""
         model = "the full model, μ uncertain" if settings.model == "full" else "the model with a known μ"
+        metric = (
+            f"the outcomes of the first metric, {state.table.metric_raters[0]}, on the other items (of the "
+            f"{state.table.k} metrics, only the first is drawn here)"
+            if several
+            else "the metric's outcomes on the other items"
+        )
         plots = (
-            f"The posterior of each pair's outcome rates under {model}: human outcomes revealed so far and the metric's "
-            f"outcomes on the other items. Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without "
-            "metric-only items are exact Dirichlet(n + 1)."
+            f"The posterior of each pair's outcome rates under {model}: human outcomes revealed so far and {metric}. "
+            f"Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without metric-only items are exact Dirichlet(n + 1)."
         )
     if source == "normal":
         table = (
@@ -262,6 +270,11 @@ def win_rates_caption(state: ProtocolState) -> str:
         table = " The table's θ is the exact human-only posterior, I_{1/2}(n< + 1, n> + 1): the metric does not enter it."
     elif settings.model == "human_only":
         table = " The table's θ comes from these posteriors."
+    elif several:
+        table = (
+            f" The table's θ uses all {state.table.k} metrics at once, so it can differ from the share of draws with p> > p< "
+            "in these plots by more than Monte-Carlo error."
+        )
     else:
         table = " θ in these plots is the share of draws with p> > p<, so it differs from the table's θ by Monte-Carlo error (about ±0.01)."
     units = (
