@@ -125,7 +125,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--report",
         metavar="FILE",
-        type=Path,
         help="also write the study report to FILE (HTML, as the dashboard's Report page: the answer, the leaderboard, "
         "the settings, the decisions and what the judge saved)",
     )
@@ -150,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
 
         title = f"prefeval replay: {setup.human} on {', '.join(args.data)}"
-        write_output_file(args.report, session_report_html(title, replay.state, setup).encode("utf-8"))
+        write_output_file(Path(args.report), session_report_html(title, replay.state, setup).encode("utf-8"))
         progress(f"report written to {args.report}")
     output = replay_json(replay)
     if args.json:

@@ -70,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="step, live study: withdraw the open requests nobody judged yet (default: keep them queued for the next round)",
     )
-    parser.add_argument("--out", type=Path, help="report: the HTML file to write (default: study-<id>.html)")
+    parser.add_argument("--out", help="report: the HTML file to write (default: study-<id>.html)")
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
     parser.add_argument(
         "--metric",
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "agreement":
         return _agreement(study, dataset, args.metric, args.json)
     if args.action == "report":
-        return _report(study, args.out or Path(f"study-{study.id}.html"), args.json)
+        return _report(study, Path(args.out or f"study-{study.id}.html"), args.json)
     if args.action == "step":
         study = step_study(study_store(), study, progress=progress, open_requests="withdraw" if args.withdraw_open else "keep")
     output = study_json(study)
