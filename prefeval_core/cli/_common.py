@@ -14,6 +14,8 @@ from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.workflow.datasets import MAX_BYTES, Dataset, InputKind, file_kinds_help, load_paths
 
 if TYPE_CHECKING:
+    from prefeval_core.protocol import ProtocolState
+    from prefeval_core.workflow.setup import StudySetup
     from prefeval_core.workflow.studies import Study
 
 INT_LIMIT: Final = 2**63
@@ -109,6 +111,14 @@ def write_output_file(path: Path, content: bytes) -> None:
         path.write_bytes(content)
     except OSError as error:
         raise UnsupportedFormatError.single("unsupported", f"cannot write the file ({error.strerror or error})", file=str(path)) from None
+
+
+def write_study_report(path: str, title: str, state: ProtocolState, setup: StudySetup | None) -> None:
+    """Write a study's report (HTML, as the dashboard's Report page) to ``path``; a file that cannot
+    be written is named (:func:`write_output_file`)."""
+    from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
+
+    write_output_file(Path(path), session_report_html(title, state, setup).encode("utf-8"))
 
 
 def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help: str, out_default: str, out_help: str) -> None:

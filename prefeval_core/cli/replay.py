@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from prefeval_core.cli._common import (
@@ -20,7 +19,7 @@ from prefeval_core.cli._common import (
     positive_int,
     print_json,
     progress,
-    write_output_file,
+    write_study_report,
 )
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.fields import Bounds
@@ -146,10 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
     replay = run_replay(table, setup, progress=report)
     if args.report is not None:
-        from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
-
-        title = f"prefeval replay: {setup.human} on {', '.join(args.data)}"
-        write_output_file(Path(args.report), session_report_html(title, replay.state, setup).encode("utf-8"))
+        write_study_report(args.report, f"prefeval replay: {setup.human} on {', '.join(args.data)}", replay.state, setup)
         progress(f"report written to {args.report}")
     output = replay_json(replay)
     if args.json:

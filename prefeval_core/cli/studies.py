@@ -19,10 +19,9 @@ dashboard uses (``$PREFEVAL_DATABASE_URL``, else SQLite in ``$PREFEVAL_DATA_DIR`
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int, write_output_file
+from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int, write_study_report
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.workflow.annotators import study_annotators
 from prefeval_core.workflow.datasets import Dataset
@@ -117,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "agreement":
         return _agreement(study, dataset, args.metric, args.json)
     if args.action == "report":
-        return _report(study, Path(args.out or f"study-{study.id}.html"), args.json)
+        return _report(study, args.out or f"study-{study.id}.html", args.json)
     if args.action == "step":
         study = step_study(study_store(), study, progress=progress, open_requests="withdraw" if args.withdraw_open else "keep")
     output = study_json(study)
@@ -135,13 +134,10 @@ def run(args: argparse.Namespace) -> int:
 TEAM_ACTIONS = ("invite", "revoke", "rename", "archive", "unarchive")
 
 
-def _report(study: Study, path: Path, as_json: bool) -> int:
+def _report(study: Study, path: str, as_json: bool) -> int:
     """Write the study's report (the dashboard's Report page, without the metric check) to ``path``."""
-    from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
-
-    title = f"prefeval report: study #{study.id} {study.record.name}"
-    write_output_file(path, session_report_html(title, study.state, study.setup).encode("utf-8"))
-    print_json({"study": study.id, "file": str(path)}) if as_json else print_safe(f"study #{study.id}: report written to {path}")
+    write_study_report(path, f"prefeval report: study #{study.id} {study.record.name}", study.state, study.setup)
+    print_json({"study": study.id, "file": path}) if as_json else print_safe(f"study #{study.id}: report written to {path}")
     return 0
 
 
