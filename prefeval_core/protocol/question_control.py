@@ -565,8 +565,10 @@ def _futile(
 
 def pair_futility(state: ProtocolState, found: PairEvidence, open_pair: BoolArray, log_now: FloatArray, target: float) -> BoolArray:
     """(P,) pairs that stop costing judgments: no items left, or (with β and the mean statistic)
-    among ``open_pair``, a predictive probability below β that either of the pair's e-processes,
-    now at ``log_now`` (P, 2), reaches the log e-value ``target`` before its pool runs out."""
+    among ``open_pair``, a predictive probability below β that the pair is still decided before its
+    pool runs out: that either direction e-process, now at ``log_now`` (P, 2), reaches the log
+    e-value ``target``, or, with a margin, that both equivalence e-processes reach theirs (the
+    smaller of their chances; each needs ``log 2`` less, the partition's ``P / γ`` against ``2P / γ``)."""
     futile = state.status.futile | (state.rows_left() == 0)
     beta = state.settings.futility
     if beta is None or found.sequences is None or found.evidence is None:
@@ -574,7 +576,15 @@ def pair_futility(state: ProtocolState, found: PairEvidence, open_pair: BoolArra
     left = found.sequences.pool - found.sequences.n
     goal = np.full(len(left), target)
     chances = [_predictive(null.z, null.observed, log_now[:, column], left, goal) for column, null in enumerate(found.evidence.nulls)]
-    return futile | (open_pair & (np.maximum(*chances) < beta))
+    chance = np.maximum(*chances)
+    margins = found.evidence.margins
+    if margins is not None:
+        shown = np.nan_to_num(found.equivalence, nan=0.0)
+        equivalence = [
+            _predictive(null.z, null.observed, shown[:, column], left, goal - np.log(2.0)) for column, null in enumerate(margins)
+        ]
+        chance = np.maximum(chance, np.minimum(*equivalence))
+    return futile | (open_pair & (chance < beta))
 
 
 def _answer_settled(

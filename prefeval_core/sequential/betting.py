@@ -197,6 +197,8 @@ class MeanEvidence:
             the only case that uses it (method.md §13, the partition of a pair's differences).
         mean: (P,) mean revealed difference (NaN with none).
         nulls: the two direction nulls' increments (:func:`direction_nulls`).
+        margins: the two equivalence nulls' increments ("A better by δ or more", "B better by δ or
+            more"); None without a margin.
     """
 
     direction: FloatArray
@@ -205,6 +207,7 @@ class MeanEvidence:
     point: FloatArray
     mean: FloatArray
     nulls: tuple[Hypothesis, Hypothesis]
+    margins: tuple[Hypothesis, Hypothesis] | None = None
 
 
 def mean_evidence(sequences: PairSequences, delta: float | None = None) -> MeanEvidence:
@@ -229,7 +232,7 @@ def evidence_of(
     n = sequences.n
     total = np.where(sequences.observed, sequences.d, 0.0).sum(axis=1)
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
-    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, point=point, mean=mean, nulls=nulls)
+    return MeanEvidence(direction=direction, current=current, equivalence=equivalence, point=point, mean=mean, nulls=nulls, margins=margins)
 
 
 def point_log_e(better: FloatArray, worse: FloatArray) -> FloatArray:
@@ -249,8 +252,12 @@ def joined(parts: list[MeanEvidence]) -> MeanEvidence:
         return np.concatenate([getattr(part, name) for part in parts])
 
     nulls = tuple(_joined_nulls([part.nulls[side] for part in parts]) for side in (0, 1))
+    margins = None
+    if all(part.margins is not None for part in parts):
+        sides = [_joined_nulls([part.margins[side] for part in parts if part.margins is not None]) for side in (0, 1)]
+        margins = (sides[0], sides[1])
     return MeanEvidence(
-        stacked("direction"), stacked("current"), stacked("equivalence"), stacked("point"), stacked("mean"), (nulls[0], nulls[1])
+        stacked("direction"), stacked("current"), stacked("equivalence"), stacked("point"), stacked("mean"), (nulls[0], nulls[1]), margins
     )
 
 
