@@ -25,7 +25,7 @@ def test_a_pair_heading_to_equivalence_keeps_its_chance() -> None:
     d[0, :50] = np.tile([2.0, -2.0, 1.0, -1.0, 0.0], 10)
     evidence = clt_pool_evidence(PairSequences(d=d, pool=np.array([200]), bound=np.array([4.0])), np.ones(d.shape, dtype=bool), delta=0.5)
     assert evidence.margins is not None
-    left, goal = np.array([150]), np.full(1, float(np.log(2 * 10 / 0.05)))  # the partition's 2P / γ, P = 10
+    left, goal = np.array([150]), np.full(1, float(np.log(2 * 10 / 0.05)))  # the partition's 2P / γ, P = 10 (P / γ for equivalence)
     directions = [
         question_control._predictive(n.z, n.observed, evidence.current[:, side], left, goal) for side, n in enumerate(evidence.nulls)
     ]

@@ -84,7 +84,7 @@ def decide_fdr_round(state: ProtocolState, number: int | None = None, sampler_se
     m = 2 * int(asked.sum())
     r = int((decisions[asked] != TIE).sum())
     open_pair = asked & (decisions == TIE) & ~equivalent
-    futile = pair_futility(state, found, open_pair, found.current, float(np.log(m / (settings.gamma * (r + 1)))))
+    futile = pair_futility(state, found, open_pair, found.current, float(np.log(m / (settings.gamma * (r + 1)))), asked)
     return decided_round(state, found, chosen, found.current, decisions, futile, equivalent, state.members)
 
 

@@ -555,7 +555,7 @@ def _futile(
         m = 2 * int(asked.sum())
         r = int((decisions[asked] != TIE).sum()) if settings.delta is None else 0
         open_pair = asked & (decisions == TIE) & ~equivalent
-        return pair_futility(state, found, open_pair, found.direction, float(np.log(max(m - r, 1) / settings.gamma)))
+        return pair_futility(state, found, open_pair, found.direction, float(np.log(max(m - r, 1) / settings.gamma)), asked)
     futile = state.status.futile | (state.rows_left() == 0)
     if settings.futility is None or found.sequences is None:
         return futile
@@ -563,12 +563,15 @@ def _futile(
     return futile | (_answer_settled(state, leader, members, left, settings.futility) & asked)
 
 
-def pair_futility(state: ProtocolState, found: PairEvidence, open_pair: BoolArray, log_now: FloatArray, target: float) -> BoolArray:
+def pair_futility(
+    state: ProtocolState, found: PairEvidence, open_pair: BoolArray, log_now: FloatArray, target: float, asked: BoolArray
+) -> BoolArray:
     """(P,) pairs that stop costing judgments: no items left, or (with β and the mean statistic)
     among ``open_pair``, a predictive probability below β that the pair is still decided before its
     pool runs out: that either direction e-process, now at ``log_now`` (P, 2), reaches the log
-    e-value ``target``, or, with a margin, that both equivalence e-processes reach theirs (the
-    smaller of their chances; each needs ``log 2`` less, the partition's ``P / γ`` against ``2P / γ``)."""
+    e-value ``target``, or, with a margin, that both equivalence e-processes reach ``P / γ`` (the
+    smaller of their chances; P the ``asked`` pairs: the partition's threshold, and the first of
+    Holm's over the equivalence nulls)."""
     futile = state.status.futile | (state.rows_left() == 0)
     beta = state.settings.futility
     if beta is None or found.sequences is None or found.evidence is None:
@@ -580,9 +583,8 @@ def pair_futility(state: ProtocolState, found: PairEvidence, open_pair: BoolArra
     margins = found.evidence.margins
     if margins is not None:
         shown = np.nan_to_num(found.equivalence, nan=0.0)
-        equivalence = [
-            _predictive(null.z, null.observed, shown[:, column], left, goal - np.log(2.0)) for column, null in enumerate(margins)
-        ]
+        equivalence_goal = np.full(len(left), np.log(max(int(asked.sum()), 1) / state.settings.gamma))
+        equivalence = [_predictive(null.z, null.observed, shown[:, column], left, equivalence_goal) for column, null in enumerate(margins)]
         chance = np.maximum(chance, np.minimum(*equivalence))
     return futile | (open_pair & (chance < beta))
 
