@@ -128,7 +128,7 @@ class StudySetup:
         help="beta of the predictive futility stop with error control: stop asking for a pair that can almost surely no longer "
         "be decided (with spending and a metric, the metric's outcomes of the items left predict them; it never decides a pair)",
         bounds=LEVEL,
-        none="stop a pair only when no judgment left could decide it",
+        none="stop a pair only when no judgment left could decide it: the full evaluation's answer where the pools allow, at more cost",
         shown=(0.001, 0.5),
     )
     eps_human: float = setting(0.0, label="Human tie threshold", help="tie threshold of human score differences", bounds=THRESHOLD)
