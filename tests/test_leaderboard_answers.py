@@ -225,3 +225,16 @@ def test_a_futility_stop_is_named_with_its_pairs_and_without_futility_the_pairs_
     off = pe.replay(data, "human:relevance", futility=None)
     assert off.summary["stop_reason"] == "exhausted"
     assert study_status(off.run.state).stop_words.startswith("no judgment left can decide")
+
+
+@pytest.mark.parametrize(("sample", "human"), [("summeval", "human:relevance"), ("pandalm", "human")])
+def test_the_cost_to_settle_bounds_what_the_run_without_the_stop_buys(sample: str, human: str) -> None:
+    # The stop gives up the pairs' remaining items; the run with it off buys at most those (on the
+    # same item order the two runs are the same until the stop), and leaves nothing to settle.
+    data = pe.load_sample(sample)
+    stopped, off = pe.replay(data, human, futility=0.05), pe.replay(data, human, futility=None)
+    bound = stopped.summary["cost_to_settle"]
+    assert stopped.summary["stop_reason"] == "futile" and bound > 0
+    assert 0 < off.summary["cost_used"] - stopped.summary["cost_used"] <= bound
+    assert off.summary["cost_to_settle"] == 0
+    assert f"at most {bound:,} more {stopped.summary['cost_unit']}" in study_status(stopped.run.state).stop_words

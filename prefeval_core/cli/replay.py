@@ -194,6 +194,12 @@ def print_replay(output: dict[str, Any]) -> None:
         f"correct {summary['correct']:.2f}  inversion {summary['inversion']:.2f}  omission {summary['omission']:.2f}  "
         f"insertion {summary['insertion']:.2f}  {equivalent}KLD {summary['kld']:.3f}  "
     )
+    if summary["cost_to_settle"]:
+        open_pairs = len(summary["futile_pairs"])
+        print_safe(
+            f"the futility stop left {open_pairs} pair{'s' if open_pairs != 1 else ''} open: judging them to the end of their items "
+            f"would cost at most {summary['cost_to_settle']} more {summary['cost_unit']} (--futility none)"
+        )
     if summary["ratings_per_request"] != "all":
         print_safe(f"a request bought {PER_REQUEST_WORDS[summary['ratings_per_request']]}")
     print_safe(

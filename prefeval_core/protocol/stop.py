@@ -7,7 +7,9 @@
 * ``answered``: every pair of the question is decided or shown equivalent (all-pairs,
   baseline), or the top-k tier has at most k members;
 * ``futile``: the futility rule is on (β = ``settings.futility``), undecided pairs are left and at
-  least one of them was stopped by it (it can almost surely no longer be decided at level γ);
+  least one of them was stopped by it (its evidence is unlikely to reach the threshold before its
+  items run out; the exact refutation as they run out can still decide it: :func:`cost_to_settle`
+  bounds what that costs, results_question_control.md §15.1);
 * ``exhausted``: undecided pairs are left and no judgment left can decide them (their items
   are used up, or even every outcome left could not make them significant: the exact stop
   that error control applies with the futility rule off).
@@ -61,3 +63,22 @@ def stop_reason(state: ProtocolState) -> str:
     if not unanswered_pairs(state).any():
         return "answered"
     return "futile" if state.settings.futility is not None and futile_pairs(state) else "exhausted"
+
+
+def cost_to_settle(state: ProtocolState) -> int:
+    """The most that judging the pairs the futility rule stopped to the end of their items could
+    still cost (in the study's unit): every judgment still purchasable for them — in a ratings
+    study the unrated outputs of their systems, in a comparisons study their unjudged rows. The
+    run with the rule off (``futility=None``) buys at most this much more of them; 0 when no pair
+    that matters was stopped by it."""
+    table = state.table
+    stopped = unanswered_pairs(state) & state.status.futile & (state.rows_left() > 0)
+    if not stopped.any():
+        return 0
+    if table.grid is not None:
+        systems = np.unique(table.pair_systems[stopped].ravel())
+        free = table.grid.requestable[systems] & (state.reveals.round.reshape(table.grid.scores.shape)[systems] == 0)
+        return int(table.grid.cost[systems][free].sum())
+    rounds, _ = state.row_reveals
+    rows = stopped[table.row_pair] & table.requestable & (rounds == 0)
+    return int(table.row_cost[rows].sum())

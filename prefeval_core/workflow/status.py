@@ -9,14 +9,14 @@ import numpy as np
 
 from prefeval_core.protocol import ProtocolState, is_finished, pairs_that_matter, stop_reason
 from prefeval_core.protocol.questions import question_pairs
-from prefeval_core.protocol.stop import futile_pairs
+from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
 from prefeval_core.vocabulary.outcomes import TIE
 from prefeval_core.workflow.answers import answer_words
 
 STOP_WORDS = {
     "running": "running",
     "answered": "the question is answered",
-    "futile": "the pairs left were stopped as futile: they can almost surely no longer be decided",
+    "futile": "the pairs left were stopped as futile: their evidence is unlikely to reach the threshold before their items run out",
     "exhausted": "no judgment left can decide the pairs left (their items are used up, or all of them could not make a pair significant)",
     "budget": "the budget is spent",
     "max_rounds": "the round limit is reached",
@@ -37,6 +37,8 @@ class StudyStatus:
         finished, stop_reason: whether the run is over and why (see :data:`STOP_WORDS`).
         answer: the answer in names (:func:`~prefeval_core.workflow.answers.answer_words`).
         futile_pairs: pairs that still matter but were stopped as futile; futility: β of that rule (None: off).
+        cost_to_settle: the most that judging those pairs to the end of their items could still cost (the
+            exact refutation as items run out can decide them: the stop gives that up; 0 without such pairs).
         ruled_out, systems: a tier question's (top-k) systems shown not to be among the best k, of all
             systems (``None`` for the other questions): under question-level control the answer is
             settled by excluding systems, often before any single pair is decided.
@@ -58,6 +60,7 @@ class StudyStatus:
     ruled_out: int | None = None
     systems: int = 0
     equivalent: int | None = None
+    cost_to_settle: int = 0
 
     @property
     def ruled_out_words(self) -> str | None:
@@ -83,7 +86,12 @@ class StudyStatus:
             return STOP_WORDS[self.stop_reason]
         pairs = ", ".join(f"{a} vs {b}" for a, b in self.futile_pairs)
         level = "" if self.futility is None else f" (β = {self.futility:g})"
-        return f"stopped as futile{level}: {pairs} can almost surely no longer be decided"
+        rest = (
+            f"; judging them to the end of their items would cost at most {self.cost_to_settle:,} more {self.unit}"
+            if self.cost_to_settle
+            else ""
+        )
+        return f"stopped as futile{level}: the evidence on {pairs} is unlikely to reach the threshold before their items run out{rest}"
 
 
 def study_status(state: ProtocolState) -> StudyStatus:
@@ -110,4 +118,5 @@ def study_status(state: ProtocolState) -> StudyStatus:
         ruled_out=int((~state.members).sum()) if settings.question.entry.tier else None,
         systems=len(table.systems),
         equivalent=None if settings.delta is None else int(equivalent.sum()),
+        cost_to_settle=cost_to_settle(state),
     )

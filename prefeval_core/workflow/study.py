@@ -31,7 +31,7 @@ from prefeval_core.protocol import (
 )
 from prefeval_core.protocol.questions import check_question
 from prefeval_core.protocol.run import Progress
-from prefeval_core.protocol.stop import futile_pairs
+from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
 from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow.answers import answer_words, leaderboard_json, study_leaderboard
@@ -144,6 +144,8 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          "cost_unit": "ratings"|"comparisons", "cost_used", "cost_available", "cost_fraction",
          "question": "all-pairs"|"top-k"|"baseline", "answer_words" (the answer in names),
          "stop_reason" (see :mod:`prefeval_core.protocol.stop`), "futile_pairs": [[system_a, system_b], ...],
+         "cost_to_settle" (the most that judging the futile pairs to the end of their items could still
+         cost, in ``cost_unit``; 0 without such pairs),
          "leaderboard": [{"system", "score", "low", "high", "p_top", "status", "judgments"}, ...] (best first),
          "leaderboard_score": "mean score"|"win rate", "leaderboard_k",
          "ratings_per_request": "all"|"one"|"one_pooled" (what a request bought),
@@ -172,6 +174,7 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "stop_reason": result.stop_reason,
         "answer_words": answer_words(state),
         "futile_pairs": [list(pair) for pair in futile_pairs(state)],
+        "cost_to_settle": cost_to_settle(state),
         "ratings_per_request": state.table.ratings_per_request,
         "equivalent_pairs": int(result.equivalent.sum()),
         "false_equivalences": int(result.false_equivalent.sum()),
