@@ -73,7 +73,8 @@ class RoundDecisions:
         log_evidence: (D, 2) log e-values for ``>`` and ``<`` (error control ``anytime``), NaN otherwise.
         log_numerator: (D, 2) running log numerators of the metric e-process for ``>`` and ``<``
             after the round (0 without one).
-        futile: (D,) pairs stopped because they can (almost surely) no longer be decided.
+        futile: (D,) pairs the futility rule stopped (their evidence is unlikely to reach the threshold before
+            their items run out).
         equivalent: (D,) pairs shown equivalent within the margin δ (method.md §13); ``None``:
             none (rules without equivalence decisions).
     """

@@ -8,8 +8,8 @@
   baseline), or the top-k tier has at most k members;
 * ``futile``: the futility rule is on (β = ``settings.futility``), undecided pairs are left and at
   least one of them was stopped by it (its evidence is unlikely to reach the threshold before its
-  items run out; the exact refutation as they run out can still decide it: :func:`cost_to_settle`
-  bounds what that costs, results_question_control.md §15.1);
+  items run out; with a pool statistic the exact refutation as they run out can still decide it:
+  :func:`cost_to_settle` bounds what that costs, results_question_control.md §15.1);
 * ``exhausted``: undecided pairs are left and no judgment left can decide them (their items
   are used up, or even every outcome left could not make them significant: the exact stop
   that error control applies with the futility rule off).

@@ -125,8 +125,9 @@ class StudySetup:
     futility: float | None = setting(
         DEFAULT_FUTILITY,
         label="Futility level β",
-        help="beta of the predictive futility stop with error control: stop asking for a pair that can almost surely no longer "
-        "be decided (with spending and a metric, the metric's outcomes of the items left predict them; it never decides a pair)",
+        help="beta of the predictive futility stop with error control: stop asking for a pair whose evidence is unlikely to reach "
+        "its threshold before its items run out (with spending and a metric, the metric's outcomes of the items left predict "
+        "them; it never decides a pair)",
         bounds=LEVEL,
         none="stop a pair only when no judgment left could decide it: the full evaluation's answer where the pools allow, at more cost",
         shown=(0.001, 0.5),
