@@ -108,9 +108,11 @@ def main() -> None:
             final = answers_by_round(stopped)[-1][1]
             stops.append(protocol_result(stopped).cost_fraction)
             ends.append(protocol_result(going).cost_fraction)
-            after = answers_by_round(going)[len(stopped.records) :]  # the rounds the stop did not buy
-            later = [(cost, answer) for cost, answer in after if not final.within(answer)]
-            last = answers_by_round(going)[-1][1]
+            rounds = answers_by_round(going)
+            later = [
+                (cost, answer) for cost, answer in rounds[len(stopped.records) :] if not final.within(answer)
+            ]  # the rounds the stop did not buy
+            last = rounds[-1][1]
             if later:
                 changed += 1
                 firsts.append(later[0][0] / total)

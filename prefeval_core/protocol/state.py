@@ -241,6 +241,17 @@ class ProtocolState:
         used = (rounds > 0) & (outcome >= 0)
         return np.bincount(self.table.row_pair[used], minlength=self.table.n_pairs).astype(np.int64)
 
+    def free_cells(self) -> npt.NDArray[np.bool_]:
+        """(S, I) outputs a ratings study may still ask to rate: requestable and not rated yet."""
+        grid = self.table.grid
+        assert grid is not None
+        return np.asarray(grid.requestable & (self.reveals.round.reshape(grid.requestable.shape) == 0))
+
+    def free_rows(self) -> npt.NDArray[np.bool_]:
+        """(R,) rows a comparisons study may still ask to judge: requestable and not judged yet."""
+        rounds, _ = self.row_reveals
+        return np.asarray(self.table.requestable & (rounds == 0))
+
     def rows_left(self) -> npt.NDArray[np.int64]:
         """(P,) rows each pair can still get: requestable and not revealed yet."""
         rounds, _ = self.row_reveals

@@ -130,10 +130,11 @@ def _rating_request(state: ProtocolState, matter: npt.NDArray[np.bool_], number:
     width = len(table.items)
     systems = np.unique(table.pair_systems[matter].ravel())
     order = item_order(state)
+    free = state.free_cells().ravel()
     wanted: list[list[int]] = []
     for system in systems:
         cells = system * width + order
-        cells = cells[grid.requestable.ravel()[cells] & (state.reveals.round[cells] == 0)]
+        cells = cells[free[cells]]
         cells = cells[np.argsort(state.withdrawn_slots[cells], kind="stable")]
         wanted.append(cells[: state.settings.batch].tolist())
     granted = _share_budget(wanted, grid.cost.ravel(), state.budget_left)
@@ -144,8 +145,7 @@ def _rating_request(state: ProtocolState, matter: npt.NDArray[np.bool_], number:
 def _comparison_request(state: ProtocolState, matter: npt.NDArray[np.bool_], number: int) -> AnnotationRequest:
     table = state.table
     rank = row_order(state)
-    rounds, _ = state.row_reveals
-    free = table.requestable & (rounds == 0)
+    free = state.free_rows()
     policy = POLICIES[state.settings.policy]
     count = policy(state, matter)
     wanted: list[list[int]] = []

@@ -43,11 +43,15 @@ def unanswered_pairs(state: ProtocolState) -> npt.NDArray[np.bool_]:
     return still_open & (state.decisions == TIE) & ~state.status.equivalent
 
 
+def _stopped(state: ProtocolState) -> npt.NDArray[np.bool_]:
+    """(P,) pairs that still matter to the answer but were stopped (futility rule or exact stop)."""
+    return unanswered_pairs(state) & state.status.futile
+
+
 def futile_pairs(state: ProtocolState) -> tuple[tuple[str, str], ...]:
     """The pairs that still matter to the answer but were stopped before their items ran out
     (futility rule or exact stop), in table order."""
-    futile = unanswered_pairs(state) & state.status.futile
-    return tuple(state.table.pairs[p] for p in np.flatnonzero(futile))
+    return tuple(state.table.pairs[p] for p in np.flatnonzero(_stopped(state)))
 
 
 def stop_reason(state: ProtocolState) -> str:
@@ -72,13 +76,10 @@ def cost_to_settle(state: ProtocolState) -> int:
     run with the rule off (``futility=None``) buys at most this much more of them; 0 when no pair
     that matters was stopped by it."""
     table = state.table
-    stopped = unanswered_pairs(state) & state.status.futile & (state.rows_left() > 0)
+    stopped = _stopped(state) & (state.rows_left() > 0)
     if not stopped.any():
         return 0
     if table.grid is not None:
         systems = np.unique(table.pair_systems[stopped].ravel())
-        free = table.grid.requestable[systems] & (state.reveals.round.reshape(table.grid.scores.shape)[systems] == 0)
-        return int(table.grid.cost[systems][free].sum())
-    rounds, _ = state.row_reveals
-    rows = stopped[table.row_pair] & table.requestable & (rounds == 0)
-    return int(table.row_cost[rows].sum())
+        return int(table.grid.cost[systems][state.free_cells()[systems]].sum())
+    return int(table.row_cost[stopped[table.row_pair] & state.free_rows()].sum())
