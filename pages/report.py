@@ -30,8 +30,8 @@ if st.button("Prepare the HTML report", key="pe_report"):
     st.download_button("Download the HTML report (offline, self-contained)", html, "prefeval-report.html", "text/html", key="pe_report_dl")
 st.subheader("Results")
 protocol = st.session_state[state.PROTOCOL]
-if protocol is None:
-    st.info("No protocol has run yet (Protocol page).")
+if protocol is None or not protocol.records:
+    st.info("No round of the protocol has been decided yet (Protocol page): the results appear here after the first.")
 else:
     st.markdown("**Protocol decisions per pair**")
     results = views.pairs_frame(protocol)

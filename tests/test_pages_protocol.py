@@ -143,6 +143,14 @@ def test_html_report_is_offline_and_has_the_protocol(downloads) -> None:  # noqa
     assert results[0].startswith("system A,system B,human outcomes") and len(results) == 121
 
 
+def test_the_report_page_shows_no_results_before_the_first_round() -> None:
+    started = run_ok(start_protocol(1500))
+    assert started.session_state["pe.protocol"] is not None and not started.session_state["pe.protocol"].records
+    report = run_ok(page_with_protocol("report.py", started))
+    assert "No round of the protocol has been decided yet" in report.info[0].value
+    assert not [d for d in report.dataframe if "human outcomes" in d.value]  # no table of untouched pairs at the prior
+
+
 def test_run_to_the_end_stops_at_the_budget() -> None:
     at = start_protocol(2500, unit="comparisons")
     at.button(key="pe_run").click()

@@ -123,6 +123,26 @@ def test_under_the_default_the_pairs_table_labels_theta_and_shows_the_rates_of_t
     assert "θ = P(p> > p<)" in pairs_frame(spending)
 
 
+@pytest.mark.parametrize(
+    ("statistic", "column"), [("pool_mean", "mean difference A − B (revealed)"), ("pool_sign", "net win rate A − B (revealed)")]
+)
+def test_a_score_statistic_s_pairs_table_shows_the_mean_its_test_has_seen(statistic: str, column: str) -> None:
+    state = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=600, statistic=statistic).run.state  # type: ignore[arg-type]
+    frame = pairs_frame(state)
+    S = len(state.table.systems)
+    rated = state.reveals.round.reshape(S, -1) > 0
+    scores = state.reveals.value.reshape(S, -1)
+    expected = []
+    for a, b in state.table.pair_systems:  # the revealed items both systems were rated on, counted by hand
+        both = rated[a] & rated[b]
+        d = scores[a, both] - scores[b, both]
+        if statistic == "pool_sign":
+            d = np.sign(d) * (np.abs(d) > state.table.eps_human)
+        expected.append(d.mean() if both.any() else np.nan)
+    np.testing.assert_allclose(frame[column], expected, atol=1e-12)
+    assert np.isfinite(frame[column]).sum() > 0 and column in list(frame)[3:4]  # beside the outcomes revealed
+
+
 def test_with_several_metrics_the_win_rate_caption_says_only_the_first_is_drawn() -> None:
     # the plots draw the first metric's posterior (pair_counts); the decisions of the paper's rule use all of them
     state = pe.replay(pe.load_sample("summeval"), "human:relevance", ("rougeL", "chrF"), error_control="none", budget=300).run.state
