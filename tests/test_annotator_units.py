@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from prefeval_core.data.dataset import annotator_scores, load_dataset
-from prefeval_core.errors import SettingsError
+from prefeval_core.errors import SettingsError, UnknownNameError
 from prefeval_core.protocol import build_study_table
 from prefeval_core.protocol.annotator_units import UNIT_MARK
 from prefeval_core.protocol.question_control import full_differences
@@ -90,6 +90,13 @@ def test_units_need_annotators_a_replay_and_a_pool_statistic() -> None:
     saved["settings"]["statistic"] = "mean"
     with pytest.raises(SettingsError, match="annotators' ratings of the same outputs"):
         state_from_dict(saved, table)
+
+
+def test_a_misspelt_metric_is_named_against_every_rater_of_the_data() -> None:
+    # the units keep only the raters a study names: the name is checked before, against the whole data
+    dataset, _, _ = _small_dataset()
+    with pytest.raises(UnknownNameError, match=r"no rater named 'n' in the data; known raters: human:q, .*, m$"):
+        build_study_table(dataset, "human:q", ["n"], ratings_per_request="one_pooled")
 
 
 def test_an_item_published_only_as_means_gets_as_many_unnamed_units_as_were_paid() -> None:

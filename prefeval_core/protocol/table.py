@@ -249,7 +249,8 @@ def build_study_table(
         SettingsError: ``unit="ratings"`` with a pairwise human rater; a bad fraction;
             ``one_pooled`` outside a ratings replay or where no annotators are kept apart.
     """
-    require_rater(dataset, human)
+    for rater in (human, *(m for m in metrics if m != IDEAL_METRIC_NAME or m in dataset.raters)):
+        require_rater(dataset, rater)  # before the annotator units keep only the raters named
     if ratings_per_request == "one_pooled":
         if pool != "human" or unit == "comparisons" or dataset.rater_kind(human) == "pairwise":
             raise settings_error("one rating per request from the pooled ratings needs a replay of ratings", field="ratings_per_request")
