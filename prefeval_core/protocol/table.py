@@ -141,12 +141,14 @@ class StudyTable:
         return np.searchsorted(self.row_pair, np.arange(self.n_pairs + 1)).astype(np.int64)
 
     @cached_property
-    def row_cells(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """For each row, the flat grid cells ``system * I + item`` of its two outputs (A's, B's)."""
+    def row_cells(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        """For each row, the flat grid cells ``system * I + item`` of its two outputs (A's, B's);
+        int32, half the memory of millions of rows (a grid within the data limits has far fewer
+        than 2**31 cells)."""
         width = len(self.items)
         cells = []
         for side in (0, 1):  # in place: millions of rows in a large study
-            cell = self.pair_systems[self.row_pair, side]
+            cell = self.pair_systems[:, side].astype(np.int32)[self.row_pair]
             cell *= width
             cell += self.row_item
             cells.append(cell)
