@@ -82,6 +82,23 @@ def test_a_false_equivalence_is_found_against_the_full_evaluation(ted_run) -> No
     assert int(protocol_result(tampered).false_equivalent.sum()) == 1
 
 
+def test_the_json_says_what_each_pair_s_test_saw_and_what_the_full_evaluation_holds(ted_run) -> None:  # type: ignore[no-untyped-def]
+    # counted by hand from the grid: the revealed items both systems were rated on, and every item
+    state, output = ted_run.state, replay_json(ted_run)
+    grid, table = state.table.grid, state.table
+    S = len(table.systems)
+    rated = state.reveals.round.reshape(S, -1) > 0
+    index = {pair: k for k, pair in enumerate(table.pairs)}
+    for pair in output["pairs"]:
+        a, b = table.pair_systems[index[pair["system_a"], pair["system_b"]]]
+        both = rated[a] & rated[b]
+        revealed = (grid.scores[a] - grid.scores[b])[both]
+        assert pair["mean_difference"] == pytest.approx(revealed.mean() if both.any() else None, abs=1e-12)
+        assert pair["reference_mean_difference"] == pytest.approx(np.nanmean(grid.scores[a] - grid.scores[b]), abs=1e-12)
+        assert pair["false_equivalence"] == (pair["equivalent"] and abs(pair["reference_mean_difference"]) >= 1.0)
+    assert sum(pair["mean_difference"] is not None for pair in output["pairs"]) > 0
+
+
 def test_the_command_line_shows_equivalence(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["replay", "--data", str(TED), "--human", "human", "--question", "all-pairs", "--delta", "1"]
     assert main([*argv, "--json"]) == 0

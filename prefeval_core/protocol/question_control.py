@@ -199,6 +199,14 @@ def pair_sequences(state: ProtocolState) -> PairSequences:
     return _comparison_sequences(state, row_order(state))
 
 
+def revealed_means(state: ProtocolState) -> FloatArray:
+    """(P,) each pair's mean of its revealed differences (:func:`pair_sequences`: score differences,
+    or +1 / 0 / -1 outcomes for the outcome statistics and comparisons); NaN where none is revealed."""
+    d = pair_sequences(state).d
+    n = (~np.isnan(d)).sum(axis=1)
+    return np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), np.nan)
+
+
 def _rating_sequences(state: ProtocolState, order: npt.NDArray[np.int64]) -> PairSequences:
     table = state.table
     grid = table.grid

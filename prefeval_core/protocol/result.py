@@ -29,7 +29,7 @@ from prefeval_core.diagnostics.comparison import (
     pool_mean_outcomes,
 )
 from prefeval_core.pairs.counts import count_triples
-from prefeval_core.protocol.question_control import full_differences, pool_differences
+from prefeval_core.protocol.question_control import full_differences, pool_differences, revealed_means
 from prefeval_core.protocol.questions import AnswerComparison, Decided, question_pairs
 from prefeval_core.protocol.questions_top_k import TopKComparison
 from prefeval_core.protocol.settings import POOL_STATISTICS, Question
@@ -62,6 +62,9 @@ class ProtocolResult:
         equivalent: (P,) pairs decided equivalent within the margin δ (none without one).
         false_equivalent: (P,) of those, the pairs whose mean difference on the full evaluation (the
             statistic's estimand: the pool's own for the pool statistics) is δ or more apart.
+        mean_difference: (P,) the mean A − B of the differences revealed
+            (:func:`~prefeval_core.protocol.question_control.revealed_means`; NaN: none).
+        reference_mean: (P,) the same on the full evaluation (:func:`reference_means`).
     """
 
     question: Question
@@ -81,6 +84,8 @@ class ProtocolResult:
     answer: AnswerComparison | None
     equivalent: npt.NDArray[np.bool_]
     false_equivalent: npt.NDArray[np.bool_]
+    mean_difference: npt.NDArray[np.float64]
+    reference_mean: npt.NDArray[np.float64]
 
     @property
     def top_k(self) -> TopKComparison | None:
@@ -120,19 +125,26 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         answer=None if question.entry.compare is None else question.entry.compare(decided(state), reference_all),
         equivalent=status.equivalent[keep],
         false_equivalent=false_equivalences(state)[keep],
+        mean_difference=revealed_means(state)[keep],
+        reference_mean=reference_means(state)[keep],
     )
 
 
 def false_equivalences(state: ProtocolState) -> npt.NDArray[np.bool_]:
-    """(P,) pairs decided equivalent whose full-evaluation mean difference (:func:`reference_outcomes`'
-    data: the pool's differences for the pool statistics, all differences otherwise) is at least δ
-    in size: the equivalence the guarantee bounds, checked against the data."""
+    """(P,) pairs decided equivalent whose full-evaluation mean difference (:func:`reference_means`)
+    is at least δ in size: the equivalence the guarantee bounds, checked against the data."""
     equivalent, delta = state.status.equivalent, state.settings.delta
     if delta is None or not equivalent.any():
         return np.zeros_like(equivalent)
+    return equivalent & (np.abs(reference_means(state)) >= delta)
+
+
+def reference_means(state: ProtocolState) -> npt.NDArray[np.float64]:
+    """(P,) each pair's mean difference on the full evaluation, the estimand of the run's statistic:
+    the pool's differences for the pool statistics (outcomes for the outcome statistics), all
+    differences otherwise (score differences, or +1 / 0 / -1 per comparison); 0 with none."""
     table, statistic = state.table, state.settings.statistic
-    d = pool_differences(table, statistic) if statistic in POOL_STATISTICS else full_differences(table)
-    return equivalent & (np.abs(mean_differences(d)) >= delta)
+    return mean_differences(pool_differences(table, statistic) if statistic in POOL_STATISTICS else full_differences(table))
 
 
 def reference_outcomes(state: ProtocolState) -> npt.NDArray[np.int8]:

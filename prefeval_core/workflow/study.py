@@ -190,14 +190,17 @@ def replay_json(replay: Replay) -> dict[str, Any]:
 
         {"pairs": [{"system_a", "system_b", "outcome": ">"|"<"|"=", "theta" (null if never decided),
                     "human_used", "human_reference": ">"|"<"|"=", "error_type", "equivalent",
-                    "false_equivalence"}, ...],
+                    "false_equivalence", "mean_difference" (null if none revealed),
+                    "reference_mean_difference"}, ...],
          "summary": {...}}   (see :func:`summary_json`)
 
     ``"="`` means no directional decision; ``"equivalent"`` (true / false) whether the pair was
     decided equivalent within the margin δ, ``"false_equivalence"`` whether it was so decided although
     the full evaluation puts it δ or more apart (the paper's error types count only directions, so an
-    equivalent pair whose reference has a direction is an omission there); the pairs are those of
-    the question.
+    equivalent pair whose reference has a direction is an omission there); ``"mean_difference"`` the
+    mean A − B of the differences revealed (score differences; +1 / 0 / -1 outcomes for the outcome
+    statistics and comparisons) and ``"reference_mean_difference"`` the same on the full evaluation
+    (the pool's, for the pool statistics); the pairs are those of the question.
     """
     result = replay.result
     pairs = [
@@ -211,6 +214,8 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             "error_type": str(result.comparison.error_types[k]),
             "equivalent": bool(result.equivalent[k]),
             "false_equivalence": bool(result.false_equivalent[k]),
+            "mean_difference": None if np.isnan(result.mean_difference[k]) else float(result.mean_difference[k]),
+            "reference_mean_difference": float(result.reference_mean[k]),
         }
         for k, (a, b) in enumerate(result.pairs)
     ]

@@ -19,7 +19,7 @@ from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.report import ReportSection
 from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
 from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, theta_source
-from prefeval_core.protocol.question_control import pair_sequences
+from prefeval_core.protocol.question_control import revealed_means
 from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.settings import OUTCOME_STATISTICS
 from prefeval_core.sequential.spending import spending_decisions
@@ -62,14 +62,13 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
     statistic is tested (:func:`~prefeval_core.protocol.error_controls.theta_source`)."""
     status = state.status
     used = state.pair_outcomes_used()
-    scored = theta_source(state.settings) == "normal"
-    theta = "θ ≈ P(Δ > 0)" if scored else "θ = P(p> > p<)"
+    theta = "θ ≈ P(Δ > 0)" if theta_source(state.settings) == "normal" else "θ = P(p> > p<)"
     frame = pd.DataFrame(
         {
             "system A": [a for a, _ in state.table.pairs],
             "system B": [b for _, b in state.table.pairs],
             "human outcomes": used,
-            **({difference_label(state): revealed_mean_differences(state)} if scored else {}),
+            difference_label(state): revealed_means(state),
             theta: status.theta,
             "decision": decision_words(status.decision, status.equivalent),
             "p>": status.p_mean[:, 0],
@@ -87,18 +86,11 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
 
 
 def difference_label(state: ProtocolState) -> str:
-    """The column of a score statistic's estimate: the mean score difference, or the net win rate
-    where the statistic tests outcomes (the outcome statistics; every statistic on comparisons)."""
+    """The column of :func:`~prefeval_core.protocol.question_control.revealed_means`: the mean score
+    difference, or the net win rate where the differences are outcomes (the outcome statistics;
+    comparisons)."""
     outcomes = state.settings.statistic in OUTCOME_STATISTICS or state.table.grid is None
     return "net win rate A − B (revealed)" if outcomes else "mean difference A − B (revealed)"
-
-
-def revealed_mean_differences(state: ProtocolState) -> npt.NDArray[np.float64]:
-    """(P,) each pair's mean of the differences its test has seen (:func:`pair_sequences`: score
-    differences, or +1 / 0 / -1 outcomes); NaN where none is revealed."""
-    d = pair_sequences(state).d
-    n = (~np.isnan(d)).sum(axis=1)
-    return np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), np.nan)
 
 
 CONTROL_WORDS = {name: rule.words for name, rule in ERROR_CONTROL_RULES.items()}
