@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,9 +11,19 @@ import pytest
 import prefeval_core.api as pe
 from prefeval_core.diagnostics.leaderboard import leaderboard
 from prefeval_core.protocol import QUESTION_KINDS, ProtocolState, Question
+from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.stop import futile_pairs, stop_reason
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.workflow.answers import Decided, leaderboard_frame, study_leaderboard, system_status
+from prefeval_core.workflow.answers import (
+    Decided,
+    exclusion_words,
+    exclusions,
+    exclusions_frame,
+    leaderboard_frame,
+    study_leaderboard,
+    system_status,
+)
+from prefeval_core.workflow.study_report import study_report_html
 from prefeval_core.workflow.views import study_status
 
 SYSTEMS = ("a", "b", "c", "d")
@@ -238,3 +250,40 @@ def test_the_cost_to_settle_bounds_what_the_run_without_the_stop_buys(sample: st
     assert 0 < off.summary["cost_used"] - stopped.summary["cost_used"] <= bound
     assert off.summary["cost_to_settle"] == 0
     assert f"at most {bound:,} more {stopped.summary['cost_unit']}" in study_status(stopped.run.state).stop_words
+
+
+def test_a_tier_question_lists_its_exclusions_in_order_with_the_cost_by_then() -> None:
+    run = pe.replay(pe.load_sample("summeval"), "human:relevance", question="top-k")  # question-level control
+    state = run.run.state
+    found = exclusions(state)
+    # counted from the rounds by hand: the first round after which a system is no longer a member
+    spent = np.cumsum([record.cost for record in state.records])
+    expected = {}
+    for number, record in enumerate(state.records):
+        for s in np.flatnonzero(~record.members):
+            expected.setdefault(state.table.systems[s], (record.round, int(spent[number])))
+    assert {e.system: (e.round, e.cost) for e in found} == expected and len(found) >= 5
+    assert [e.round for e in found] == sorted(e.round for e in found)
+    assert {e.system for e in found} == {s for s, member in zip(state.table.systems, state.members, strict=True) if not member}
+    assert run.summary["ruled_out"] == [{"system": e.system, "round": e.round, "cost": e.cost} for e in found]
+    board = run.leaderboard()
+    assert set(board.loc[board["status"] == "out", "system"]) == {e.system for e in found}
+    frame = exclusions_frame(state)
+    assert list(frame.columns) == ["system", "ruled out after round", "ratings used by then"] and len(frame) == len(found)
+    assert "closed testing" in exclusion_words(state) and "cannot be the best" in exclusion_words(state)
+    all_pairs = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=300)
+    assert exclusions(all_pairs.run.state) == () and "ruled_out" not in all_pairs.summary
+
+
+def test_the_report_shows_a_tier_s_exclusions_and_the_pair_matrix_only_where_pairs_are_decided() -> None:
+    data = pe.load_sample("summeval")
+
+    def headings(**options: object) -> list[str]:
+        state = pe.replay(data, "human:relevance", **options).run.state  # type: ignore[arg-type]
+        return re.findall(r"<h2>(.*?)</h2>", study_report_html("r", state, protocol_result(state)))
+
+    closed = headings(question="top-k")  # question-level: closed testing decides no pair
+    assert "Ruled out" in closed and "Decisions" not in closed
+    per_pair = headings(question="top-k", error_control="spending")  # per pair: the tier follows from pair decisions
+    assert "Ruled out" in per_pair and "Decisions" in per_pair
+    assert "Ruled out" not in headings(budget=300) and "Decisions" in headings(budget=300)

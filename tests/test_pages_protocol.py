@@ -68,6 +68,13 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     best = protocol.table.systems[int(np.argmax(np.nanmean(grid.scores, axis=1)))]
     assert f"Full evaluation's top-1 tier: {best}." in shown(" ".join(m.value for m in at.markdown))
     assert metric_values(at)["Tier members left out"] == "0" and "Correct decisions" not in metric_values(at)
+    at.session_state["pe.w.protocol_tab"] = "Decided so far"
+    run_ok(at)
+    # closed testing decides no pair: the systems ruled out, in order, and no DAG of systems without edges
+    (ruled_out,) = [d.value for d in at.dataframe if "ruled out after round" in d.value]
+    assert sorted(ruled_out["system"]) == sorted(s for s, m in zip(protocol.table.systems, protocol.members, strict=True) if not m)
+    assert list(ruled_out["ruled out after round"]) == sorted(ruled_out["ruled out after round"])
+    assert f"{out} of 16 systems ruled out so far" in " ".join(c.value for c in at.caption) and not at.get("plotly_chart")
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow import StudySetup, views
-from prefeval_core.workflow.answers import leaderboard_frame, status_words, study_leaderboard
+from prefeval_core.workflow.answers import exclusion_words, exclusions_frame, leaderboard_frame, status_words, study_leaderboard
 from prefeval_core.workflow.replay_steps import ERROR_LABELS, is_finished, next_round, run_to_end, start_recorded, undo_last
 from prefeval_core.workflow.replay_steps import replay_result as compare_with_reference
 from prefeval_core.workflow.session import DataChoice
@@ -244,6 +244,15 @@ def win_rates(protocol: ProtocolState) -> None:
 
 
 def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
+    """A tier question's systems ruled out, in order; the DAG of the pairs decided (left out where a
+    tier question's closed testing decided none: it would show systems and no edge)."""
+    if protocol.settings.question.entry.tier:
+        ruled_out = exclusions_frame(protocol)
+        st.caption(f"{len(ruled_out)} of {len(protocol.table.systems)} systems ruled out so far. " + exclusion_words(protocol))
+        if len(ruled_out):
+            st.dataframe(ruled_out, hide_index=True)
+        if not (protocol.decisions != UNDECIDED).any():
+            return
     pairs = tuple(protocol.table.pairs)
     theta = tuple(float(t) for t in protocol.status.theta)
     reference = None

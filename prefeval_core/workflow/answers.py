@@ -8,6 +8,7 @@ once the run is finished.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,56 @@ def system_status(d: Decided) -> tuple[str, ...]:
 def status_words(kind: str) -> str:
     """What the leaderboard's status column means for a question kind (:func:`system_status`)."""
     return QUESTION_KINDS[kind].status_words
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A system a tier question ruled out: after round ``round``, with ``cost`` judgments revealed
+    by then (in the study's unit)."""
+
+    system: str
+    round: int
+    cost: int
+
+
+def exclusions(state: ProtocolState) -> tuple[Exclusion, ...]:
+    """The systems a tier question (top-k) has ruled out, in the order it ruled them out (systems
+    ruled out in the same round in the table's order); none for the other questions. Under
+    question-level control a system leaves by closed testing over the sets that could still hold
+    the tier (method.md §13), not by one pair's decision, so this, not a pair matrix, is the
+    answer's history."""
+    if not state.settings.question.entry.tier:
+        return ()
+    out, inside, cost = [], np.ones(len(state.table.systems), dtype=bool), 0
+    for record in state.records:
+        cost += record.cost
+        out += [Exclusion(state.table.systems[s], record.round, cost) for s in np.flatnonzero(inside & ~record.members)]
+        inside = inside & record.members
+    return tuple(out)
+
+
+def exclusion_words(state: ProtocolState) -> str:
+    """How the run's rule rules a system out of the tier, in one sentence."""
+    k = state.settings.question.tier_size
+    if state.settings.error_control == "question":
+        best = "the best" if k == 1 else f"among the best {k}"
+        return (
+            f"Under question-level control a system leaves when closed testing shows, for the whole answer at once, that it "
+            f"cannot be {best} (method.md §13): no pair needs to be decided on its own."
+        )
+    return f"A system leaves once {k} {'system is' if k == 1 else 'systems are'} decided better than it."
+
+
+def exclusions_frame(state: ProtocolState) -> pd.DataFrame:
+    """One row per :func:`exclusions` entry: system, round, judgments revealed by then."""
+    found = exclusions(state)
+    return pd.DataFrame(
+        {
+            "system": [e.system for e in found],
+            "ruled out after round": [e.round for e in found],
+            f"{state.table.unit} used by then": [e.cost for e in found],
+        }
+    )
 
 
 def study_leaderboard(state: ProtocolState, *, draws: int = LEADERBOARD_DRAWS) -> Leaderboard:

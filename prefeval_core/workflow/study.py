@@ -34,7 +34,7 @@ from prefeval_core.protocol.run import Progress
 from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
 from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import SYMBOLS
-from prefeval_core.workflow.answers import answer_words, leaderboard_json, study_leaderboard
+from prefeval_core.workflow.answers import answer_words, exclusions, leaderboard_json, study_leaderboard
 from prefeval_core.workflow.setup import StudySetup, protocol_settings
 
 
@@ -153,7 +153,9 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          (of those, the pairs δ or more apart on the full evaluation),
          the kind's own keys (its answer against the full evaluation's, ``result.answer.summary()``);
          top-k: "k", "answer": [systems], "sure": [systems], "reference_answer": [systems],
-                "exact_match", "false_exclusions", "extras"}
+                "exact_match", "false_exclusions", "extras",
+                "ruled_out": [{"system", "round", "cost"}, ...] (in the order ruled out; ``cost`` in
+                ``cost_unit``, revealed by the end of that round)}
 
     Fractions are in [0, 1]; ``annotation_fraction`` is the paper's pair-outcome fraction,
     ``cost_fraction`` the share of the study's judgments (ratings or comparisons) used. For the
@@ -182,6 +184,8 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
     summary |= leaderboard_json(study_leaderboard(state))
     if result.answer is not None:
         summary |= result.answer.summary()
+    if state.settings.question.entry.tier:
+        summary["ruled_out"] = [{"system": e.system, "round": e.round, "cost": e.cost} for e in exclusions(state)]
     return summary
 
 

@@ -34,7 +34,7 @@ from prefeval_core.protocol import (
 )
 from prefeval_core.protocol.settings import CLT_STATISTICS
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
-from prefeval_core.workflow.answers import answer_words, status_words, study_leaderboard
+from prefeval_core.workflow.answers import answer_words, exclusion_words, exclusions_frame, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.setup import PER_REQUEST_WORDS, STATISTIC_WORDS, StudySetup
 from prefeval_core.workflow.status import study_status
@@ -292,6 +292,13 @@ def decisions_matrix_section(state: ProtocolState, result: ProtocolResult | None
     return ReportSection("Decisions", text, html_body=f'<table class="matrix">{head}{body}</table><p class="note">{legend}</p>')
 
 
+def exclusions_section(state: ProtocolState) -> ReportSection:
+    """A tier question's systems ruled out, in order (:func:`~prefeval_core.workflow.answers.exclusions`)."""
+    frame = exclusions_frame(state)
+    text = f"{len(frame)} of {len(state.table.systems)} systems ruled out, in the order the run ruled them out. " + exclusion_words(state)
+    return ReportSection("Ruled out", text, html_body=_table(frame) if len(frame) else "")
+
+
 def pairs_section(state: ProtocolState) -> ReportSection:
     """The question's pairs only, decided first, in words."""
     frame = pairs_frame(state).sort_values("decision", key=lambda c: c == "undecided", kind="stable")
@@ -336,7 +343,13 @@ def study_report_html(
     sections = [summary_section(state, result, bought), leaderboard_section(board, state.settings.question.kind)]
     if judges is not None:
         sections.append(judges_section(judges))
-    sections += [settings_section(state), decisions_matrix_section(state, result, board), pairs_section(state)]
+    sections.append(settings_section(state))
+    tier = state.settings.question.entry.tier
+    if tier:
+        sections.append(exclusions_section(state))
+    if not tier or (state.decisions != TIE).any() or state.status.equivalent.any():  # a tier's closure decides no pair
+        sections.append(decisions_matrix_section(state, result, board))
+    sections.append(pairs_section(state))
     if metric is not None:
         sections.append(metric_section(metric))
     return html_report(title, [*sections, *appendix], style=_CSS)
