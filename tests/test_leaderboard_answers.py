@@ -211,6 +211,50 @@ def test_p_top_k_matches_an_independent_bootstrap() -> None:
         assert abs(p - expected[system]) < 4 * error, system
 
 
+def test_a_finite_pool_shrinks_the_resamples_by_the_share_left_and_covers_the_pool_mean() -> None:
+    rng = np.random.default_rng(3)
+    scores = rng.normal(0.0, 1.0, (3, 60))
+    seen = rng.random((3, 60)) < np.array([[1.0], [0.5], [0.2]])  # all, about half and a fifth of each pool
+    points, weights = np.where(seen, scores, 0.0), seen.astype(float)
+    plain = leaderboard(list("abc"), points, weights, seen.sum(axis=1), kind="mean score", seed=4)
+    pooled = leaderboard(list("abc"), points, weights, seen.sum(axis=1), kind="mean score", seed=4, pool=np.full(3, 60.0))
+    assert pooled.finite_pool and "finite pool" in pooled.method() and not plain.finite_pool
+    left = np.sqrt(1 - seen.sum(axis=1) / 60)[[list("abc").index(s) for s in pooled.systems]]
+    # the same resamples, each deviation from the score times sqrt(1 - revealed / pool): so are the quantiles
+    order = [plain.systems.index(s) for s in pooled.systems]
+    np.testing.assert_allclose(pooled.low, pooled.score + left * (plain.low[order] - plain.score[order]), atol=1e-12)
+    np.testing.assert_allclose(pooled.high, pooled.score + left * (plain.high[order] - plain.score[order]), atol=1e-12)
+    whole = pooled.systems.index("a")  # its pool all revealed: nothing left to estimate
+    assert pooled.low[whole] == pooled.high[whole] == pooled.score[whole]
+    # coverage of the pool's own mean when half of a 200-item pool is revealed in a uniform order
+    covered = []
+    for _ in range(300):
+        pool_scores = rng.normal(0.0, 1.0, 200)
+        half = rng.permutation(200) < 100
+        board = leaderboard(["s"], np.where(half, pool_scores, 0.0)[None], half[None].astype(float), np.array([100]),
+                            kind="mean score", draws=800, seed=int(rng.integers(1 << 30)), pool=np.array([200.0]))  # fmt: skip
+        covered.append(board.low[0] <= pool_scores.mean() <= board.high[0])
+    assert 0.90 <= np.mean(covered) <= 0.985  # 0.95 ± 2.5 s.e. (about 0.0126 each) and the bootstrap's own bias
+
+
+def test_under_a_pool_statistic_the_leaderboard_never_gives_a_system_ruled_out_on_its_whole_pool_a_chance() -> None:
+    # WMT21 TED top-3 (bundled sample): the last exclusions come as the pools run out, where the
+    # exact pool test knows the pool means; items as a sample of many gave them P(top 3) of ~0.2
+    state = pe.replay(pe.load_sample("wmt21_ted"), "human", question="top-k", k=3, seed=0).run.state
+    board = study_leaderboard(state)
+    assert board.finite_pool and "finite pool" in board.method()
+    grid = state.table.grid
+    assert grid is not None
+    revealed = (state.reveals.round.reshape(grid.requestable.shape) > 0).sum(axis=1) == grid.requestable.sum(axis=1)
+    whole = np.array([revealed[state.table.systems.index(s)] for s in board.systems])
+    assert whole.any()
+    np.testing.assert_array_equal(board.low[whole], board.high[whole])
+    out = np.array([status == "out" for status in board.status])
+    assert (board.p_top[out & whole] == 0).all() and (out & whole).any()
+    mean = study_leaderboard(pe.replay(pe.load_sample("wmt21_ted"), "human", question="top-k", k=3, statistic="mean").run.state)
+    assert not mean.finite_pool  # the mean statistic's estimand reaches beyond the study's items
+
+
 def test_the_leaderboard_is_seeded() -> None:
     points = np.arange(12.0).reshape(3, 4)
     weights = np.ones((3, 4))

@@ -12,6 +12,12 @@ comparisons study the point sums the system's comparisons on that item (1 a win,
 * **p_top**: the share of the same bootstrap resamples in which the system's score is among the
   k highest (a system with no weight in a resample is not ranked in it; ties broken by order of
   the systems). Monte-Carlo error at most ``0.5 / sqrt(draws)``.
+* **a finite pool** (optional ``pool``: the weight each score would have with all of the study's
+  items revealed): where the estimand is the mean over the study's own items (the pool
+  statistics), each resample's deviation from the score is scaled by ``sqrt(1 - revealed / pool)``,
+  the finite-population correction of sampling without replacement, so the interval and ``p_top``
+  shrink to the score itself once its pool is revealed: a system a pool test ruled out on its whole
+  pool is not shown a chance of being among the best.
 
 The bootstrap is seeded (``numpy.random.default_rng(seed)``): the same inputs give the same
 table.
@@ -46,6 +52,7 @@ class Leaderboard:
         kind: what the score is.
         k: the k of ``p_top``.
         draws, seed: bootstrap resamples and their seed.
+        finite_pool: whether the resamples were corrected for a finite pool (module docstring).
     """
 
     systems: tuple[str, ...]
@@ -59,12 +66,19 @@ class Leaderboard:
     k: int
     draws: int
     seed: int
+    finite_pool: bool = False
 
     def method(self) -> str:
         """How the columns were computed, in one sentence for a caption."""
         what = "mean human score" if self.kind == "mean score" else "win rate (ties count half)"
+        pool = (
+            ", corrected for the finite pool of the study's items (the estimand: it narrows to the score once a "
+            "system's items are all revealed)"
+            if self.finite_pool
+            else ""
+        )
         return (
-            f"Score: {what} on the judgments revealed; interval: {LEVEL:.0%} percentile bootstrap over items; "
+            f"Score: {what} on the judgments revealed; interval: {LEVEL:.0%} percentile bootstrap over items{pool}; "
             f"P(top {self.k}): share of the same {self.draws:,} bootstrap resamples (seed {self.seed}) with the system among "
             f"the best {self.k} (Monte-Carlo error at most ±{0.5 / np.sqrt(self.draws):.3f})."
         )
@@ -81,6 +95,7 @@ def leaderboard(
     status: Sequence[str] | None = None,
     draws: int = 2000,
     seed: int = 0,
+    pool: npt.NDArray[np.float64] | None = None,
 ) -> Leaderboard:
     """The :class:`Leaderboard` of ``(S, I)`` ``points`` and ``weights`` (module docstring).
 
@@ -92,6 +107,8 @@ def leaderboard(
         k: ``p_top`` is the chance of being among the best k.
         status: (S,) a word per system for the question, or ``None``.
         draws, seed: the bootstrap.
+        pool: (S,) the weight of each score with every item of the study revealed: corrects the
+            resamples for a finite pool (module docstring); ``None``: items as a sample of many.
     """
     points = np.asarray(points, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
@@ -103,6 +120,9 @@ def leaderboard(
     counts = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=draws).astype(np.float64) if n_items else np.zeros((draws, 0))
     boot_weight = counts @ weights.T  # (B, S)
     boot = np.where(boot_weight > 0, (counts @ points.T) / np.where(boot_weight > 0, boot_weight, 1.0), np.nan)
+    if pool is not None:  # sampling without replacement: the deviation's spread times sqrt(1 - f)
+        left = np.sqrt(np.clip(1.0 - total / np.maximum(np.asarray(pool, dtype=np.float64), 1e-12), 0.0, 1.0))
+        boot = score + left * (boot - score)
     tail = (1 - LEVEL) / 2
     low, high = np.full(n_systems, np.nan), np.full(n_systems, np.nan)
     rated = total > 0
@@ -129,6 +149,7 @@ def leaderboard(
         k=k,
         draws=draws,
         seed=seed,
+        finite_pool=pool is not None,
     )
 
 

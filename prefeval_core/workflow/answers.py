@@ -18,6 +18,7 @@ from prefeval_core.diagnostics.leaderboard import Leaderboard, ScoreKind, compar
 from prefeval_core.protocol import QUESTION_KINDS, ProtocolState
 from prefeval_core.protocol.questions import Decided
 from prefeval_core.protocol.result import decided
+from prefeval_core.protocol.settings import POOL_STATISTICS
 
 LEADERBOARD_DRAWS = 2000
 """Bootstrap resamples behind the leaderboard's intervals and P(top k)."""
@@ -103,6 +104,7 @@ def study_leaderboard(state: ProtocolState, *, draws: int = LEADERBOARD_DRAWS) -
         points = np.where(revealed, np.nan_to_num(reveals.value), 0.0).reshape(shape)
         weights = revealed.astype(np.float64).reshape(shape)
         spent = np.where(revealed, reveals.cost, 0).reshape(shape).sum(axis=1)
+        pool = table.grid.requestable.sum(axis=1).astype(np.float64)
         kind = "mean score"
     else:
         rows = np.flatnonzero(revealed)
@@ -110,6 +112,7 @@ def study_leaderboard(state: ProtocolState, *, draws: int = LEADERBOARD_DRAWS) -
         pairs = table.pair_systems[table.row_pair[rows]]
         points, weights = comparison_points(n_systems, n_items, pairs, table.row_item[rows], outcome)
         spent = np.bincount(pairs.ravel(), weights=np.repeat(reveals.cost[rows], 2), minlength=n_systems).astype(np.int64)
+        pool = np.bincount(table.pair_systems[table.row_pair[table.requestable]].ravel(), minlength=n_systems).astype(np.float64)
         kind = "win rate"
     return leaderboard(
         table.systems,
@@ -121,6 +124,7 @@ def study_leaderboard(state: ProtocolState, *, draws: int = LEADERBOARD_DRAWS) -
         status=system_status(decided(state)),
         draws=draws,
         seed=state.settings.seed,
+        pool=pool if state.settings.statistic in POOL_STATISTICS else None,  # the estimand is the study's own items
     )
 
 
