@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.special import ndtr
 
 import prefeval_core.api as pe
 from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol.error_controls import theta_source
+from prefeval_core.protocol.question_control import normal_theta
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, pairs_frame, theta_history_figure, win_rates_caption
 
@@ -141,6 +143,21 @@ def test_a_score_statistic_s_pairs_table_shows_the_mean_its_test_has_seen(statis
         expected.append(d.mean() if both.any() else np.nan)
     np.testing.assert_allclose(frame[column], expected, atol=1e-12)
     assert np.isfinite(frame[column]).sum() > 0 and column in list(frame)[3:4]  # beside the outcomes revealed
+
+
+def test_under_a_pool_statistic_theta_is_about_the_pool_and_certain_once_it_is_revealed() -> None:
+    # θ ≈ Φ(mean / s.e.); for the pool's own mean the s.e. has the finite-population factor sqrt(1 - n / N)
+    d = np.array([[0.5, -0.25, 1.0, 0.75, np.nan, np.nan, np.nan, np.nan], [0.5, -0.25, 1.0, 0.75, 0.0, 0.25, -0.5, 1.0]])
+    revealed = d[0, :4]
+    z = revealed.mean() / (revealed.std(ddof=1) / 2)
+    np.testing.assert_allclose(normal_theta(d[:1]), [ndtr(z)])
+    np.testing.assert_allclose(normal_theta(d[:1], np.array([8])), [ndtr(z / np.sqrt(0.5))])  # half the pool revealed
+    assert normal_theta(d[1:], np.array([8])).tolist() == [1.0]  # the whole pool: its mean is known, and positive
+    # a replay: every pair the pool test decided shows θ on its side of 1/2, beyond the two-sided 95 %
+    state = pe.replay(pe.load_sample("wmt21_ted"), "human", seed=0).run.state
+    theta, decisions = state.status.theta, state.decisions
+    assert (decisions != TIE).sum() > 10
+    assert (theta[decisions == BETTER] >= 0.975).all() and (theta[decisions == WORSE] <= 0.025).all()
 
 
 def test_with_several_metrics_the_win_rate_caption_says_only_the_first_is_drawn() -> None:

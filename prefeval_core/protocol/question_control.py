@@ -620,21 +620,26 @@ def _answer_settled(
 
 
 def _theta(sequences: PairSequences | None, state: ProtocolState, rows: npt.NDArray[np.int64]) -> FloatArray:
-    """θ shown for the pairs (not used to decide): with the mean statistic the normal
-    approximation ``Φ(mean / s.e.)`` of P(Δ > 0); with ``sign`` the exact human-only posterior."""
+    """θ shown for the pairs (not used to decide): with a score statistic the normal approximation
+    ``Φ(mean / s.e.)`` of P(Δ > 0) (for the pool statistics, of the pool's Δ: the s.e. with the
+    finite-population correction, 0 once the pool is revealed); with ``sign`` the exact human-only
+    posterior."""
     if sequences is None:
         from prefeval_core.decision import human_only_theta
 
         return np.asarray(human_only_theta(state.human_outcome_counts()[rows]), dtype=np.float64)
-    return np.concatenate(
-        [_normal_theta(sequences.d[rows[start : start + PAIRS_PER_BLOCK]]) for start in range(0, max(len(rows), 1), PAIRS_PER_BLOCK)]
-    )
+    pool = sequences.pool if state.settings.statistic in POOL_STATISTICS else None
+    blocks = [rows[start : start + PAIRS_PER_BLOCK] for start in range(0, max(len(rows), 1), PAIRS_PER_BLOCK)]
+    return np.concatenate([normal_theta(sequences.d[block], None if pool is None else pool[block]) for block in blocks])
 
 
-def _normal_theta(d: FloatArray) -> FloatArray:
-    """(rows,) ``Φ(mean / s.e.)`` of each row's revealed differences ``d`` (NaN: not revealed; NaN with none)."""
+def normal_theta(d: FloatArray, pool: npt.NDArray[np.int64] | None = None) -> FloatArray:
+    """(rows,) ``Φ(mean / s.e.)`` of each row's revealed differences ``d`` (NaN: not revealed; NaN
+    with none); with ``pool`` (rows,) the pool sizes, the s.e. of the pool's mean: times
+    ``sqrt(1 - n / pool)``."""
     n = (~np.isnan(d)).sum(axis=1)
     mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), 0.0)
     spread = np.sqrt(np.where(n > 1, np.nansum((d - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1), 1.0))
-    se = np.maximum(spread, 1e-9) / np.sqrt(np.maximum(n, 1))
+    left = 1.0 if pool is None else np.sqrt(np.clip(1.0 - n / np.maximum(pool, 1), 0.0, 1.0))
+    se = np.maximum(spread * left, 1e-9) / np.sqrt(np.maximum(n, 1))
     return np.asarray(np.where(n > 0, ndtr(mean / se), np.nan), dtype=np.float64)
