@@ -75,6 +75,10 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     assert sorted(ruled_out["system"]) == sorted(s for s, m in zip(protocol.table.systems, protocol.members, strict=True) if not m)
     assert list(ruled_out["ruled out after round"]) == sorted(ruled_out["ruled out after round"])
     assert f"{out} of 16 systems ruled out so far" in " ".join(c.value for c in at.caption) and not at.get("plotly_chart")
+    at.session_state["pe.w.protocol_tab"] = "Decisions across rounds"
+    run_ok(at)
+    (chart,) = at.get("plotly_chart")
+    assert "Systems that can still be the best" in json.loads(chart.proto.spec)["layout"]["title"]["text"]
 
 
 @pytest.mark.parametrize(

@@ -160,6 +160,19 @@ def test_under_a_pool_statistic_theta_is_about_the_pool_and_certain_once_it_is_r
     assert (theta[decisions == BETTER] >= 0.975).all() and (theta[decisions == WORSE] <= 0.025).all()
 
 
+def test_a_tier_question_s_rounds_show_the_systems_left_not_pairs_it_never_decides() -> None:
+    state = pe.replay(pe.load_sample("summeval"), "human:relevance", question="top-k").run.state  # question-level
+    figure = theta_history_figure(state)
+    (trace,) = figure.data
+    assert list(trace.y) == [16, *(int(r.members.sum()) for r in state.records)]
+    assert list(trace.x) == list(np.cumsum([0, *(r.cost for r in state.records)]))
+    named = sorted(name for note in figure.layout.annotations for name in note.text.split(", "))
+    assert named == sorted(s for s, member in zip(state.table.systems, state.members, strict=True) if not member)
+    assert "can still be the best" in figure.layout.title.text
+    per_pair = pe.replay(pe.load_sample("summeval"), "human:relevance", question="top-k", error_control="spending").run.state
+    assert "Each pair's path" in theta_history_figure(per_pair).layout.title.text  # pairs decide the tier there
+
+
 def test_with_several_metrics_the_win_rate_caption_says_only_the_first_is_drawn() -> None:
     # the plots draw the first metric's posterior (pair_counts); the decisions of the paper's rule use all of them
     state = pe.replay(pe.load_sample("summeval"), "human:relevance", ("rougeL", "chrF"), error_control="none", budget=300).run.state

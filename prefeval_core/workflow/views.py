@@ -24,6 +24,7 @@ from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.settings import OUTCOME_STATISTICS
 from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
+from prefeval_core.workflow.answers import exclusions
 from prefeval_core.workflow.status import study_status
 
 DECISION_WORDS = {BETTER: "> A better", TIE: "undecided", WORSE: "< B better"}
@@ -173,7 +174,10 @@ def _frozen(points: dict[int, list[tuple[int, float]]]) -> dict[int, tuple[tuple
 
 def theta_history_figure(state: ProtocolState) -> go.Figure:
     """Each pair's path to its decision across rounds, on the scale of the error control in force,
-    with the boundaries that rule actually used (:func:`decision_paths`)."""
+    with the boundaries that rule actually used (:func:`decision_paths`); for a tier question under
+    question-level control, which decides no pair, the tier's own path (:func:`exclusions_figure`)."""
+    if state.settings.question.entry.tier and state.settings.error_control == "question":
+        return exclusions_figure(state)
     found = decision_paths(state)
     figure = go.Figure()
     colours = {BETTER: "#0072B2", TIE: "#999999", WORSE: "#D55E00"}
@@ -199,6 +203,38 @@ def theta_history_figure(state: ProtocolState) -> go.Figure:
     )  # fmt: skip
     if found.control == "none":
         figure.update_yaxes(range=[-0.02, 1.02])
+    return figure
+
+
+def exclusions_figure(state: ProtocolState) -> go.Figure:
+    """The systems still in a tier question's answer after each round, against the judgments used by
+    then, each exclusion named (:func:`~prefeval_core.workflow.answers.exclusions`)."""
+    cost = np.cumsum([0, *(record.cost for record in state.records)])
+    inside = [len(state.table.systems), *(int(record.members.sum()) for record in state.records)]
+    figure = go.Figure(
+        go.Scatter(
+            x=cost, y=inside, mode="lines+markers", line={"shape": "hv", "color": "#0072B2"}, name="systems in the answer",
+            hovertemplate="%{x} judgments: %{y} systems in the answer<extra></extra>",
+        )
+    )  # fmt: skip
+    by_round: dict[int, list[str]] = {}
+    for exclusion in exclusions(state):
+        by_round.setdefault(exclusion.round, []).append(exclusion.system)
+    for number, names in by_round.items():
+        figure.add_annotation(
+            x=cost[number], y=inside[number], text=", ".join(names), showarrow=True, arrowhead=0, ax=30, ay=-20,
+            font={"size": 10}, xanchor="left",
+        )  # fmt: skip
+    k = state.settings.question.tier_size
+    figure.add_hline(y=k, line_dash="dash", line_color="#555555")
+    best = "the best" if k == 1 else f"among the best {k}"
+    figure.update_layout(
+        title={"text": f"Systems that can still be {best}, round by round<br><sup>each step: the systems ruled out "
+               f"(closed testing, the whole answer at once); dashed: k = {k}</sup>"},
+        xaxis_title=f"{state.table.unit} used", yaxis_title="systems in the answer", height=400, margin={"t": 80, "b": 40},
+        showlegend=False,
+    )  # fmt: skip
+    figure.update_yaxes(rangemode="tozero")
     return figure
 
 
