@@ -90,6 +90,11 @@ def main(out: Path) -> None:
             expect(main_area.get_by_text("The protocol has finished")).to_be_visible()
             settle(page)
             shoot(page, out, "protocol")
+            page.get_by_role("link", name="Report & session").click()  # the finished replay's results
+            expect(main_area.get_by_text("Protocol decisions per pair")).to_be_visible()
+            settle(page)
+            shoot(page, out, "report")
+            page.get_by_role("link", name="Protocol").click()
 
             start_live(page, main_area, comparisons=False)
             page.get_by_role("link", name="Annotate").click()
@@ -106,10 +111,6 @@ def main(out: Path) -> None:
             settle(page)
             shoot(page, out, "annotate_ab")
 
-            page.get_by_role("link", name="Report & session").click()
-            expect(main_area.get_by_text("Save session (JSON)")).to_be_visible()
-            settle(page)
-            shoot(page, out, "report")
             browser.close()
 
 

@@ -24,7 +24,7 @@ from prefeval_core.workflow.answers import (
     system_status,
 )
 from prefeval_core.workflow.study_report import study_report_html
-from prefeval_core.workflow.views import study_status
+from prefeval_core.workflow.views import NOT_PAIRWISE_WORDS, pairs_frame, study_status
 
 SYSTEMS = ("a", "b", "c", "d")
 PAIR_NAMES = [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]
@@ -315,6 +315,7 @@ def test_a_tier_question_lists_its_exclusions_in_order_with_the_cost_by_then() -
     frame = exclusions_frame(state)
     assert list(frame.columns) == ["system", "ruled out after round", "ratings used by then"] and len(frame) == len(found)
     assert "closed testing" in exclusion_words(state) and "cannot be the best" in exclusion_words(state)
+    assert set(pairs_frame(state)["decision"]) == {NOT_PAIRWISE_WORDS}  # no pair is said to be "undecided" where none is asked
     all_pairs = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=300)
     assert exclusions(all_pairs.run.state) == () and "ruled_out" not in all_pairs.summary
 

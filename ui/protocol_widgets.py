@@ -273,9 +273,12 @@ def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     if result is not None:
         comparison_view(protocol, result)
     frame = views.pairs_frame(protocol)
-    undecided = frame["decision"] == views.DECISION_WORDS[UNDECIDED]
-    if st.toggle(f"Only the {int(undecided.sum())} undecided pairs", key="pe.w.only_undecided"):
-        frame = frame[undecided]
+    if views.decides_tier_only(protocol):
+        st.caption("Closed testing decides which systems can still be in the answer, not pairs (Decided so far lists them).")
+    else:
+        undecided = frame["decision"] == views.DECISION_WORDS[UNDECIDED]
+        if st.toggle(f"Only the {int(undecided.sum())} undecided pairs", key="pe.w.only_undecided"):
+            frame = frame[undecided]
     st.dataframe(frame, hide_index=True, width="stretch", height=320)
 
 

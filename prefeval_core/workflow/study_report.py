@@ -38,7 +38,15 @@ from prefeval_core.workflow.answers import answer_words, exclusion_words, exclus
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.setup import PER_REQUEST_WORDS, STATISTIC_WORDS, StudySetup
 from prefeval_core.workflow.status import study_status
-from prefeval_core.workflow.views import CONTROL_WORDS, cost_sentence, pairs_frame, scored_pairs, theta_history_figure
+from prefeval_core.workflow.views import (
+    CONTROL_WORDS,
+    NOT_PAIRWISE_WORDS,
+    cost_sentence,
+    decides_tier_only,
+    pairs_frame,
+    scored_pairs,
+    theta_history_figure,
+)
 
 
 @dataclass(frozen=True)
@@ -301,7 +309,7 @@ def exclusions_section(state: ProtocolState) -> ReportSection:
 
 def pairs_section(state: ProtocolState) -> ReportSection:
     """The question's pairs only, decided first, in words."""
-    frame = pairs_frame(state).sort_values("decision", key=lambda c: c == "undecided", kind="stable")
+    frame = pairs_frame(state).sort_values("decision", key=lambda c: c.isin(["undecided", NOT_PAIRWISE_WORDS]), kind="stable")
     if "stopped (futile)" in frame:
         frame["stopped (futile)"] = frame["stopped (futile)"].map({True: "yes", False: ""})
     body = f"<details><summary>Show the {len(frame)} pairs</summary>{_table(frame)}</details>"
@@ -344,10 +352,9 @@ def study_report_html(
     if judges is not None:
         sections.append(judges_section(judges))
     sections.append(settings_section(state))
-    tier = state.settings.question.entry.tier
-    if tier:
+    if state.settings.question.entry.tier:
         sections.append(exclusions_section(state))
-    if not tier or (state.decisions != TIE).any() or state.status.equivalent.any():  # a tier's closure decides no pair
+    if not decides_tier_only(state) or state.status.equivalent.any():  # closed testing over a tier decides no pair
         sections.append(decisions_matrix_section(state, result, board))
     sections.append(pairs_section(state))
     if metric is not None:

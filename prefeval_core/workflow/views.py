@@ -40,6 +40,16 @@ def decision_words(decisions: npt.NDArray[np.int8], equivalent: npt.NDArray[np.b
     ]
 
 
+NOT_PAIRWISE_WORDS = "— (the tier is decided, not the pair)"
+"""A pair's decision under a tier question decided by closed testing, which rules systems out and decides no pair."""
+
+
+def decides_tier_only(state: ProtocolState) -> bool:
+    """Whether the run answers a tier question by closed testing over its systems (question-level
+    control), deciding no pair on its own (equivalences within δ aside)."""
+    return bool(state.settings.question.entry.tier and state.settings.error_control == "question")
+
+
 UNIT_WORDS = {"ratings": "ratings", "comparisons": "comparisons"}
 WIN_RATE_DRAWS = 4000
 """Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
@@ -71,7 +81,7 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
             "human outcomes": used,
             difference_label(state): revealed_means(state),
             theta: status.theta,
-            "decision": decision_words(status.decision, status.equivalent),
+            "decision": _pair_words(state),
             "p>": status.p_mean[:, 0],
             "p=": status.p_mean[:, 1],
             "p<": status.p_mean[:, 2],
@@ -84,6 +94,13 @@ def pairs_frame(state: ProtocolState) -> pd.DataFrame:
         frame["stopped (futile)"] = status.futile
     table = state.table
     return frame[question_pairs(state.settings.question, table.systems, table.pair_systems)].reset_index(drop=True)
+
+
+def _pair_words(state: ProtocolState) -> list[str]:
+    words = decision_words(state.status.decision, state.status.equivalent)
+    if not decides_tier_only(state):
+        return words
+    return [EQUIVALENT_WORDS if same else NOT_PAIRWISE_WORDS for same in state.status.equivalent]
 
 
 def difference_label(state: ProtocolState) -> str:
@@ -176,7 +193,7 @@ def theta_history_figure(state: ProtocolState) -> go.Figure:
     """Each pair's path to its decision across rounds, on the scale of the error control in force,
     with the boundaries that rule actually used (:func:`decision_paths`); for a tier question under
     question-level control, which decides no pair, the tier's own path (:func:`exclusions_figure`)."""
-    if state.settings.question.entry.tier and state.settings.error_control == "question":
+    if decides_tier_only(state):
         return exclusions_figure(state)
     found = decision_paths(state)
     figure = go.Figure()
