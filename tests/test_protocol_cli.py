@@ -102,6 +102,7 @@ def test_replay_in_lines_a_tier_question_by_system_the_others_by_pair(tmp_path: 
     lines = capsys.readouterr().out.splitlines()
     systems = [line.split()[0] for line in lines[:3]]
     assert sorted(systems) == ["x", "y", "z"] and [line.split()[1] for line in lines[:3]] == ["sure", "out", "out"]
+    assert [" ruled out after round " in line for line in lines[:3]] == [False, True, True]  # when, and at what cost
     assert not any("omission" in line or "reference >" in line for line in lines)  # no pair verdicts: the answer rules systems out
     assert lines[-2].startswith("reference tier: ") and lines[-1].startswith("pair outcomes ")
     assert main(base) == 0

@@ -163,10 +163,13 @@ def print_replay(output: dict[str, Any]) -> None:
     tier = "reference_answer" in summary
     if tier:
         width = max((len(row["system"]) for row in summary["leaderboard"]), default=0)
+        unit = summary["cost_unit"]
+        ruled_out = {e["system"]: f"  ruled out after round {e['round']} ({e['cost']} {unit})" for e in summary.get("ruled_out", [])}
         for row in summary["leaderboard"]:
             print_safe(
                 f"{row['system']:<{width}}  {row['status']:<4}  {summary['leaderboard_score']} {row['score']:.3f} "
                 f"[{row['low']:.3f}, {row['high']:.3f}]  P(top {summary['leaderboard_k']}) {row['p_top']:.2f}  judgments {row['judgments']}"
+                + ruled_out.get(row["system"], "")
             )
     else:
         for pair in output["pairs"]:
