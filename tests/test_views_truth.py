@@ -11,7 +11,14 @@ from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol.error_controls import theta_source
 from prefeval_core.protocol.question_control import normal_theta
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
-from prefeval_core.workflow.views import CONTROL_WORDS, decision_paths, pairs_frame, theta_history_figure, win_rates_caption
+from prefeval_core.workflow.views import (
+    CONTROL_WORDS,
+    decision_paths,
+    pairs_frame,
+    theta_history_figure,
+    theta_words,
+    win_rates_caption,
+)
 
 
 @pytest.mark.parametrize("control", ["none", "spending", "anytime"])
@@ -171,6 +178,21 @@ def test_a_tier_question_s_rounds_show_the_systems_left_not_pairs_it_never_decid
     assert "can still be the best" in figure.layout.title.text
     per_pair = pe.replay(pe.load_sample("summeval"), "human:relevance", question="top-k", error_control="spending").run.state
     assert "Each pair's path" in theta_history_figure(per_pair).layout.title.text  # pairs decide the tier there
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({}, "for the mean over the study's items (s.e. corrected for the items left); each pair alone, uncorrected"),
+        ({"statistic": "mean"}, "θ ≈ P(Δ > 0): Φ(mean / s.e.) of the revealed differences, for the mean difference; each pair alone"),
+        ({"error_control": "spending"}, "θ = P(p> > p<)"),
+        ({"error_control": "none"}, "the paper's rule decides from it"),
+    ],
+)
+def test_the_pairs_table_says_what_its_theta_is_and_whether_it_decides(options: dict[str, str], words: str) -> None:
+    state = pe.replay(pe.load_sample("summeval"), "human:relevance", budget=300, **options).run.state  # type: ignore[arg-type]
+    assert words in theta_words(state)
+    assert ("do not read it" in theta_words(state)) == (state.settings.error_control != "none")
 
 
 def test_with_several_metrics_the_win_rate_caption_says_only_the_first_is_drawn() -> None:

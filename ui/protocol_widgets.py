@@ -280,6 +280,7 @@ def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
         if st.toggle(f"Only the {int(undecided.sum())} undecided pairs", key="pe.w.only_undecided"):
             frame = frame[undecided]
     st.dataframe(frame, hide_index=True, width="stretch", height=320)
+    st.caption(views.theta_words(protocol))
 
 
 def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:

@@ -46,6 +46,7 @@ from prefeval_core.workflow.views import (
     pairs_frame,
     scored_pairs,
     theta_history_figure,
+    theta_words,
 )
 
 
@@ -313,7 +314,8 @@ def pairs_section(state: ProtocolState) -> ReportSection:
     if "stopped (futile)" in frame:
         frame["stopped (futile)"] = frame["stopped (futile)"].map({True: "yes", False: ""})
     body = f"<details><summary>Show the {len(frame)} pairs</summary>{_table(frame)}</details>"
-    return ReportSection("Pairs of the question", f"{len(frame)} pairs; decided first; folded (open it to read).", html_body=body)
+    text = f"{len(frame)} pairs; decided first; folded (open it to read). {theta_words(state)}"
+    return ReportSection("Pairs of the question", text, html_body=body)
 
 
 def metric_section(report: MetricReport) -> ReportSection:

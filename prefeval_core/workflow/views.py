@@ -21,7 +21,7 @@ from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
 from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, theta_source
 from prefeval_core.protocol.question_control import revealed_means
 from prefeval_core.protocol.questions import question_pairs
-from prefeval_core.protocol.settings import OUTCOME_STATISTICS
+from prefeval_core.protocol.settings import OUTCOME_STATISTICS, POOL_STATISTICS
 from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 from prefeval_core.workflow.answers import exclusions
@@ -295,6 +295,20 @@ def decisions_dag(
     ``reference`` when given, ``theta`` on the edges), and its cycles."""
     order = partial_order(pairs, np.asarray(decisions, dtype=np.int8), reference=reference, theta=np.asarray(theta, dtype=np.float64))
     return dag_figure(order, title=title), order.cycles
+
+
+def theta_words(state: ProtocolState) -> str:
+    """What the pairs table's θ is, in one sentence, and whether it decides."""
+    settings = state.settings
+    if theta_source(settings) != "normal":
+        what = "θ = P(p> > p<): the posterior chance that A is judged better than B more often than the reverse"
+    else:
+        pool = settings.statistic in POOL_STATISTICS
+        of = "the mean over the study's items (s.e. corrected for the items left)" if pool else "the mean difference"
+        what = f"θ ≈ P(Δ > 0): Φ(mean / s.e.) of the revealed differences, for {of}"
+    if settings.error_control == "none":
+        return f"{what}; the paper's rule decides from it."
+    return f"{what}; each pair alone, uncorrected: the decisions come from the error control in force and do not read it."
 
 
 def win_rates_caption(state: ProtocolState) -> str:
