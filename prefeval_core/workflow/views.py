@@ -340,10 +340,10 @@ def win_rates_caption(state: ProtocolState) -> str:
             f"Histograms of {WIN_RATE_DRAWS:,} draws per pair{nuts}; pairs without metric-only items are exact Dirichlet(n + 1)."
         )
     if source == "normal":
+        pool = " (Δ: the mean over the study's items; s.e. corrected for the items left)" if settings.statistic in POOL_STATISTICS else ""
         table = (
             f" The {settings.statistic} statistic tests score differences, not these rates: the table's θ is Φ(mean / s.e.), "
-            "the normal approximation of P(Δ > 0) from the pair's revealed differences"
-            + (" (Δ: the mean over the study's items, the s.e. corrected for the items left)." if settings.statistic in POOL_STATISTICS else ".")
+            f"the normal approximation of P(Δ > 0) from the pair's revealed differences{pool}."
         )
     elif source == "human_only" and settings.model != "human_only":
         table = " The table's θ is the exact human-only posterior, I_{1/2}(n< + 1, n> + 1): the metric does not enter it."
