@@ -329,6 +329,9 @@ def test_the_report_shows_a_tier_s_exclusions_and_the_pair_matrix_only_where_pai
 
     closed = headings(question="top-k")  # question-level: closed testing decides no pair
     assert "Ruled out" in closed and "Decisions" not in closed
+    state = pe.replay(data, "human:relevance", question="top-k").run.state
+    summary = study_report_html("r", state, protocol_result(state))
+    assert "top-1 tier" in summary and "Of its scored pairs" not in summary  # no verdict on pairs it never asked
     per_pair = headings(question="top-k", error_control="spending")  # per pair: the tier follows from pair decisions
     assert "Ruled out" in per_pair and "Decisions" in per_pair
     assert "Ruled out" not in headings(budget=300) and "Decisions" in headings(budget=300)

@@ -180,7 +180,7 @@ def summary_section(state: ProtocolState, result: ProtocolResult | None, bought:
         if result.answer is not None:  # a tier question is judged by its tier first; pairs it never decided are no verdict
             decided = int(np.sum(result.outcomes[scored] != TIE))
             pairs = f" Of its scored pairs, {decided} were decided; {inversions} {'inversion' if inversions == 1 else 'inversions'}."
-            text = result.answer.words() + pairs
+            text = result.answer.words() + ("" if decides_tier_only(state) else pairs)  # closed testing decides no pair
         rows.append(("Against the full human evaluation", text))
     body = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in rows)
     return ReportSection("Summary", html_body=f'<dl class="summary">{body}</dl>')
