@@ -68,6 +68,7 @@ def test_a_ratings_study_counts_ratings_and_states_the_top_k_answer() -> None:
     best = protocol.table.systems[int(np.argmax(np.nanmean(grid.scores, axis=1)))]
     assert f"Full evaluation's top-1 tier: {best}." in shown(" ".join(m.value for m in at.markdown))
     assert metric_values(at)["Tier members left out"] == "0" and "Correct decisions" not in metric_values(at)
+    assert not any("Error types over" in c.value for c in at.caption)  # no pair verdicts where no pair was asked
     at.session_state["pe.w.protocol_tab"] = "Decided so far"
     run_ok(at)
     # closed testing decides no pair: the systems ruled out, in order, and no DAG of systems without edges

@@ -307,6 +307,8 @@ def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:
             escape_markdown(f"Full evaluation's top-{top.answer.k} tier: {', '.join(top.reference.members)}. ")
             + ("**Exact match.**" if top.exact_match else f"False exclusions: **{top.false_exclusions}**, extras: **{top.extras}**.")
         )
+    if views.decides_tier_only(protocol):  # closed testing asked no pair: every scored pair would read as an omission
+        return
     names, counts = np.unique(types, return_counts=True)
     frame = pd.DataFrame({"error type": [ERROR_LABELS.get(t, t) for t in names], "pairs": counts, "share": counts / max(1, counts.sum())})
     st.caption(f"Error types over {int(scored.sum())} of the question's {len(result.pairs)} pairs. {SCORED_HELP}")
