@@ -248,7 +248,7 @@ def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
     tier question's closed testing decided none: it would show systems and no edge)."""
     if protocol.settings.question.entry.tier:
         ruled_out = exclusions_frame(protocol)
-        st.caption(f"{len(ruled_out)} of {len(protocol.table.systems)} systems ruled out so far. " + exclusion_words(protocol))
+        st.caption(exclusion_words(protocol))
         if len(ruled_out):
             st.dataframe(ruled_out, hide_index=True)
         if not (protocol.decisions != UNDECIDED).any():

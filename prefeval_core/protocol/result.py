@@ -105,6 +105,7 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
     used = state.pair_outcomes_used()[keep]
     available = table.human_available()[keep]
     cost_available = table.cost_available(keep)
+    means = reference_means(state)  # once: the JSON's reference means and the false equivalences
     return ProtocolResult(
         question=question,
         pairs=tuple(pair for pair, kept in zip(table.pairs, keep, strict=True) if kept),
@@ -124,19 +125,20 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         stop_reason=stop_reason(state),
         answer=None if question.entry.compare is None else question.entry.compare(decided(state), reference_all),
         equivalent=status.equivalent[keep],
-        false_equivalent=false_equivalences(state)[keep],
+        false_equivalent=false_equivalences(state, means)[keep],
         mean_difference=revealed_means(state)[keep],
-        reference_mean=reference_means(state)[keep],
+        reference_mean=means[keep],
     )
 
 
-def false_equivalences(state: ProtocolState) -> npt.NDArray[np.bool_]:
-    """(P,) pairs decided equivalent whose full-evaluation mean difference (:func:`reference_means`)
-    is at least δ in size: the equivalence the guarantee bounds, checked against the data."""
+def false_equivalences(state: ProtocolState, means: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.bool_]:
+    """(P,) pairs decided equivalent whose full-evaluation mean difference (:func:`reference_means`,
+    or ``means`` where the caller has it) is at least δ in size: the equivalence the guarantee
+    bounds, checked against the data."""
     equivalent, delta = state.status.equivalent, state.settings.delta
     if delta is None or not equivalent.any():
         return np.zeros_like(equivalent)
-    return equivalent & (np.abs(reference_means(state)) >= delta)
+    return equivalent & (np.abs(reference_means(state) if means is None else means) >= delta)
 
 
 def reference_means(state: ProtocolState) -> npt.NDArray[np.float64]:

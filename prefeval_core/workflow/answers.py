@@ -68,15 +68,17 @@ def exclusions(state: ProtocolState) -> tuple[Exclusion, ...]:
 
 
 def exclusion_words(state: ProtocolState) -> str:
-    """How the run's rule rules a system out of the tier, in one sentence."""
+    """How many systems the tier question ruled out, and how its rule rules one out, for the caption
+    of :func:`exclusions_frame` (dashboard and report)."""
     k = state.settings.question.tier_size
+    count = f"{len(exclusions(state))} of {len(state.table.systems)} systems ruled out so far, in the order below. "
     if state.settings.error_control == "question":
         best = "the best" if k == 1 else f"among the best {k}"
-        return (
+        return count + (
             f"Under question-level control a system leaves when closed testing shows, for the whole answer at once, that it "
             f"cannot be {best} (method.md §13): no pair needs to be decided on its own."
         )
-    return f"A system leaves once {k} {'system is' if k == 1 else 'systems are'} decided better than it."
+    return count + f"A system leaves once {k} {'system is' if k == 1 else 'systems are'} decided better than it."
 
 
 def exclusions_frame(state: ProtocolState) -> pd.DataFrame:

@@ -304,8 +304,7 @@ def decisions_matrix_section(state: ProtocolState, result: ProtocolResult | None
 def exclusions_section(state: ProtocolState) -> ReportSection:
     """A tier question's systems ruled out, in order (:func:`~prefeval_core.workflow.answers.exclusions`)."""
     frame = exclusions_frame(state)
-    text = f"{len(frame)} of {len(state.table.systems)} systems ruled out, in the order the run ruled them out. " + exclusion_words(state)
-    return ReportSection("Ruled out", text, html_body=_table(frame) if len(frame) else "")
+    return ReportSection("Ruled out", exclusion_words(state), html_body=_table(frame) if len(frame) else "")
 
 
 def pairs_section(state: ProtocolState) -> ReportSection:
