@@ -14,7 +14,7 @@ import pytest
 from prefeval_core.data.dataset import annotator_scores, load_dataset
 from prefeval_core.errors import SettingsError, UnknownNameError
 from prefeval_core.protocol import build_study_table
-from prefeval_core.protocol.annotator_units import UNIT_MARK
+from prefeval_core.protocol.annotator_units import UNIT_MARK, pooling_problem
 from prefeval_core.protocol.question_control import full_differences
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import ProtocolSettings, Question
@@ -90,6 +90,59 @@ def test_units_need_annotators_a_replay_and_a_pool_statistic() -> None:
     saved["settings"]["statistic"] = "mean"
     with pytest.raises(SettingsError, match="annotators' ratings of the same outputs"):
         state_from_dict(saved, table)
+
+
+def _nested_csv(workers: dict[tuple[int, str], dict[str, float]]) -> bytes:
+    """``workers[(item, system)]``: each worker's rating of that output; the rater's score their mean."""
+    rows = ["item_id,system,rater,score"]
+    for (item, system), ratings in workers.items():
+        rows += [f"i{item},{system},human:q:{worker},{score!r}" for worker, score in ratings.items()]
+        rows.append(f"i{item},{system},human:q,{float(np.mean(list(ratings.values())))!r}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def _crowd(rated: int = 3, items: int = 12, uneven: bool = False) -> bytes:
+    """A crowd: every output rated by ``rated`` workers drawn from 9, others for each output (one
+    output rated once less with ``uneven``)."""
+    rng = np.random.default_rng(7)
+    workers = {}
+    for item in range(items):
+        for system in ("a", "b", "c"):
+            chosen = rng.choice(9, size=rated - (uneven and (item, system) == (5, "b")), replace=False)
+            workers[(item, system)] = {f"w{w}": float(rng.integers(1, 6)) for w in chosen}
+    return _nested_csv(workers)
+
+
+def test_a_crowd_is_split_into_places_so_each_unit_covers_its_item() -> None:
+    """Workers nested in outputs: an annotator's unit would hold a few of the item's outputs and a
+    pair's pool only the items where one worker rated both systems; the k-th rating of each output
+    (a place) keeps every output in every unit, and the full evaluation's mean difference."""
+    dataset = load_dataset([("crowd.csv", _crowd())])
+    assert pooling_problem(dataset, "human:q") is None
+    full = build_study_table(dataset, "human:q")
+    units = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
+    assert units.items == tuple(f"i{i}{UNIT_MARK}#{k}" for i in sorted(range(12), key=str) for k in (1, 2, 3))
+    differences = full_differences(units)
+    assert not np.isnan(differences).any()  # every pair has every unit: 36, not the few one worker rated twice
+    assert np.allclose(np.nanmean(differences, axis=1), np.nanmean(full_differences(full), axis=1), atol=1e-12)
+    assert units.cost_available() == full.cost_available() == 12 * 3 * 3
+    assert study_table(dataset, StudySetup(human="human:q")).ratings_per_request == "one_pooled"
+
+
+def test_experts_crossed_with_the_systems_keep_their_names() -> None:
+    dataset, _, _ = _small_dataset()
+    units = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
+    assert {item.split(UNIT_MARK)[1] for item in units.items} == set(ANNOTATORS)
+
+
+def test_outputs_rated_unequally_often_are_not_split_into_units() -> None:
+    dataset = load_dataset([("crowd.csv", _crowd(uneven=True))])
+    problem = pooling_problem(dataset, "human:q")
+    assert problem is not None and "rated 2 to 3 times (item 'i5', system 'b': 2)" in problem
+    with pytest.raises(SettingsError, match="would weigh them unequally") as refused:
+        build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
+    assert refused.value.problems[0].column == "ratings_per_request"
+    assert study_table(dataset, StudySetup(human="human:q")).ratings_per_request == "all"  # the default buys the mean
 
 
 def test_a_misspelt_metric_is_named_against_every_rater_of_the_data() -> None:

@@ -251,11 +251,6 @@ def _with_annotator_means(ratings: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([ratings, *means], ignore_index=True) if means else ratings
 
 
-def keeps_annotators_apart(dataset: Dataset, rater: str) -> bool:
-    """Whether the data keep the annotators behind ``rater``'s scores apart (:func:`annotator_scores`)."""
-    return not annotator_scores(dataset.ratings, rater).empty
-
-
 def annotator_scores(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
     """``item_id, system, annotator, score``: the ratings of the annotators behind ``rater``'s
     scores (method.md §12-§13).

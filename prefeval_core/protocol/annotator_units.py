@@ -8,6 +8,15 @@ pool's mean difference is the full evaluation's (the mean over every annotator),
 decide what the full evaluation says, one rating at a time. The units of one item are dependent
 (the same outputs); the pool statistics do not care, since their validity rests on the seeded
 order alone, and the protocol allows no other statistic on units.
+
+That equality needs every output rated the same number ``c`` of times. Where each annotator of an
+item rated all its outputs (experts crossed with the systems: SummEval, WMT's MQM raters), a unit is
+an annotator of the item. Where annotators are nested in outputs (a crowd: other workers for each
+output), an annotator's unit would hold a few of the item's outputs and a pair's pool only the
+items where one worker happened to rate both, with another mean difference; a unit is then the
+item's ``k``-th **place**: the ``k``-th rating of each output, annotators sorted by name (``#1`` ...
+``#c``), fixed before any order is drawn. Where outputs were rated different numbers of times
+there is no such split (the units would weigh outputs unequally): :func:`pooling_problem` says so.
 """
 
 from __future__ import annotations
@@ -41,13 +50,9 @@ def annotator_unit_dataset(dataset: Dataset, human: str, metrics: Sequence[str])
     Raises:
         SettingsError: the data keep no annotators of ``human`` apart, or a unit's id is taken.
     """
-    annotated = annotator_scores(dataset.ratings, human)
-    if annotated.empty:
-        raise settings_error(
-            f"the data keep no annotators of '{human}' apart, so a request can only buy their mean (ratings per request 'all')",
-            field="ratings_per_request",
-        )
-    annotated = annotated.astype({"item_id": str, "system": str, "annotator": str})
+    annotated, problem = _units_of_ratings(annotator_scores(dataset.ratings, human), human)
+    if problem is not None:
+        raise settings_error(problem, field="ratings_per_request")
     own = dataset.ratings.loc[dataset.ratings["rater"] == human, [*_KEY, "score"]].astype({"item_id": str, "system": str})
     places = _unit_places(annotated, own, dataset.ratings, human)
     rated = pd.MultiIndex.from_frame(annotated[_KEY])
@@ -67,6 +72,34 @@ def annotator_unit_dataset(dataset: Dataset, human: str, metrics: Sequence[str])
         sources=dataset.sources.iloc[0:0],
         references=dataset.references.iloc[0:0],
     )
+
+
+def pooling_problem(dataset: Dataset, human: str) -> str | None:
+    """Why ``human``'s items cannot be split into units that keep the full evaluation's mean
+    difference (``None``: they can; :func:`annotator_unit_dataset`)."""
+    return _units_of_ratings(annotator_scores(dataset.ratings, human), human)[1]
+
+
+def _units_of_ratings(annotated: pd.DataFrame, human: str) -> tuple[pd.DataFrame, str | None]:
+    """``annotated`` (:func:`~prefeval_core.data.dataset.annotator_scores`) with ``annotator`` the
+    rating's unit within its item: the annotator where annotators are crossed with the item's
+    outputs, else the output's place ``#k`` (module docstring); or why there are no units."""
+    if annotated.empty:
+        problem = f"the data keep no annotators of '{human}' apart, so a request can only buy their mean (ratings per request 'all')"
+        return annotated, problem
+    annotated = annotated.astype({"item_id": str, "system": str, "annotator": str})
+    per_output = annotated.groupby(_KEY, sort=False).size()
+    if per_output.nunique() > 1:
+        (item, system), fewest = per_output.idxmin(), int(per_output.min())
+        problem = (
+            f"the outputs of '{human}' were rated {fewest} to {int(per_output.max())} times (item '{item}', system '{system}': "
+            f"{fewest}): one rating per request would weigh them unequally; buy their mean (ratings per request 'all') or one ('one')"
+        )
+        return annotated, problem
+    if (annotated.groupby("item_id", sort=False)["annotator"].nunique() == int(per_output.iloc[0])).all():
+        return annotated, None  # crossed: each annotator of an item rated all its outputs
+    place = annotated.sort_values([*_KEY, "annotator"]).groupby(_KEY, sort=False).cumcount() + 1
+    return annotated.assign(annotator="#" + place.reindex(annotated.index).astype(str)), None
 
 
 def _unit_places(annotated: pd.DataFrame, own: pd.DataFrame, ratings: pd.DataFrame, human: str) -> pd.DataFrame:

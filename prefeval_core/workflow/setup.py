@@ -236,10 +236,11 @@ class StudySetup:
 
     def request_design(self, annotators_apart: Callable[[], bool]) -> RatingsPerRequest:
         """What a request buys: as set, else ``one_pooled`` in a replay of ratings whose data keep
-        the annotators apart (``annotators_apart()``, asked only then) under a pool statistic — the
-        full evaluation's estimand, one rating at a time (its cost against buying every annotator at
-        once: results_question_control.md, "One rating at a time") — and ``all`` otherwise (a live
-        study, another statistic, one rater per output)."""
+        the annotators apart with every output rated as often (``annotators_apart()``, asked only
+        then; :func:`~prefeval_core.protocol.annotator_units.pooling_problem`) under a pool
+        statistic — the full evaluation's estimand, one rating at a time (its cost against buying
+        every annotator at once: results_question_control.md, "One rating at a time") — and ``all``
+        otherwise (a live study, another statistic, one rater per output, outputs rated unequally often)."""
         if self.ratings_per_request is not None:
             return self.ratings_per_request
         pooled = self.mode == "replay" and self.unit != "comparisons" and self.decision_statistic in POOL_STATISTICS

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from prefeval_core.data.dataset import Dataset, keeps_annotators_apart
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.diagnostics.comparison import Comparison
 from prefeval_core.errors import settings_error
@@ -29,6 +29,7 @@ from prefeval_core.protocol import (
     replay_source,
     run_protocol,
 )
+from prefeval_core.protocol.annotator_units import pooling_problem
 from prefeval_core.protocol.questions import check_question
 from prefeval_core.protocol.run import Progress
 from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
@@ -90,7 +91,7 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
         human_fraction=setup.human_fraction,
         seed=setup.seed,
         ideal_items=setup.ideal_items,
-        ratings_per_request=setup.request_design(lambda: keeps_annotators_apart(dataset, setup.human)),
+        ratings_per_request=setup.request_design(lambda: pooling_problem(dataset, setup.human) is None),
     )
 
 
