@@ -129,6 +129,22 @@ def test_a_crowd_is_split_into_places_so_each_unit_covers_its_item() -> None:
     assert study_table(dataset, StudySetup(human="human:q")).ratings_per_request == "one_pooled"
 
 
+def test_a_file_with_an_annotator_column_costs_every_rating_and_buys_one_at_a_time() -> None:
+    """The usual long format (``item_id, system, rater, annotator, score``, rater ``human``): the
+    study paid each annotator's rating, and a replay buys one at a time as with named sub-raters."""
+    named = load_dataset([("crowd.csv", _crowd())])
+    rows = named.ratings[named.ratings["rater"].str.startswith("human:q:")]
+    long = "item_id,system,rater,annotator,score\n" + "".join(
+        f"{r.item_id},{r.system},human,{r.rater.split(':')[-1]},{r.score!r}\n" for r in rows.itertuples()
+    )
+    dataset = load_dataset([("long.csv", long.encode())])
+    assert dataset.human_raters == ("human",)
+    table = study_table(dataset, StudySetup(human="human"))
+    assert table.ratings_per_request == "one_pooled" and table.cost_available() == 12 * 3 * 3
+    by_name = study_table(named, StudySetup(human="human:q"))
+    assert np.allclose(np.nanmean(full_differences(table), axis=1), np.nanmean(full_differences(by_name), axis=1), atol=1e-12)
+
+
 def test_experts_crossed_with_the_systems_keep_their_names() -> None:
     dataset, _, _ = _small_dataset()
     units = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")

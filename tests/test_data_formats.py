@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval_core.data.dataset import load_dataset
+from prefeval_core.data.dataset import annotator_scores, judgments_behind, load_dataset
 from prefeval_core.errors import BadValueError, DataError, DuplicateRatingError, MissingColumnError
 from tests.data_helpers import RATINGS_CSV
 
@@ -77,11 +77,18 @@ def test_exact_duplicates_are_dropped_with_a_warning() -> None:
     assert any(w.kind == "duplicate_rows" for w in ds.report.warnings)
 
 
-def test_annotators_of_one_rater_are_averaged() -> None:
+def test_annotators_of_one_rater_are_averaged_and_kept() -> None:
+    """The mean is the rater's score; each annotator of a human rater stays a rater of its own, so
+    the study's cost counts every rating and a replay can buy one at a time (method.md §13)."""
     text = "item_id,system,rater,annotator,score\ni1,A,human,x,1\ni1,A,human,y,4\ni1,B,human,x,2\ni1,B,human,y,2\n"
+    text += "i1,A,human:fluency,x,5\ni1,A,human:fluency,y,3\ni1,A,bleu,s1,0.2\ni1,A,bleu,s2,0.4\n"
     ds = load({"r.csv": text})
-    scores = ds.ratings.set_index("system")["score"]
-    assert scores["A"] == 2.5 and scores["B"] == 2.0
+    scores = ds.ratings.set_index(["rater", "system"])["score"]
+    assert scores["human", "A"] == 2.5 and scores["human", "B"] == 2.0 and scores["bleu", "A"] == pytest.approx(0.3)
+    assert scores["human::x", "A"] == 1 and scores["human::y", "B"] == 2 and scores["human:fluency:y", "A"] == 3
+    assert ds.human_raters == ("human", "human:fluency") and ds.metric_raters == ("bleu",)  # a metric's samples are not annotators
+    assert annotator_scores(ds.ratings, "human").sort_values(["system", "annotator"])["annotator"].tolist() == ["x", "y", "x", "y"]
+    assert judgments_behind(ds.ratings, "human")["judgments"].tolist() == [2, 2]
 
 
 def test_human_dimension_mean_is_derived_from_annotator_raters() -> None:
@@ -157,7 +164,8 @@ def test_conflicting_preference_duplicates() -> None:
 def test_annotator_majority_for_preferences() -> None:
     text = "item_id,system_a,system_b,rater,annotator,label\ni1,X,Y,human,u,>\ni1,X,Y,human,v,>\ni1,X,Y,human,w,<\ni2,X,Y,human,u,=\n"
     ds = load({"p.csv": text})
-    assert ds.preferences.sort_values("item_id")["outcome"].tolist() == [0, 1]
+    assert ds.preferences[ds.preferences["rater"] == "human"].sort_values("item_id")["outcome"].tolist() == [0, 1]
+    assert ds.annotator_raters == ("human::u", "human::v", "human::w")  # i1's three (i2 had one: nothing to count)
 
 
 def test_texts_sources_and_references() -> None:
@@ -254,3 +262,21 @@ def test_scores_at_the_numeric_edges() -> None:
     for bad in ("1e309", "-inf", "NaN5", "1_000", "３", "7" * 5_000):
         with pytest.raises(BadValueError, match="expected a number"):
             load({"r.csv": text.replace("+7", bad)})
+
+
+def test_sub_raters_that_are_not_annotators_are_dropped_one_at_a_time() -> None:
+    """Three annotators whose mean is the score, beside a second score of the same outputs on
+    another scale (WMT's DA beside MQM): the search leaves the stranger out, and keeps the
+    annotators on every output; a lone sub-rater that matches on fewer than half is no annotator."""
+    rows = ["item_id,system,rater,score"]
+    rng = np.random.default_rng(3)
+    for item in range(6):
+        for system in "AB":
+            scores = rng.integers(1, 6, size=3)
+            rows += [f"i{item},{system},human:q:{a},{v}" for a, v in zip("xyz", scores, strict=True)]
+            rows += [f"i{item},{system},human:q,{float(scores.mean())!r}", f"i{item},{system},human:q:da,{rng.integers(0, 100)}"]
+    ds = load({"r.csv": "\n".join(rows) + "\n"})
+    kept = annotator_scores(ds.ratings, "human:q")
+    assert sorted(kept["annotator"].unique()) == ["x", "y", "z"] and len(kept) == 6 * 2 * 3
+    lone = "item_id,system,rater,score\ni1,A,human,2\ni1,B,human,3\ni1,A,human:da,2\ni1,B,human:da,70\ni2,A,human,1\ni2,A,human:da,50\n"
+    assert annotator_scores(load({"r.csv": lone}).ratings, "human").empty  # its mean is the score on 1 of 3 outputs

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from prefeval_core.data.dataset import load_dataset
+from prefeval_core.data.dataset import comparisons_behind, load_dataset
 from prefeval_core.errors import BadValueError, DataError, MalformedFileError, MissingColumnError
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.study import run_replay, study_table
@@ -19,7 +19,8 @@ def load(name: str, data: str | bytes, **kwargs):
 
 
 def outcomes(dataset) -> dict[tuple[str, str, str], int]:
-    frame = dataset.preferences
+    """The outcome of each comparison by the raters the study names (not the single annotators kept beside them)."""
+    frame = dataset.preferences[~dataset.preferences["rater"].isin(dataset.annotator_raters)]
     return {(i, a, b): int(o) for i, a, b, o in frame[["item_id", "system_a", "system_b", "outcome"]].itertuples(index=False)}
 
 
@@ -87,6 +88,8 @@ def test_votes_on_one_question_are_judges_of_one_item() -> None:
     ds = load("mt_bench_human_judgments.jsonl", "".join(json.dumps(v) + "\n" for v in votes))
     # 81:1 gpt-4 wins 2 to 1; 81:2 alpaca wins; 82:1 one vote each way and a tie: '='.
     assert outcomes(ds) == {("81:1", "alpaca", "gpt-4"): 2, ("81:2", "alpaca", "gpt-4"): 0, ("82:1", "alpaca", "gpt-4"): 1}
+    [human] = ds.human_raters  # the judges of a comparison several judged are kept: each is a comparison paid
+    assert len(ds.annotator_raters) == 4 and comparisons_behind(ds.preferences, human)["judgments"].tolist() == [3, 1, 3]
 
 
 def test_conversations_give_outputs_and_sources() -> None:

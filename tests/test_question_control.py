@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval_core.data.dataset import judgments_behind, load_dataset
+from prefeval_core.data.dataset import comparisons_behind, judgments_behind, load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import question_control
@@ -273,6 +273,24 @@ def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
     ted = load_dataset(shared_data / "wmt21_ted_ende_mqm")
     behind = judgments_behind(ted.ratings, "human")  # one MQM rater per output, kept apart: one rating each
     assert int(behind["judgments"].sum()) == len(behind) == 7_406
+    pandalm = load_dataset(shared_data / "pandalm")  # three annotators per comparison, their majority published
+    behind = comparisons_behind(pandalm.preferences, "human")
+    assert int(behind["judgments"].sum()) == 3 * len(behind) == 2_997
+    assert build_study_table(pandalm, "human").cost_available() == 2_997
+    assert build_study_table(pandalm, "human", pool="all").cost_available() == 999  # a live study buys one comparison
+
+
+def test_a_comparison_costs_the_annotators_behind_its_majority() -> None:
+    """A preferences file with an ``annotator`` column: the majority is the rater's outcome, and each
+    annotator's comparison is one the study paid; a metric's samples are not annotators."""
+    rows = "item_id,system_a,system_b,rater,annotator,label\n"
+    rows += "i1,X,Y,human,u,>\ni1,X,Y,human,v,>\ni1,X,Y,human,w,<\ni2,Y,X,human,u,=\ni3,X,Y,human,,>\n"
+    rows += "i1,X,Y,judge,s1,>\ni1,X,Y,judge,s2,<\n"
+    dataset = load_dataset([("p.csv", rows.encode())])
+    assert dataset.annotator_raters == ("human::u", "human::v", "human::w") and dataset.metric_raters == ("judge",)
+    behind = comparisons_behind(dataset.preferences, "human").set_index("item_id")["judgments"]
+    assert behind.to_dict() == {"i1": 3, "i2": 1, "i3": 1}  # i3's only label has no annotator named
+    assert build_study_table(dataset, "human").cost_available() == 5
 
 
 def test_all_pairs_with_a_margin_at_the_ladder_s_step() -> None:

@@ -44,6 +44,20 @@ def test_a_raw_mqm_file_is_human_only_with_its_annotators_known(mqm_tsv: bytes) 
     assert profiles["human:mqm"].role == "human" and profiles["human:mqm"].direction == "higher"  # negated penalties
     assert {p.role for n, p in profiles.items() if n != "human:mqm"} == {"annotator"}
     assert default_raters(tuple(profiles.values())) == ("human:mqm", ())
+    # each MQM rater rated some documents only: an annotator's coverage is no problem to report
+    assert not dataset.report.warnings
+
+
+def sparse_metric_file() -> bytes:
+    """12 systems in a ring, item k rated on systems k and k + 1 only (by the human rater and a metric):
+    54 of the 66 pairs share no item, one warning each."""
+    rows = "item_id,system,rater,score\n"
+    rows += "".join(f"i{k},s{(k + d) % 12},{r},{(k + d) % 5}\n" for k in range(12) for d in (0, 1) for r in ("human", "m"))
+    return rows.encode()
+
+
+def test_repeated_warnings_read_as_one_line() -> None:
+    dataset = load_dataset([("sparse.csv", sparse_metric_file())])
     groups = group_problems(dataset.report.warnings)
     assert [(g.kind, g.count) for g in groups] == [("no_common_items", len(dataset.report.warnings))] and groups[0].count > 10
     assert groups[0].line().endswith(f"(and {groups[0].count - 1} more like this)")
@@ -78,6 +92,9 @@ def test_uploading_a_raw_mqm_file_gives_a_human_only_study_and_one_warning_line(
     assert at.session_state["pe.human"] == "human:mqm" and at.session_state["pe.metrics"] == ()
     assert at.multiselect(key="pe.w.metrics").value == [] and at.multiselect(key="pe.w.metrics").options == []
     assert any("studies run human-only" in i.value for i in at.info)
+    assert not at.warning  # its annotators' coverage is no problem
+    at.file_uploader(key="pe.w.upload").set_value([("sparse.csv", sparse_metric_file(), "text/csv")])
+    run_ok(at)
     [warning] = at.warning
     assert warning.value.count("\n- ") == 1 and "more like this" in warning.value
 

@@ -3,7 +3,8 @@
 Canonical frames produced here (all names are ``str``):
 
 * ratings: ``item_id, system, rater, score`` (``float64``, higher is better), one row per
-  (item, system, rater); several annotators of one rater are averaged (method.md §2).
+  (item, system, rater); several annotators of one rater are averaged (method.md §2), and a human
+  rater's annotators are also kept as raters ``<rater>:<annotator>`` (``human::<annotator>``).
 * preferences: ``item_id, system_a, system_b, rater, outcome`` with ``system_a < system_b``
   (canonical order) and ``outcome`` an ``int8`` code 0/1/2 for ``>``/``=``/``<``.
 * texts: ``item_id, system, output``; sources: ``item_id, source``; references:
@@ -31,6 +32,8 @@ from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.vocabulary.combine import majority_outcomes
 from prefeval_core.vocabulary.outcomes import SYMBOLS, flip_codes
 
+KEPT_ANNOTATORS: Final = "each annotator of a human rater is kept as '<rater>:<annotator>' ('human::<annotator>' for 'human')"
+"""The note on a file with an ``annotator`` column."""
 TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]
 """What one parsed table holds."""
 FieldKind = str
@@ -382,8 +385,12 @@ def _ratings_table(
         frame = pd.DataFrame(codes | {"score": score, "_row": rows, "_block": np.repeat(np.arange(len(kept)), [len(k) for k in kept])})
         frame, duplicate_problems = _dedupe(frame, raw, list(codes), "score", score_columns, "(item, system, rater)")
         codes, score = {c: frame[c].to_numpy() for c in codes}, frame["score"].to_numpy()
+    kept_annotators = _empty_ratings()
     if "annotator" in cols:
         notes = (*notes, f"{raw.name}: scores of several annotators of one rater are averaged")
+        kept_annotators = _annotator_ratings(codes, score, item_names, system_names, rater_names, annotator_names)
+        if len(kept_annotators):
+            notes = (*notes, f"{raw.name}: {KEPT_ANNOTATORS}")
     if "annotator" in cols or duplicate_problems:  # several scores per (item, system, rater): their mean
         key = _joint_codes({c: codes[c] for c in ("item_id", "system", "rater")}, sizes)
         means = pd.Series(score).groupby(key, sort=False).mean()
@@ -397,7 +404,38 @@ def _ratings_table(
             "score": score,
         }
     )
+    if len(kept_annotators):
+        ratings = pd.concat([ratings, kept_annotators], ignore_index=True)
     return ParsedTable(raw.name, "ratings", ratings, tuple(problems + duplicate_problems), notes)
+
+
+def _annotator_ratings(
+    codes: dict[str, np.ndarray],
+    score: np.ndarray,
+    item_names: pd.Index,
+    system_names: pd.Index,
+    rater_names: pd.Index,
+    annotator_names: pd.Index,
+) -> pd.DataFrame:
+    """The named annotators' own scores of the human raters (``human``, ``human:<criterion>``) as
+    raters of their own, ``<rater>:<annotator>`` (``human::<annotator>`` for ``human``, whose
+    ``human:<name>`` would read as a criterion): each is one rating the study paid, and the
+    annotators' mean is the rater's score (:func:`~prefeval_core.data.dataset.annotator_scores`)."""
+    humans = _is_human_name(pd.Series(rater_names, dtype="str")).to_numpy(dtype=bool)
+    named = np.array([str(a) != "" for a in annotator_names], dtype=bool)
+    if not len(humans) or not len(named):
+        return _empty_ratings()
+    rows = np.flatnonzero(humans[codes["rater"]] & (codes["annotator"] >= 0) & named[np.maximum(codes["annotator"], 0)])
+    raters = _names(rater_names, codes["rater"][rows])
+    sub = raters.where(raters != "human", "human:") + ":" + _names(annotator_names, codes["annotator"][rows])
+    return pd.DataFrame(
+        {
+            "item_id": _names(item_names, codes["item_id"][rows]),
+            "system": _names(system_names, codes["system"][rows]),
+            "rater": sub,
+            "score": score[rows],
+        }
+    )
 
 
 def _joint_codes(codes: dict[str, np.ndarray], sizes: dict[str, int]) -> np.ndarray:
@@ -474,7 +512,18 @@ def parse_preferences(raw: RawTable) -> ParsedTable:
     problems += duplicate_problems
     majority = majority_outcomes(frame, keys[:-1])
     notes = (note,) + ((f"{raw.name}: several annotators per pair are combined by majority",) if "annotator" in cols else ())
+    named = frame[(frame["annotator"] != "") & frame["annotator"].notna() & _is_human_name(frame["rater"])]
+    named = named[named.groupby(keys[:-1], sort=False)["annotator"].transform("size") > 1]
+    if len(named):  # the annotators of a comparison several judged kept too: every comparison the study paid is counted
+        sub = named["rater"].where(named["rater"] != "human", "human:") + ":" + named["annotator"]
+        majority = pd.concat([majority, named.assign(rater=sub)[majority.columns]], ignore_index=True)
+        notes = (*notes, f"{raw.name}: {KEPT_ANNOTATORS}")
     return ParsedTable(raw.name, "preferences", majority, tuple(problems), notes)
+
+
+def _is_human_name(raters: pd.Series) -> pd.Series:
+    """``human`` or ``human:<criterion>``: the raters whose annotators are kept (not a metric's samples)."""
+    return (raters == "human") | (raters.str.startswith("human:") & (raters.str.count(":") == 1))
 
 
 def _empty_preferences() -> pd.DataFrame:

@@ -31,6 +31,7 @@ from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import Problem
@@ -105,15 +106,29 @@ def direction_of(name: str, scores: np.ndarray) -> Direction:
 
 
 def _annotator_agreement(ratings: pd.DataFrame, annotators: list[str]) -> float | None:
-    """Mean pairwise Pearson correlation of ``annotators`` on the outputs both scored (``None``: no pair shares 3 outputs)."""
-    wide = ratings[ratings["rater"].isin(annotators)].pivot_table(index=["item_id", "system"], columns="rater", values="score")
-    values = []
-    for i, a in enumerate(annotators):
-        for b in annotators[i + 1 :]:
-            both = wide[[a, b]].dropna() if a in wide and b in wide else pd.DataFrame()
-            if len(both) >= 3 and both[a].std() > 0 and both[b].std() > 0:
-                values.append(float(np.corrcoef(both[a], both[b])[0, 1]))
-    return float(np.mean(values)) if values else None
+    """Mean pairwise Pearson correlation of ``annotators`` on the outputs both scored (``None``: no
+    pair shares 3 outputs with some spread in both). Every pair at once from sums over the outputs
+    each pair shares (sparse products: a crowd of hundreds rates few outputs each)."""
+    chosen = ratings[ratings["rater"].isin(annotators)]
+    output = chosen.groupby(["item_id", "system"], sort=False).ngroup().to_numpy()
+    rater, names = pd.factorize(chosen["rater"])
+    shape = (int(output.max()) + 1 if len(output) else 0, len(names))
+    score = chosen["score"].to_numpy(dtype=np.float64)
+    score = score - score.mean() if len(score) else score  # centred: the sums below lose no precision
+    rated = sparse.csr_matrix((np.ones(len(score)), (output, rater)), shape=shape)
+    x = sparse.csr_matrix((score, (output, rater)), shape=shape)
+    shared = (rated.T @ rated).toarray()  # outputs both rated
+    sum_a = (x.T @ rated).toarray()  # [a, b]: a's scores summed over the outputs a and b share
+    square_a = (x.multiply(x).T @ rated).toarray()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cross = (x.T @ x).toarray() - sum_a * sum_a.T / shared
+        var_a = square_a - sum_a**2 / shared
+        var_b = var_a.T
+        correlation = cross / np.sqrt(var_a * var_b)
+    tolerance = 1e-12 * np.maximum(square_a, square_a.T).clip(min=1.0)
+    upper = np.triu(np.ones_like(shared, dtype=bool), k=1)
+    valid = upper & (shared >= 3) & (var_a > tolerance) & (var_b > tolerance)
+    return float(np.clip(correlation[valid], -1.0, 1.0).mean()) if valid.any() else None
 
 
 def profile_raters(dataset: Dataset) -> tuple[RaterProfile, ...]:

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.data.dataset import Dataset, annotator_scores, judgments_behind
+from prefeval_core.data.dataset import Dataset, annotator_scores, comparisons_behind, judgments_behind
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.pairs.counts import PairTable
 from prefeval_core.pairs.preferences import pair_outcomes, require_rater
@@ -331,7 +331,9 @@ def build_study_table(
         row_item=row_item[order],
         human=human_codes[order],
         metrics=metric_codes[order],
-        row_cost=np.ones(len(sorted_pair), dtype=np.int64),
+        row_cost=_comparison_cost(dataset, human, systems, items, rows)[order]
+        if pool == "human" and kind == "pairwise"
+        else np.ones(len(sorted_pair), dtype=np.int64),
         requestable=requestable_rows,
         grid=grid,
         annotator_units=ratings_per_request == "one_pooled",
@@ -480,6 +482,20 @@ def _with_output_rows(rows: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     merged = texts.merge(texts, on="item_id", suffixes=("_a", "_b"))
     merged = merged[merged["system_a"] < merged["system_b"]][["system_a", "system_b", "item_id"]]
     return rows.merge(merged, on=["system_a", "system_b", "item_id"], how="outer")
+
+
+def _comparison_cost(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], rows: _Rows) -> npt.NDArray[np.int64]:
+    """(rows,) the comparisons the study paid for each row's human outcome
+    (:func:`~prefeval_core.data.dataset.comparisons_behind`: its annotators where the data keep
+    them apart, else 1; method.md §12)."""
+    behind = comparisons_behind(dataset.preferences, human)
+    system_index, item_index = pd.Index(systems), pd.Index(items)
+    a, b = system_index.get_indexer(behind["system_a"].astype(str)), system_index.get_indexer(behind["system_b"].astype(str))
+    i = item_index.get_indexer(behind["item_id"].astype(str))
+    keep = (a >= 0) & (b >= 0) & (i >= 0)
+    paid = pd.Series(behind["judgments"].to_numpy(dtype=np.int64)[keep], index=(a[keep] * len(systems) + b[keep]) * len(items) + i[keep])
+    key = (rows.a * len(systems) + rows.b) * len(items) + rows.item
+    return paid.reindex(key).fillna(1).to_numpy(dtype=np.int64)
 
 
 def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], pool: Pool) -> RatingGrid:
