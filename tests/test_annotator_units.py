@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval_core.data.dataset import annotator_scores, load_dataset
+from prefeval_core.data.annotators import annotator_scores
+from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import SettingsError, UnknownNameError
 from prefeval_core.protocol import build_study_table
 from prefeval_core.protocol.annotator_units import UNIT_MARK, pooling_problem

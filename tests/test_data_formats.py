@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval_core.data.dataset import annotator_scores, judgments_behind, load_dataset
+from prefeval_core.data.annotators import annotator_scores, judgments_behind
+from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import BadValueError, DataError, DuplicateRatingError, MissingColumnError
 from tests.data_helpers import RATINGS_CSV
 

@@ -8,7 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from prefeval_core.data.dataset import comparisons_behind, load_dataset
+from prefeval_core.data.annotators import comparisons_behind
+from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import BadValueError, DataError, MalformedFileError, MissingColumnError
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.study import run_replay, study_table

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval_core.data.dataset import judgments_behind, load_dataset
+from prefeval_core.data.annotators import judgments_behind
+from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import BadValueError, DataError, MalformedFileError, MissingColumnError
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"

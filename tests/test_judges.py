@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval_core.data.dataset import Dataset
-from prefeval_core.diagnostics.judges import judge_figures, verdict
+from prefeval_core.data.dataset import Dataset, load_dataset
+from prefeval_core.diagnostics.judges import DEFAULT_BAR, judge_figures, verdict
 from prefeval_core.workflow.judges import compare_judges, judges_frame
 
 JUDGES = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance", "llama-2-70b-chat-hf-rts:relevance")
@@ -69,3 +70,29 @@ def test_two_judges_chosen_for_the_study_are_both_compared_by_default() -> None:
     study = ("gpt-4-0314-rts:relevance", "gpt-3.5-turbo-0301-rts:relevance")
     assert default_judges(data, "human:relevance", "rougeL", study) == ("rougeL", *study)
     assert default_judges(data, "human:relevance", "rougeL") == ("rougeL", "gpt-3.5-turbo-0301-rts:relevance", "gpt-4-0314-rts:relevance")
+
+
+def _crowd_with_a_judge(rng: np.random.Generator) -> bytes:
+    """Six systems of quality 0..5 on 40 items, each output rated by 3 of 12 workers (others for
+    each output) in a ratings file's annotator column, and a judge that follows the quality."""
+    rows = ["item_id,system,rater,annotator,score"]
+    for item in range(40):
+        for system in range(6):
+            rows += [f"i{item},s{system},human,w{w},{system + rng.normal():.3f}" for w in rng.choice(12, size=3, replace=False)]
+            rows.append(f"i{item},s{system},judge,,{system + rng.normal():.3f}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_a_crowd_s_single_annotator_is_one_rating_of_each_output() -> None:
+    dataset = load_dataset([("crowd.csv", _crowd_with_a_judge(np.random.default_rng(2)))])
+    comparison = compare_judges(dataset, "human", ("judge",), k=1)
+    # 12 workers who each rated a quarter of the outputs would be no single annotator: three places are
+    assert [a.judge for a in comparison.annotators] == ["human:#1", "human:#2", "human:#3"]
+    assert all(a.items == 40 * 6 for a in comparison.annotators)
+    assert "nested in outputs" in comparison.reference_note()
+
+
+def test_a_second_human_score_is_no_annotator(shared_data: Path) -> None:
+    wmt20 = load_dataset(shared_data / "wmt20_ende_mqm")  # human:wmt_da_raw and _z are DA scores, not the MQM raters
+    comparison = compare_judges(wmt20, "human", ("chrF-refA",), k=1)
+    assert comparison.annotators == () and comparison.bar == DEFAULT_BAR

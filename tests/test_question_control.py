@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval_core.data.dataset import comparisons_behind, judgments_behind, load_dataset
+from prefeval_core.data.annotators import comparisons_behind, judgments_behind
+from prefeval_core.data.dataset import load_dataset
 from prefeval_core.diagnostics.comparison import paired_t_outcomes
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import question_control

@@ -420,7 +420,7 @@ def _annotator_ratings(
     """The named annotators' own scores of the human raters (``human``, ``human:<criterion>``) as
     raters of their own, ``<rater>:<annotator>`` (``human::<annotator>`` for ``human``, whose
     ``human:<name>`` would read as a criterion): each is one rating the study paid, and the
-    annotators' mean is the rater's score (:func:`~prefeval_core.data.dataset.annotator_scores`)."""
+    annotators' mean is the rater's score (:func:`~prefeval_core.data.annotators.annotator_scores`)."""
     humans = _is_human_name(pd.Series(rater_names, dtype="str")).to_numpy(dtype=bool)
     named = np.array([str(a) != "" for a in annotator_names], dtype=bool)
     if not len(humans) or not len(named):

@@ -28,7 +28,8 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from prefeval_core.data.dataset import Dataset, annotator_scores, judgments_behind
+from prefeval_core.data.annotators import annotator_places, annotator_scores, judgments_behind
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import settings_error
 
 UNIT_MARK: Final = " @ "
@@ -81,9 +82,9 @@ def pooling_problem(dataset: Dataset, human: str) -> str | None:
 
 
 def _units_of_ratings(annotated: pd.DataFrame, human: str) -> tuple[pd.DataFrame, str | None]:
-    """``annotated`` (:func:`~prefeval_core.data.dataset.annotator_scores`) with ``annotator`` the
-    rating's unit within its item: the annotator where annotators are crossed with the item's
-    outputs, else the output's place ``#k`` (module docstring); or why there are no units."""
+    """``annotated`` (:func:`~prefeval_core.data.annotators.annotator_scores`) with ``annotator`` the
+    rating's unit within its item (:func:`~prefeval_core.data.annotators.annotator_places`), or why
+    there are no units."""
     if annotated.empty:
         problem = f"the data keep no annotators of '{human}' apart, so a request can only buy their mean (ratings per request 'all')"
         return annotated, problem
@@ -96,10 +97,7 @@ def _units_of_ratings(annotated: pd.DataFrame, human: str) -> tuple[pd.DataFrame
             f"{fewest}): one rating per request would weigh them unequally; buy their mean (ratings per request 'all') or one ('one')"
         )
         return annotated, problem
-    if (annotated.groupby("item_id", sort=False)["annotator"].nunique() == int(per_output.iloc[0])).all():
-        return annotated, None  # crossed: each annotator of an item rated all its outputs
-    place = annotated.sort_values([*_KEY, "annotator"]).groupby(_KEY, sort=False).cumcount() + 1
-    return annotated.assign(annotator="#" + place.reindex(annotated.index).astype(str)), None
+    return annotator_places(annotated), None
 
 
 def _unit_places(annotated: pd.DataFrame, own: pd.DataFrame, ratings: pd.DataFrame, human: str) -> pd.DataFrame:

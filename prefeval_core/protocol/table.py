@@ -29,7 +29,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.data.dataset import Dataset, annotator_scores, comparisons_behind, judgments_behind
+from prefeval_core.data.annotators import annotator_scores, comparisons_behind, judgments_behind
+from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.pairs.counts import PairTable
 from prefeval_core.pairs.preferences import pair_outcomes, require_rater
@@ -486,7 +487,7 @@ def _with_output_rows(rows: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
 
 def _comparison_cost(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], rows: _Rows) -> npt.NDArray[np.int64]:
     """(rows,) the comparisons the study paid for each row's human outcome
-    (:func:`~prefeval_core.data.dataset.comparisons_behind`: its annotators where the data keep
+    (:func:`~prefeval_core.data.annotators.comparisons_behind`: its annotators where the data keep
     them apart, else 1; method.md §12)."""
     behind = comparisons_behind(dataset.preferences, human)
     system_index, item_index = pd.Index(systems), pd.Index(items)
@@ -500,7 +501,7 @@ def _comparison_cost(dataset: Dataset, human: str, systems: tuple[str, ...], ite
 
 def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], pool: Pool) -> RatingGrid:
     """The human scores on the (system, item) grid, each cell costing the judgments behind its
-    score (:func:`~prefeval_core.data.dataset.judgments_behind`: the annotators where the data
+    score (:func:`~prefeval_core.data.annotators.judgments_behind`: the annotators where the data
     keep them apart, else 1; method.md §12); a cell without a score costs 1 to ask for."""
     scores = _score_grid(dataset, human, systems, items)
     behind = judgments_behind(dataset.ratings, human)

@@ -2,9 +2,11 @@
 
 All raters are compared on the systems that the human rater and every judge scored (the same
 systems for everyone, so the figures are comparable). Where the data keep the human rater's
-annotators apart (raters ``<human>:<annotator>``, e.g. SummEval's three experts), each annotator is
-compared with the mean of the *other* annotators (leave-one-out: an annotator is not compared
-with a mean that contains its own scores); the median annotator's system accuracy is the bar a
+annotators apart (raters ``<human>:<annotator>`` whose mean is its score, e.g. SummEval's three
+experts; :mod:`~prefeval_core.data.annotators`), each annotator is compared with the mean of the
+*other* annotators (leave-one-out: an annotator is not compared with a mean that contains its own
+scores); where annotators are nested in outputs (a crowd), the k-th rating of every output stands
+for a single annotator; the median annotator's system accuracy is the bar a
 judge must reach to be called *use it* (as good as a typical single annotator). Without annotators the bar is
 :data:`~prefeval_core.diagnostics.judges.DEFAULT_BAR`.
 """
@@ -18,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from prefeval_core.data.annotators import annotator_places, annotator_scores
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.diagnostics.judges import DEFAULT_BAR, VERDICT_RULE, JudgeFigures, Verdict, judge_figures, verdict
 from prefeval_core.errors import settings_error
@@ -53,8 +56,11 @@ class JudgeComparison:
         """Which reference the annotators had, in words."""
         if not self.annotators:
             return f"The data publish only {self.human} (no single annotator kept apart): the bar is {DEFAULT_BAR:.0%}."
+        singles = f"Single annotators ({len(self.annotators)})"
+        if all(":#" in a.judge for a in self.annotators):
+            singles = f"The k-th ratings of the outputs (#1 to #{len(self.annotators)}: the annotators are nested in outputs)"
         return (
-            f"Single annotators ({len(self.annotators)}) are each compared with the mean of the others; the judges with "
+            f"{singles} are each compared with the mean of the others; the judges with "
             f"{self.human}. The bar is the median annotator's system accuracy, {self.bar:.0%}."
         )
 
@@ -63,6 +69,25 @@ def _grid(dataset: Dataset, rater: str, systems: Sequence[str], items: Sequence[
     rows = dataset.ratings[dataset.ratings["rater"] == rater]
     wide = rows.pivot_table(index="system", columns="item_id", values="score", aggfunc="mean")
     return wide.reindex(index=list(systems), columns=list(items)).to_numpy(dtype=np.float64)
+
+
+def _single_annotators(
+    dataset: Dataset, human: str, systems: Sequence[str], items: Sequence[str]
+) -> tuple[tuple[str, ...], npt.NDArray[np.float64]]:
+    """The names ``<human>:<annotator>`` and (A, S, I) score grids of ``human``'s single
+    annotators (:func:`~prefeval_core.data.annotators.annotator_scores`). Where annotators are
+    nested in outputs (a crowd) each "annotator" is a place, the k-th rating of every output
+    (``<human>:#k``, :func:`~prefeval_core.data.annotators.annotator_places`): one rating of each
+    output, as a single annotator gives, rather than a worker who rated a few."""
+    annotated = annotator_places(annotator_scores(dataset.ratings, human))
+    names = sorted(annotated["annotator"].astype(str).unique().tolist())
+    grids = np.full((len(names), len(systems), len(items)), np.nan)
+    a = pd.Index(names).get_indexer(annotated["annotator"].astype(str))
+    s = pd.Index(systems).get_indexer(annotated["system"].astype(str))
+    i = pd.Index([str(item) for item in items]).get_indexer(annotated["item_id"].astype(str))
+    keep = (s >= 0) & (i >= 0)
+    grids[a[keep], s[keep], i[keep]] = annotated["score"].to_numpy(dtype=np.float64)[keep]
+    return tuple(f"{human}:{name}" for name in names), grids
 
 
 def compare_judges(dataset: Dataset, human: str, judges: Sequence[str], *, k: int = 1, eps: float = 0.0) -> JudgeComparison:
@@ -75,7 +100,6 @@ def compare_judges(dataset: Dataset, human: str, judges: Sequence[str], *, k: in
     missing = [r for r in (human, *judges) if r not in scalar]
     if not judges or missing:
         raise settings_error(f"judges are compared on scores: {', '.join(missing) or 'no judge'} given none", field="judges")
-    annotators = sorted(r for r in scalar if r.startswith(f"{human}:"))
     items = dataset.items
     grids = {r: _grid(dataset, r, dataset.systems, items) for r in (human, *judges)}
     common = np.all([~np.isnan(g).all(axis=1) for g in grids.values()], axis=0)
@@ -84,21 +108,21 @@ def compare_judges(dataset: Dataset, human: str, judges: Sequence[str], *, k: in
     systems = tuple(s for s, keep in zip(dataset.systems, common, strict=True) if keep)
     reference = grids[human][common]
     figures = tuple(judge_figures(j, systems, reference, grids[j][common], k=k, eps=eps) for j in judges)
-    singles = {a: _grid(dataset, a, dataset.systems, items)[common] for a in annotators}
+    names, singles = _single_annotators(dataset, human, systems, items)
+    total, seen = np.nansum(singles, axis=0), (~np.isnan(singles)).sum(axis=0)
     against_others = []
-    for name, grid in singles.items():
-        others = np.stack([g for other, g in singles.items() if other != name])
-        seen = (~np.isnan(others)).sum(axis=0)
-        mean = np.where(seen > 0, np.nansum(others, axis=0) / np.maximum(seen, 1), np.nan)  # nobody else scored it: NaN
+    for name, grid in zip(names, singles, strict=True):
+        others = seen - ~np.isnan(grid)  # leave-one-out: the others' mean, NaN where nobody else scored it
+        mean = np.where(others > 0, (total - np.nan_to_num(grid)) / np.maximum(others, 1), np.nan)
         against_others.append(judge_figures(name, systems, mean, grid, k=k))
-    bar = float(np.median([a.system_accuracy for a in against_others])) if len(singles) > 1 else DEFAULT_BAR
+    bar = float(np.median([a.system_accuracy for a in against_others])) if len(names) > 1 else DEFAULT_BAR
     return JudgeComparison(
         human=human,
         k=k,
         systems=systems,
         judges=figures,
         verdicts=tuple(verdict(f, bar) for f in figures),
-        annotators=tuple(against_others) if len(singles) > 1 else (),
+        annotators=tuple(against_others) if len(names) > 1 else (),
         bar=bar,
     )
 
