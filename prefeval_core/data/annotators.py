@@ -60,6 +60,18 @@ def annotator_scores(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
     )
 
 
+def annotator_rater_names(raters: pd.Series, annotators: pd.Series) -> pd.Series:
+    """The rater names of annotators of human raters: ``<rater>:<annotator>``, and
+    ``human::<annotator>`` for ``human`` (whose ``human:<name>`` would read as a criterion)."""
+    return raters.where(raters != "human", "human:") + ":" + annotators
+
+
+def keeps_annotators(raters: pd.Series) -> pd.Series:
+    """Whether each rater's annotators are kept apart when a file names them: ``human`` and
+    ``human:<criterion>`` (not a metric's samples, not an annotator's)."""
+    return (raters == "human") | (raters.str.startswith("human:") & (raters.str.count(":") == 1))
+
+
 def _sub_rater_rows(frame: pd.DataFrame, rater: str) -> pd.DataFrame:
     """The rows of ``rater``'s sub-raters ``<rater>:<name>`` in a ratings or preferences frame."""
     prefix = rater + ":"

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pa_compute
 from pydantic import AfterValidator
 
+from prefeval_core.data.annotators import annotator_rater_names, keeps_annotators
 from prefeval_core.data.headers import SCORE_NAMES, normal_name
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
@@ -417,17 +418,15 @@ def _annotator_ratings(
     rater_names: pd.Index,
     annotator_names: pd.Index,
 ) -> pd.DataFrame:
-    """The named annotators' own scores of the human raters (``human``, ``human:<criterion>``) as
-    raters of their own, ``<rater>:<annotator>`` (``human::<annotator>`` for ``human``, whose
-    ``human:<name>`` would read as a criterion): each is one rating the study paid, and the
-    annotators' mean is the rater's score (:func:`~prefeval_core.data.annotators.annotator_scores`)."""
-    humans = _is_human_name(pd.Series(rater_names, dtype="str")).to_numpy(dtype=bool)
+    """The named annotators' own scores of the human raters as raters of their own
+    (:func:`~prefeval_core.data.annotators.annotator_rater_names`): each is one rating the study
+    paid, and their mean is the rater's score (:func:`~prefeval_core.data.annotators.annotator_scores`)."""
+    humans = keeps_annotators(pd.Series(rater_names, dtype="str")).to_numpy(dtype=bool)
     named = np.array([str(a) != "" for a in annotator_names], dtype=bool)
     if not len(humans) or not len(named):
         return _empty_ratings()
     rows = np.flatnonzero(humans[codes["rater"]] & (codes["annotator"] >= 0) & named[np.maximum(codes["annotator"], 0)])
-    raters = _names(rater_names, codes["rater"][rows])
-    sub = raters.where(raters != "human", "human:") + ":" + _names(annotator_names, codes["annotator"][rows])
+    sub = annotator_rater_names(_names(rater_names, codes["rater"][rows]), _names(annotator_names, codes["annotator"][rows]))
     return pd.DataFrame(
         {
             "item_id": _names(item_names, codes["item_id"][rows]),
@@ -512,18 +511,13 @@ def parse_preferences(raw: RawTable) -> ParsedTable:
     problems += duplicate_problems
     majority = majority_outcomes(frame, keys[:-1])
     notes = (note,) + ((f"{raw.name}: several annotators per pair are combined by majority",) if "annotator" in cols else ())
-    named = frame[(frame["annotator"] != "") & frame["annotator"].notna() & _is_human_name(frame["rater"])]
+    named = frame[(frame["annotator"] != "") & frame["annotator"].notna() & keeps_annotators(frame["rater"])]
     named = named[named.groupby(keys[:-1], sort=False)["annotator"].transform("size") > 1]
     if len(named):  # the annotators of a comparison several judged kept too: every comparison the study paid is counted
-        sub = named["rater"].where(named["rater"] != "human", "human:") + ":" + named["annotator"]
+        sub = annotator_rater_names(named["rater"], named["annotator"])
         majority = pd.concat([majority, named.assign(rater=sub)[majority.columns]], ignore_index=True)
         notes = (*notes, f"{raw.name}: {KEPT_ANNOTATORS}")
     return ParsedTable(raw.name, "preferences", majority, tuple(problems), notes)
-
-
-def _is_human_name(raters: pd.Series) -> pd.Series:
-    """``human`` or ``human:<criterion>``: the raters whose annotators are kept (not a metric's samples)."""
-    return (raters == "human") | (raters.str.startswith("human:") & (raters.str.count(":") == 1))
 
 
 def _empty_preferences() -> pd.DataFrame:
