@@ -168,3 +168,17 @@ def test_without_a_paired_judge_the_default_metric_is_the_one_closest_to_the_hum
     profiles = profile_raters(dataset)
     assert default_raters(profiles, dataset.ratings) == ("human", ("b_close",))
     assert default_raters(profiles) == ("human", ("a_noise",))  # without the scores: the first, as the data list them
+
+
+@pytest.mark.page
+def test_uploading_a_crowd_with_an_annotator_column_offers_its_human_rater_only(data_dir: Path) -> None:
+    rows = "item_id,system,rater,annotator,score\n" + "".join(
+        f"i{i},s{s},human,w{(3 * i + s + k) % 7},{(i + s * k) % 5 + 1}\n" for i in range(12) for s in range(3) for k in range(3)
+    )
+    rows += "".join(f"i{i},s{s},bleu,,0.{i + s}\n" for i in range(12) for s in range(3))
+    at = run_ok(page("data.py"))
+    at.radio(key="pe.w.source").set_value("Your files").run()
+    at.file_uploader(key="pe.w.upload").set_value([("crowd.csv", rows.encode(), "text/csv")])
+    run_ok(at)
+    assert at.session_state["pe.human"] == "human" and at.multiselect(key="pe.w.metrics").options == ["bleu"]
+    assert not at.warning  # the workers' partial coverage is no problem to report
