@@ -21,8 +21,8 @@ def annotator_scores(ratings: pd.DataFrame, rater: str) -> pd.DataFrame:
     scores (method.md §12-§13).
 
     The candidates are its ``<rater>:<name>`` sub-raters (for ``human`` also ``human::<name>``, the
-    name a ratings file's ``annotator`` column gives them: :mod:`~prefeval_core.data.formats`). A sub-rater whose scores are something
-    else than an annotator's (WMT's DA scores beside MQM; one judgment normalised two ways) breaks
+    name a file's ``annotator`` column gives them: :func:`annotator_rater_names`). A sub-rater whose
+    scores are something else than an annotator's (WMT's DA scores beside MQM; one judgment normalised two ways) breaks
     the rule that the annotators' mean is the rater's score: sub-raters are dropped, one at a time
     (the one whose removal makes the mean agree on the most outputs), while that improves the
     agreement. The annotators' ratings are then kept on the outputs where their mean is the score;
