@@ -279,6 +279,9 @@ def test_cost_counts_annotators_the_study_paid(shared_data: Path) -> None:
     assert int(behind["judgments"].sum()) == 3 * len(behind) == 2_997
     assert build_study_table(pandalm, "human").cost_available() == 2_997
     assert build_study_table(pandalm, "human", pool="all").cost_available() == 999  # a live study buys one comparison
+    assert build_study_table(pandalm, "human", pool="all", judgments_per_item=3).cost_available() == 2_997
+    live = build_study_table(summeval, "human:relevance", pool="all")  # a live request buys one rating, not the three paid
+    assert live.cost_available() == 16 * 100
 
 
 def test_a_comparison_costs_the_annotators_behind_its_majority() -> None:

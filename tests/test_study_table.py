@@ -92,3 +92,8 @@ def test_a_rating_costs_the_annotators_the_data_keep_apart() -> None:
     a = table.systems.index("a")
     picked = one.grid.scores[a]
     assert all(picked[i] in (score(i, 0, 0), score(i, 0, 1)) for i in range(3))
+    # live: a request buys what the study asks per item, whatever the data held behind a score
+    live = build_study_table(dataset, "human:q", pool="all")
+    assert live.grid is not None and set(live.grid.cost[live.grid.requestable].tolist()) == {1}
+    triple = build_study_table(dataset, "human:q", pool="all", judgments_per_item=3)
+    assert triple.grid is not None and triple.cost_available() == 3 * live.cost_available()

@@ -227,6 +227,7 @@ def build_study_table(
     seed: int = 0,
     ideal_items: int = 0,
     ratings_per_request: RatingsPerRequest = "all",
+    judgments_per_item: int = 1,
 ) -> StudyTable:
     """The study table of ``human`` and ``metrics`` on ``dataset``.
 
@@ -243,6 +244,9 @@ def build_study_table(
         ideal_items: with the metric ``"ideal"`` (method.md §10), simulated metric-only items per pair.
         ratings_per_request: ratings studies: ``all`` annotators' ratings of an output at once,
             ``one`` or ``one_pooled`` (:data:`RatingsPerRequest`).
+        judgments_per_item: live studies (``pool="all"``): the judgments one request buys (different
+            annotators of the same output or comparison), hence what a request costs; a replay's
+            request costs the judgments the data holds behind it.
 
     The pairs are every pair of systems the human rater covers (a pair a metric does not cover
     is decided from human judgments alone) **(choice)**.
@@ -272,7 +276,7 @@ def build_study_table(
         dataset, human, real_metrics, pool, eps_human, eps_metric
     ) else None  # fmt: skip
     systems, rows = scored or _rows_from_outcomes(dataset, human, real_metrics, items, pool, eps_human, eps_metric)
-    grid = _rating_grid(dataset, human, systems, items, pool) if unit == "ratings" else None
+    grid = _rating_grid(dataset, human, systems, items, pool, judgments_per_item) if unit == "ratings" else None
     row_a, row_b, row_item, human_codes = rows.a, rows.b, rows.item, rows.human
     if grid is not None:  # a row's human outcome is that of its two scores (replay) or of the scores people give (live)
         # millions of rows in a large study: one index array at a time, results built in place
@@ -332,9 +336,7 @@ def build_study_table(
         row_item=row_item[order],
         human=human_codes[order],
         metrics=metric_codes[order],
-        row_cost=_comparison_cost(dataset, human, systems, items, rows)[order]
-        if pool == "human" and kind == "pairwise"
-        else np.ones(len(sorted_pair), dtype=np.int64),
+        row_cost=_row_cost(dataset, human, systems, items, rows, pool, judgments_per_item)[order],
         requestable=requestable_rows,
         grid=grid,
         annotator_units=ratings_per_request == "one_pooled",
@@ -485,6 +487,18 @@ def _with_output_rows(rows: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     return rows.merge(merged, on=["system_a", "system_b", "item_id"], how="outer")
 
 
+def _row_cost(
+    dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], rows: _Rows, pool: Pool, judgments_per_item: int
+) -> npt.NDArray[np.int64]:
+    """(rows,) what revealing each row's human outcome costs: live, the judgments a request buys;
+    a replay of comparisons, the comparisons the study paid; a replay pair by pair of ratings, 1."""
+    if pool == "all":
+        return np.full(len(rows.a), judgments_per_item, dtype=np.int64)
+    if dataset.rater_kind(human) == "pairwise":
+        return _comparison_cost(dataset, human, systems, items, rows)
+    return np.ones(len(rows.a), dtype=np.int64)
+
+
 def _comparison_cost(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], rows: _Rows) -> npt.NDArray[np.int64]:
     """(rows,) the comparisons the study paid for each row's human outcome
     (:func:`~prefeval_core.data.annotators.comparisons_behind`: its annotators where the data keep
@@ -499,17 +513,21 @@ def _comparison_cost(dataset: Dataset, human: str, systems: tuple[str, ...], ite
     return paid.reindex(key).fillna(1).to_numpy(dtype=np.int64)
 
 
-def _rating_grid(dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], pool: Pool) -> RatingGrid:
-    """The human scores on the (system, item) grid, each cell costing the judgments behind its
+def _rating_grid(
+    dataset: Dataset, human: str, systems: tuple[str, ...], items: tuple[str, ...], pool: Pool, judgments_per_item: int
+) -> RatingGrid:
+    """The human scores on the (system, item) grid. A replay's cell costs the judgments behind its
     score (:func:`~prefeval_core.data.annotators.judgments_behind`: the annotators where the data
-    keep them apart, else 1; method.md §12); a cell without a score costs 1 to ask for."""
+    keep them apart, else 1; method.md §12); a live cell costs what a request buys
+    (``judgments_per_item``), whatever the data held."""
     scores = _score_grid(dataset, human, systems, items)
-    behind = judgments_behind(dataset.ratings, human)
-    cost = np.ones(scores.shape, dtype=np.int64)
-    s = pd.Index(systems).get_indexer(behind["system"].astype(str))
-    i = pd.Index(items).get_indexer(behind["item_id"].astype(str))
-    keep = (s >= 0) & (i >= 0)
-    cost[s[keep], i[keep]] = behind["judgments"].to_numpy(dtype=np.int64)[keep]
+    cost = np.full(scores.shape, judgments_per_item, dtype=np.int64)
+    if pool == "human":
+        behind = judgments_behind(dataset.ratings, human)
+        s = pd.Index(systems).get_indexer(behind["system"].astype(str))
+        i = pd.Index(items).get_indexer(behind["item_id"].astype(str))
+        keep = (s >= 0) & (i >= 0)
+        cost[s[keep], i[keep]] = behind["judgments"].to_numpy(dtype=np.int64)[keep]
     has_score = ~np.isnan(scores)
     requestable = has_score.copy()
     if pool == "all":

@@ -92,6 +92,7 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
         seed=setup.seed,
         ideal_items=setup.ideal_items,
         ratings_per_request=setup.request_design(lambda: pooling_problem(dataset, setup.human) is None),
+        judgments_per_item=setup.judgments_per_item,
     )
 
 
