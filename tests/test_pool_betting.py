@@ -111,3 +111,21 @@ def test_pool_mean_protects_the_pool_s_top_system() -> None:
     )
     assert result.errors <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 120)
     assert result.cost < 1.0
+
+
+def test_the_evidence_ends_at_the_last_position_revealed() -> None:
+    # A round computes the e-processes up to the last position any pair has revealed (the rest of
+    # the study's order changes none of them): the same evidence as over the whole order.
+    rng = np.random.default_rng(8)
+    d = np.round(rng.normal(0.3, 1.0, (6, 40)), 1)
+    d[rng.random(d.shape) < 0.3] = np.nan
+    d[:, 25:] = np.nan  # nothing revealed after position 24
+    in_pool = rng.random(d.shape) < 0.9
+    in_pool |= ~np.isnan(d)
+    sequences = PairSequences(d=d, pool=in_pool.sum(axis=1).astype(np.int64), bound=np.full(6, 4.0))
+    assert sequences.revealed_width == 25 and sequences.prefix(25).n.tolist() == sequences.n.tolist()
+    whole = pool_evidence(sequences, in_pool, delta=0.5)
+    part = pool_evidence(sequences.prefix(25), in_pool[:, :25], delta=0.5)
+    for name in ("direction", "current", "equivalence", "point", "mean"):
+        np.testing.assert_allclose(getattr(part, name), getattr(whole, name), rtol=1e-12, atol=1e-12)  # sums in another order
+    assert PairSequences(d=np.full((2, 5), np.nan), pool=np.full(2, 5), bound=np.ones(2)).revealed_width == 0

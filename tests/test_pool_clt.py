@@ -204,3 +204,20 @@ def test_a_scalar_metric_enters_with_its_score_differences_scaled_per_pair() -> 
     comparisons = ratings_table(human, metric, unit="comparisons")
     assert comparisons.metric_scores is None
     assert set(np.unique(metric_differences(comparisons))) <= {-1.0, 0.0, 1.0}
+
+
+def test_the_evidence_ends_at_the_last_position_revealed_the_control_sees_the_rest() -> None:
+    # With ``width`` the processes stop at the last position revealed; the control's mean of the
+    # metric over the items left still counts the positions after it: the same evidence as in full.
+    rng = np.random.default_rng(9)
+    d = rng.normal(0.2, 1.0, (5, 50))
+    d[rng.random(d.shape) < 0.25] = np.nan
+    d[:, 30:] = np.nan
+    f = np.sign(d + rng.normal(0, 1, (2, 5, 50)))
+    f[np.isnan(f)] = rng.choice([-1.0, 0.0, 1.0], size=int(np.isnan(f).sum()))
+    sequences, in_pool = _sequences(d, bound=6.0), np.ones(d.shape, dtype=bool)
+    whole = clt_pool_evidence(sequences, in_pool, 0.3, f)
+    part = clt_pool_evidence(sequences, in_pool, 0.3, f, width=30)
+    for name in ("direction", "current", "equivalence", "point", "mean"):
+        np.testing.assert_allclose(getattr(part, name), getattr(whole, name), rtol=1e-12, atol=1e-12)
+    assert part.nulls[0].z.shape == (5, 30)

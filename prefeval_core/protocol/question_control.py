@@ -137,18 +137,21 @@ def pair_evidence(state: ProtocolState) -> PairEvidence:
     metric = metric_sequences(state, sequences.d.shape[1]) if uses_metric else None
     # every pair's control variate is shrunk toward the one all pairs show, whatever block it is in
     prior = None if metric is None or in_pool is None else pooled_coefficient(sequences, in_pool, metric)
+    # the e-processes stop at the last position revealed: a round costs what the study has seen, not its size
+    width = sequences.revealed_width
 
     def block(rows: npt.NDArray[np.int64]) -> MeanEvidence:
         part = sequences.subset(rows)
         if statistic in CLT_STATISTICS:
             assert in_pool is not None
-            return clt_pool_evidence(part, in_pool[rows], delta, None if metric is None else metric[:, rows], prior)
+            return clt_pool_evidence(part, in_pool[rows], delta, None if metric is None else metric[:, rows], prior, width)
         if in_pool is not None:
-            return pool_evidence(part, in_pool[rows], delta)
-        return mean_evidence(part, delta)
+            return pool_evidence(part.prefix(width), in_pool[rows, :width], delta)
+        return mean_evidence(part.prefix(width), delta)
 
     P = len(sequences.pool)
     evidence = joined([block(np.arange(start, min(start + PAIRS_PER_BLOCK, P))) for start in range(0, max(P, 1), PAIRS_PER_BLOCK)])
+    sequences = sequences.prefix(width)
     return PairEvidence(sequences, evidence, evidence.direction, evidence.current, evidence.equivalence, evidence.point)
 
 
@@ -492,10 +495,11 @@ def leader_log_e(state: ProtocolState, nulls: tuple[Hypothesis, Hypothesis]) -> 
     table = state.table
     grid = table.grid
     assert grid is not None
-    S, width = grid.scores.shape
-    order = item_order(state)
-    revealed = (state.reveals.round.reshape(S, width) > 0)[:, order]
-    values = np.where(revealed, state.reveals.value.reshape(S, width)[:, order], 0.0)
+    S, items = grid.scores.shape
+    width = nulls[0].z.shape[1]  # the pairs' processes cover the positions up to the last revealed
+    order = item_order(state)[:width]
+    revealed = (state.reveals.round.reshape(S, items) > 0)[:, order]
+    values = np.where(revealed, state.reveals.value.reshape(S, items)[:, order], 0.0)
     count: npt.NDArray[np.int64] = np.cumsum(revealed, axis=1) - revealed
     running = np.where(count > 0, (np.cumsum(values, axis=1) - values) / np.maximum(count, 1), -np.inf)
     eligible = np.where(revealed, running, -np.inf)  # only systems rated on the item can lead on it

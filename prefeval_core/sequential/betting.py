@@ -89,6 +89,16 @@ class PairSequences:
     def subset(self, rows: npt.NDArray[np.int64]) -> PairSequences:
         return PairSequences(self.d[rows], self.pool[rows], self.bound[rows])
 
+    @property
+    def revealed_width(self) -> int:
+        """Positions up to the last one revealed for any pair: every e-process here is constant after it."""
+        seen = np.flatnonzero(self.observed.any(axis=0))
+        return int(seen[-1]) + 1 if len(seen) else 0
+
+    def prefix(self, width: int) -> PairSequences:
+        """The first ``width`` positions (the pools keep their sizes)."""
+        return PairSequences(self.d[:, :width], self.pool, self.bound)
+
 
 @dataclass(frozen=True)
 class Hypothesis:

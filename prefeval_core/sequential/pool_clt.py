@@ -54,15 +54,21 @@ def clt_pool_evidence(
     delta: float | None = None,
     metric: FloatArray | None = None,
     prior: FloatArray | None = None,
+    width: int | None = None,
 ) -> MeanEvidence:
     """:class:`~prefeval_core.sequential.betting.MeanEvidence` of the asymptotic pool-mean tests
     (module docstring) of the pairs' revealed differences, ``in_pool`` (P, T) the positions whose
     item each pair can ever get, ``metric`` (K, P, T) the metrics' pair outcomes on them (``None``:
     human only), ``prior`` (K, T) the coefficients the pairs' own are shrunk toward (``None``: the
     :func:`pooled_coefficient` of these pairs): directions against ``Δ <= 0`` and ``Δ >= 0``; with a
-    margin ``delta``, equivalence against ``Δ >= δ`` and ``Δ <= -δ``."""
-    passed = passed_items(sequences, in_pool)
+    margin ``delta``, equivalence against ``Δ >= δ`` and ``Δ <= -δ``. With ``width``, the processes
+    cover the first ``width`` positions only (none revealed after them: the control, which needs
+    the items left, is computed on them all first)."""
     control = None if metric is None or metric.shape[0] == 0 else metric_control(sequences, in_pool, metric, prior)
+    if width is not None:
+        sequences, in_pool = sequences.prefix(width), in_pool[:, :width]
+        control = None if control is None else control[:, :width]
+    passed = passed_items(sequences, in_pool)
     horizon = np.maximum(HORIZON_SHARE * sequences.pool, 1.0).astype(np.float64)
 
     def null(m: float, above: bool) -> Hypothesis:
