@@ -6,11 +6,12 @@ drawn from ``--workers``, as named sub-raters ``human:q:<worker>`` beside their 
 form every version of prefeval reads the same way, so ``PYTHONPATH=<tree>`` measures another tree).
 Times, best of ``--repeats``: loading the file, :func:`annotator_scores` (who the annotators are:
 the sub-raters whose mean is the score) and :func:`profile_raters` (the Data page's roles, with
-the annotators' mean pairwise correlation).
+the annotators' mean pairwise correlation); with ``--replay``, one default replay of top-1 and of
+all-pairs (every system tied: the worst case, a run to the end of the pool), CPU seconds and rounds.
 
 Usage (from the repository root)::
 
-    PYTHONPATH=. .venv/bin/python bench/bench_annotators.py [--workers 30 300] [--systems 20] [--items 2000]
+    PYTHONPATH=. .venv/bin/python bench/bench_annotators.py [--workers 30 300] [--systems 20] [--items 2000] [--replay]
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from prefeval_core.data.dataset import load_dataset
+from prefeval_core.data.dataset import Dataset, load_dataset
 from prefeval_core.data.rater_roles import profile_raters
+from prefeval_core.protocol.settings import Question
+from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.study import run_replay, study_table
 
 
 def _annotator_scores() -> Callable[..., object]:
@@ -62,6 +66,7 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=20)
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--replay", action="store_true", help="also time one default replay of top-1 and of all-pairs")
     args = parser.parse_args()
     annotator_scores = _annotator_scores()
     print(f"{args.systems} systems x {args.items} items x 3 ratings; best of {args.repeats}")
@@ -74,6 +79,19 @@ def main() -> None:
         find = best(args.repeats, lambda dataset=dataset: annotator_scores(dataset.ratings, "human:q"))
         roles = best(1, lambda dataset=dataset: profile_raters(dataset))
         print(f"| {workers} | {load:.2f} | {find:.2f} | {roles:.2f} |")
+        if args.replay:
+            for question in (Question("top-k", k=1), Question()):
+                print(f"    default replay, {question.kind}: {replay_time(dataset, question)}")
+
+
+def replay_time(dataset: Dataset, question: Question) -> str:
+    """One default replay (seed 0) of ``question``: its design, CPU seconds of the protocol and rounds."""
+    setup = StudySetup(human="human:q", question=question, seed=0)
+    table = study_table(dataset, setup)
+    start = time.process_time()
+    replay = run_replay(table, setup)
+    seconds = time.process_time() - start
+    return f"'{table.ratings_per_request}', {seconds:.1f} CPU s, {replay.state.round} rounds, cost {replay.result.cost_fraction:.3f}"
 
 
 if __name__ == "__main__":
