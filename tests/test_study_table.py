@@ -97,3 +97,5 @@ def test_a_rating_costs_the_annotators_the_data_keep_apart() -> None:
     assert live.grid is not None and set(live.grid.cost[live.grid.requestable].tolist()) == {1}
     triple = build_study_table(dataset, "human:q", pool="all", judgments_per_item=3)
     assert triple.grid is not None and triple.cost_available() == 3 * live.cost_available()
+    one = build_study_table(dataset, "human:q", pool="all", judgments_per_item=2, ratings_per_request="one")
+    assert one.grid is not None and set(one.grid.cost[one.grid.requestable].tolist()) == {2}  # not the data's annotators

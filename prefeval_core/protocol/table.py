@@ -242,11 +242,11 @@ def build_study_table(
             rows of each pair in a comparisons study — chosen with ``seed``. The full-data
             human outcomes stay in the table as the reference.
         ideal_items: with the metric ``"ideal"`` (method.md §10), simulated metric-only items per pair.
-        ratings_per_request: ratings studies: ``all`` annotators' ratings of an output at once,
+        ratings_per_request: ratings replays: ``all`` annotators' ratings of an output at once,
             ``one`` or ``one_pooled`` (:data:`RatingsPerRequest`).
         judgments_per_item: live studies (``pool="all"``): the judgments one request buys (different
-            annotators of the same output or comparison), hence what a request costs; a replay's
-            request costs the judgments the data holds behind it.
+            annotators of the same output or comparison), hence what a request costs, whatever
+            ``ratings_per_request`` says; a replay's request costs the judgments the data holds behind it.
 
     The pairs are every pair of systems the human rater covers (a pair a metric does not cover
     is decided from human judgments alone) **(choice)**.
@@ -316,7 +316,7 @@ def build_study_table(
     withheld = _withheld(unit, human_fraction, seed, sorted_pair, len(items))
     if grid is not None:
         grid = RatingGrid(grid.scores, grid.cost, grid.requestable & ~withheld[None, :])
-        if ratings_per_request == "one":
+        if ratings_per_request == "one" and pool == "human":  # live, a request buys ``judgments_per_item`` from real annotators
             grid = _one_rating_grid(grid, dataset, human, systems, items, seed)
         requestable_rows = requestable[order]
     else:
