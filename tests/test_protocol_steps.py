@@ -29,6 +29,7 @@ from prefeval_core.protocol import (
     stop_reason,
     undo_round,
 )
+from prefeval_core.protocol.state import PairStatus, ProtocolState
 from prefeval_core.workflow.answers import answer_words
 from tests.protocol_fixtures import comparison_table, ratings_table, same_state
 
@@ -211,6 +212,10 @@ def test_protocol_result_against_the_full_human_evaluation() -> None:
 def test_json_round_trip_after_any_number_of_rounds(outcomes, budget, batch, rounds, seed) -> None:
     table = comparison_table({("a", "bcdef"[k]): (o, None) for k, o in enumerate(outcomes)}, metric=None)
     state = run_protocol(new_state(table, human_only(budget, batch, seed)), replay_source(table), max_rounds=rounds)
+    # the status a run carries from round to round is the one its records give from scratch
+    afresh = ProtocolState(state.settings, state.table, state.reveals, state.records, state.withdrawn)
+    for name in PairStatus.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(state.status, name), getattr(afresh.status, name), err_msg=name)
     if not is_finished(state):  # leave an open round too
         state = apply_judgments(state, replay_source(table)(next_request(state)))
     assert same_state(state_from_json(state_to_json(state), table), state)

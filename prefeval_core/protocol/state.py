@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -125,6 +125,20 @@ class PairStatus:
     last_round: npt.NDArray[np.int64]
 
 
+def _apply_record(status: PairStatus, record: RoundRecord) -> None:
+    """Write ``record``'s values into ``status`` for its pairs (a later record overrides an earlier one)."""
+    index = record.pairs
+    status.decision[index] = record.decision
+    status.theta[index] = record.theta
+    status.p_mean[index] = record.p_mean
+    status.log_evidence[index] = record.log_evidence
+    status.log_numerator[index] = record.log_numerator
+    status.futile[index] = record.futile
+    if record.equivalent is not None:
+        status.equivalent[index] = record.equivalent
+    status.last_round[index] = record.round
+
+
 @dataclass(frozen=True)
 class ProtocolState:
     """The whole protocol: settings, table, reveals, the completed rounds' records and the
@@ -178,17 +192,21 @@ class ProtocolState:
             last_round=np.zeros(P, dtype=np.int64),
         )
         for record in self.records:
-            index = record.pairs
-            status.decision[index] = record.decision
-            status.theta[index] = record.theta
-            status.p_mean[index] = record.p_mean
-            status.log_evidence[index] = record.log_evidence
-            status.log_numerator[index] = record.log_numerator
-            status.futile[index] = record.futile
-            if record.equivalent is not None:
-                status.equivalent[index] = record.equivalent
-            status.last_round[index] = record.round
+            _apply_record(status, record)
         return status
+
+    def with_record(self, record: RoundRecord) -> ProtocolState:
+        """This state with the round ``record`` closed. The reveals are the same, so the rows they
+        reveal carry over, and the pairs' status is this one's updated by the record: a round costs
+        its own pairs, not every record so far again."""
+        closed = replace(self, records=(*self.records, record))
+        if "row_reveals" in self.__dict__:
+            closed.__dict__["row_reveals"] = self.row_reveals
+        if "status" in self.__dict__:
+            status = PairStatus(*(getattr(self.status, f.name).copy() for f in fields(PairStatus)))
+            _apply_record(status, record)
+            closed.__dict__["status"] = status
+        return closed
 
     @property
     def decisions(self) -> npt.NDArray[np.int8]:

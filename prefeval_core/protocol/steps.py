@@ -318,7 +318,7 @@ def decide_round(state: ProtocolState, *, sampler_settings: SamplerSettings | No
 def _close_round(state: ProtocolState, number: int, decided: DecidedRound) -> ProtocolState:
     cost = int(state.reveals.cost[state.reveals.round == number].sum())
     record = RoundRecord(round=number, pairs=decided.pairs, members=decided.members, cost=cost, **decided.decisions.fields())
-    return replace(state, records=(*state.records, record))
+    return state.with_record(record)
 
 
 def is_finished(state: ProtocolState) -> bool:
