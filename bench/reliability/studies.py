@@ -2,7 +2,7 @@
 question and error control (``tests/reliability/synthetic_studies.py``). Prints the figures and
 the command; exit code 1 unless nothing went wrong.
 
-    PYTHONPATH=. .venv/bin/python bench/reliability/studies.py                # 100 studies, 900 replays
+    PYTHONPATH=. .venv/bin/python bench/reliability/studies.py                # 100 studies, 1,400 replays
     PYTHONPATH=. .venv/bin/python bench/reliability/studies.py --count 20 --first 100
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.reliability.synthetic_studies import CONTROLS, QUESTIONS, replay_checks, synthetic_study  # noqa: E402
+from tests.reliability.synthetic_studies import replay_arguments, replay_checks, synthetic_study  # noqa: E402
 
 
 def main() -> int:
@@ -29,12 +29,13 @@ def main() -> int:
     started = time.perf_counter()
     failures: list[str] = []
     kinds = {True: 0, False: 0}
+    runs = 0
     with tempfile.TemporaryDirectory() as folder:
         for seed in range(args.first, args.first + args.count):
             study = synthetic_study(seed, Path(folder) / f"study{seed}")
             kinds[study.scalar] += 1
+            runs += len(replay_arguments(study, seed))
             failures += [f"study {seed}: {f}" for f in replay_checks(study, seed)]
-    runs = args.count * len(QUESTIONS) * len(CONTROLS)
     print(f"$ PYTHONPATH=. .venv/bin/python {shlex.join(sys.argv)}")
     print(f"{args.count} studies ({kinds[True]} scalar, {kinds[False]} pairwise), {runs} replays, {time.perf_counter() - started:.0f} s")
     print(f"failures: {len(failures)}")

@@ -3,13 +3,15 @@ and error control: the robustness campaign for "studies you do not have".
 
 ``synthetic_study(seed, folder)`` writes one study: scalar (2-8 systems, 5-80 items, a Likert,
 continuous or MQM-like human scale, 0-2 metrics, about 5% of the ratings missing, names with
-spaces and non-ASCII letters) or pairwise (2-5 systems, 5-60 items, 0-1 LLM-judge-like
-metric, about 10% of the comparisons missing). ``replay_checks(study, seed)`` runs the replay with
-each question (all pairs, top-k with a random k, a random baseline) and each error control
-(none, spending, anytime), a random batch, with or without the metrics, a budget or a
-human fraction at times, and returns what went wrong: a non-zero exit, a traceback, a cost
-outside its bounds, an answer naming a system the study lacks, or a second run with the same
-seed that differs.
+spaces and non-ASCII letters; a third of the Likert studies publish the human score as the mean of
+three annotators kept apart, experts crossed with the systems or a crowd nested in the outputs, so
+that the default buys one rating at a time) or pairwise (2-5 systems, 5-60 items, 0-1
+LLM-judge-like metric, about 10% of the comparisons missing). ``replay_checks(study, seed)`` runs
+the replay with each question (all pairs, top-k with a random k, a random baseline) and each error
+control (question — the default — and fdr, with a random statistic and at times a margin; none,
+spending, anytime), a random batch, with or without the metrics, a budget or a human fraction at
+times, and returns what went wrong: a non-zero exit, a traceback, a cost outside its bounds, an
+answer naming a system the study lacks, or a second run with the same seed that differs.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ import pandas as pd
 from prefeval_core.cli import main
 
 QUESTIONS = ("all-pairs", "top-k", "baseline")
-CONTROLS = ("none", "spending", "anytime")
+CONTROLS = ("question", "fdr", "none", "spending", "anytime")
+BETTING_STATISTICS = (None, "pool_mean", "mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
+"""The statistics drawn under question and fdr (``None``: the default's, not named on the command line)."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,36 @@ def _scalar(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
         rows.append((f"i{item}", name, "human", human))
         # metric m: noisier with m, and favouring the first system (a biased metric)
         rows += [(f"i{item}", name, f"metric{m}", float(latent + rng.normal(0, 1 + m) + 0.5 * (index == 0))) for m in range(metrics)]
-    pd.DataFrame(rows, columns=["item_id", "system", "rater", "score"]).to_csv(folder / "ratings.csv", index=False)
+    ratings = pd.DataFrame(rows, columns=["item_id", "system", "rater", "score"])
+    if scale == "likert":
+        ratings = _with_annotators(ratings, np.random.default_rng(rng.integers(2**32)))
+    ratings.to_csv(folder / "ratings.csv", index=False)
     return SyntheticStudy(folder, tuple(systems), tuple(f"metric{m}" for m in range(metrics)), True)
+
+
+def _with_annotators(ratings: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """A third of the time, each human score becomes the mean of three annotators' ratings, kept
+    apart as ``human:<annotator>``: the same three experts for every output, or three of a crowd of
+    eight workers drawn for each output."""
+    design = rng.choice(["none", "none", "experts", "crowd"])
+    if design == "none":
+        return ratings
+    human = ratings[ratings["rater"] == "human"]
+    own = np.clip(np.round(human["score"].to_numpy()[:, None] + rng.normal(0, 0.7, (len(human), 3))), 1, 5)
+    if design == "experts":
+        names = np.tile(["e1", "e2", "e3"], (len(human), 1))
+    else:
+        names = np.char.add("w", np.array([rng.choice(8, 3, replace=False) for _ in human.index]).astype(str))
+    annotators = pd.DataFrame(
+        {
+            "item_id": np.repeat(human["item_id"].to_numpy(), 3),
+            "system": np.repeat(human["system"].to_numpy(), 3),
+            "rater": ["human:" + name for name in names.ravel()],
+            "score": own.ravel(),
+        }
+    )
+    means = human.assign(score=own.mean(axis=1))
+    return pd.concat([ratings[ratings["rater"] != "human"], means, annotators], ignore_index=True)
 
 
 def _pairwise(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
@@ -100,8 +132,12 @@ def replay_arguments(study: SyntheticStudy, seed: int) -> list[list[str]]:
     rng = np.random.default_rng([seed, 7])
     commands = []
     for question, control in itertools.product(QUESTIONS, CONTROLS):
+        if control == "fdr" and question == "top-k":  # fdr bounds pairwise decisions only (refused, with a message)
+            continue
         args = ["replay", "--data", str(study.folder), "--human", "human", "--json", "--question", question]
         args += ["--error-control", control, "--batch", str(int(rng.integers(1, 15))), "--seed", str(seed)]
+        if control in ("question", "fdr"):
+            args += _statistic_arguments(study, rng)
         if question == "top-k":
             args += ["--k", str(int(rng.integers(1, len(study.systems) + 1)))]
         if question == "baseline":
@@ -114,6 +150,16 @@ def replay_arguments(study: SyntheticStudy, seed: int) -> list[list[str]]:
             args += ["--budget", str(int(rng.integers(1, 200)))]
         commands.append(args)
     return commands
+
+
+def _statistic_arguments(study: SyntheticStudy, rng: np.random.Generator) -> list[str]:
+    """A statistic drawn from :data:`BETTING_STATISTICS` and, at times, an equivalence margin in its units."""
+    statistic = BETTING_STATISTICS[int(rng.integers(len(BETTING_STATISTICS)))]
+    args = [] if statistic is None else ["--statistic", statistic]
+    if rng.random() < 0.4:
+        outcome_scale = not study.scalar or (statistic or "").startswith("pool_sign")
+        args += ["--delta", str(0.2 if outcome_scale else round(float(rng.uniform(0.2, 1.0)), 2))]
+    return args
 
 
 def replay_checks(study: SyntheticStudy, seed: int) -> list[str]:
