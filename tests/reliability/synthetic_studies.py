@@ -152,6 +152,34 @@ def replay_arguments(study: SyntheticStudy, seed: int) -> list[list[str]]:
     return commands
 
 
+POOL_STATISTICS = (None, "pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
+"""The statistics whose replay reference is their own estimand on the pool (``None``: the default's)."""
+
+
+def question_errors(study: SyntheticStudy, seed: int, orders: int) -> list[tuple[str, str, bool]]:
+    """The campaign's question-control runs of ``study`` on a pool statistic without a human
+    fraction (whose reference is then the pool's own full evaluation, which the guarantee is
+    about), each with ``orders`` seeds: ``(question, statistic, wrong)`` with ``wrong`` a run that
+    excluded a member of the full evaluation's top-k, or decided a direction against it or an
+    equivalence it does not hold."""
+    found = []
+    for args in replay_arguments(study, seed):
+        statistic = args[args.index("--statistic") + 1] if "--statistic" in args else None
+        if args[args.index("--error-control") + 1] != "question" or "--human-fraction" in args or statistic not in POOL_STATISTICS:
+            continue
+        for order in range(orders):
+            code, out, err = _run([*args, "--seed", str(1000 * seed + order)])  # the last --seed counts
+            if code != 0:
+                raise RuntimeError(f"exit {code}: {' '.join(args)}: {err.strip()[-300:]}")
+            summary = json.loads(out)["summary"]
+            if summary["question"] == "top-k":
+                wrong = (summary.get("false_exclusions") or 0) > 0
+            else:
+                wrong = summary["inversion"] > 0 or summary["false_equivalences"] > 0
+            found.append((summary["question"], statistic or "pool_mean", wrong))
+    return found
+
+
 def _statistic_arguments(study: SyntheticStudy, rng: np.random.Generator) -> list[str]:
     """A statistic drawn from :data:`BETTING_STATISTICS` and, at times, an equivalence margin in its units."""
     statistic = BETTING_STATISTICS[int(rng.integers(len(BETTING_STATISTICS)))]
