@@ -6,7 +6,8 @@ continuous or MQM-like human scale, 0-2 metrics, about 5% of the ratings missing
 spaces and non-ASCII letters; a third of the Likert studies publish the human score as the mean of
 three annotators kept apart, experts crossed with the systems or a crowd nested in the outputs, so
 that the default buys one rating at a time) or pairwise (2-5 systems, 5-60 items, 0-1
-LLM-judge-like metric, about 10% of the comparisons missing). ``replay_checks(study, seed)`` runs
+LLM-judge-like metric, about 10% of the comparisons missing); in the odd-numbered studies the two
+best systems are tied (the same quality). ``replay_checks(study, seed)`` runs
 the replay with each question (all pairs, top-k with a random k, a random baseline) and each error
 control (question — the default — and fdr, with a random statistic and at times a margin; none,
 spending, anytime), a random batch, with or without the metrics, a budget or a human fraction at
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.cli import main
@@ -45,10 +47,18 @@ class SyntheticStudy:
     scalar: bool
 
 
-def _scalar(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
+def _tied_at_the_top(quality: npt.NDArray[np.float64], tied: bool) -> npt.NDArray[np.float64]:
+    """``quality`` with its two best systems made equal (the hard case of every question) where ``tied``."""
+    if tied and len(quality) > 1:
+        top = np.argsort(quality)[-2:]
+        quality[top] = quality[top].max()
+    return quality
+
+
+def _scalar(rng: np.random.Generator, folder: Path, tied: bool) -> SyntheticStudy:
     count, items, metrics = int(rng.integers(2, 9)), int(rng.integers(5, 81)), int(rng.integers(0, 3))
     systems = [f"sys{k}" for k in range(count)] if rng.random() < 0.5 else [f"S-{chr(65 + k)} ü" for k in range(count)]
-    quality = rng.normal(0, 1, count)
+    quality = _tied_at_the_top(rng.normal(0, 1, count), tied)
     scale = str(rng.choice(["likert", "continuous", "mqm"]))
     rows = []
     for item, (index, name) in itertools.product(range(items), enumerate(systems)):
@@ -96,10 +106,10 @@ def _with_annotators(ratings: pd.DataFrame, rng: np.random.Generator) -> pd.Data
     return pd.concat([ratings[ratings["rater"] != "human"], means, annotators], ignore_index=True)
 
 
-def _pairwise(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
+def _pairwise(rng: np.random.Generator, folder: Path, tied: bool) -> SyntheticStudy:
     count, items, metrics = int(rng.integers(2, 6)), int(rng.integers(5, 61)), int(rng.integers(0, 2))
     systems = [f"m{k}" for k in range(count)]
-    quality = dict(zip(systems, rng.normal(0, 1, count), strict=True))
+    quality = dict(zip(systems, _tied_at_the_top(rng.normal(0, 1, count), tied), strict=True))
     rows = []
     for item, (a, b) in itertools.product(range(items), itertools.combinations(systems, 2)):
         if rng.random() < 0.1:
@@ -114,10 +124,12 @@ def _pairwise(rng: np.random.Generator, folder: Path) -> SyntheticStudy:
 
 
 def synthetic_study(seed: int, folder: Path) -> SyntheticStudy:
-    """Study number ``seed`` (module docstring), written to ``folder``."""
+    """Study number ``seed`` (module docstring), written to ``folder``; odd numbers have their two
+    best systems tied (taken from the seed, so that the other draws stay those of every version)."""
     rng = np.random.default_rng([seed, 2026])
     folder.mkdir(parents=True, exist_ok=True)
-    return _scalar(rng, folder) if rng.random() < 0.6 else _pairwise(rng, folder)
+    tied = seed % 2 == 1
+    return _scalar(rng, folder, tied) if rng.random() < 0.6 else _pairwise(rng, folder, tied)
 
 
 def _run(args: list[str]) -> tuple[int, str, str]:
