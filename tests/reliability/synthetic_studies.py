@@ -30,10 +30,12 @@ import numpy.typing as npt
 import pandas as pd
 
 from prefeval_core.cli import main
+from prefeval_core.protocol.settings import BETTING_STATISTICS, OUTCOME_STATISTICS, POOL_STATISTICS
+from prefeval_core.workflow.setup import DEFAULT_STATISTICS
 
 QUESTIONS = ("all-pairs", "top-k", "baseline")
 CONTROLS = ("question", "fdr", "none", "spending", "anytime")
-BETTING_STATISTICS = (None, "pool_mean", "mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
+DRAWN_STATISTICS = (None, *BETTING_STATISTICS)
 """The statistics drawn under question and fdr (``None``: the default's, not named on the command line)."""
 
 
@@ -164,10 +166,6 @@ def replay_arguments(study: SyntheticStudy, seed: int) -> list[list[str]]:
     return commands
 
 
-POOL_STATISTICS = (None, "pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt")
-"""The statistics whose replay reference is their own estimand on the pool (``None``: the default's)."""
-
-
 def question_errors(study: SyntheticStudy, seed: int, orders: int) -> list[tuple[str, str, bool]]:
     """The campaign's question-control runs of ``study`` on a pool statistic without a human
     fraction (whose reference is then the pool's own full evaluation, which the guarantee is
@@ -176,7 +174,7 @@ def question_errors(study: SyntheticStudy, seed: int, orders: int) -> list[tuple
     equivalence it does not hold."""
     found = []
     for args in replay_arguments(study, seed):
-        statistic = args[args.index("--statistic") + 1] if "--statistic" in args else None
+        statistic = args[args.index("--statistic") + 1] if "--statistic" in args else DEFAULT_STATISTICS["question"]
         if args[args.index("--error-control") + 1] != "question" or "--human-fraction" in args or statistic not in POOL_STATISTICS:
             continue
         for order in range(orders):
@@ -188,16 +186,16 @@ def question_errors(study: SyntheticStudy, seed: int, orders: int) -> list[tuple
                 wrong = (summary.get("false_exclusions") or 0) > 0
             else:
                 wrong = summary["inversion"] > 0 or summary["false_equivalences"] > 0
-            found.append((summary["question"], statistic or "pool_mean", wrong))
+            found.append((summary["question"], statistic, wrong))
     return found
 
 
 def _statistic_arguments(study: SyntheticStudy, rng: np.random.Generator) -> list[str]:
-    """A statistic drawn from :data:`BETTING_STATISTICS` and, at times, an equivalence margin in its units."""
-    statistic = BETTING_STATISTICS[int(rng.integers(len(BETTING_STATISTICS)))]
+    """A statistic drawn from :data:`DRAWN_STATISTICS` and, at times, an equivalence margin in its units."""
+    statistic = DRAWN_STATISTICS[int(rng.integers(len(DRAWN_STATISTICS)))]
     args = [] if statistic is None else ["--statistic", statistic]
     if rng.random() < 0.4:
-        outcome_scale = not study.scalar or (statistic or "").startswith("pool_sign")
+        outcome_scale = not study.scalar or statistic in OUTCOME_STATISTICS
         args += ["--delta", str(0.2 if outcome_scale else round(float(rng.uniform(0.2, 1.0)), 2))]
     return args
 
