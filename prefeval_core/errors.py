@@ -34,7 +34,8 @@ class Problem:
         file: file name as the user gave it (``None`` for dataset-wide findings).
         row: 1-based data row (the header is not a row), or ``None``.
         line: 1-based line of the file (the header is line 1), where the format has lines.
-        column: the column concerned, or ``None``.
+        column: the column concerned, or ``None``; for a ``bad_setting`` problem, the setting
+            (an option of the CLI or the API), shown as such.
         path: where in a JSON document (a session file, a protocol state) the offending value
             is, e.g. ``protocol.records[3].theta[7]``, or ``None``.
     """
@@ -49,7 +50,8 @@ class Problem:
     path: str | None = None
 
     def location(self) -> str:
-        """``file, row R (line L), column 'C'`` with the parts that are known."""
+        """``file, row R (line L), column 'C'`` with the parts that are known (``setting 'C'`` for a
+        ``bad_setting`` problem: an option, not a column of a file)."""
         parts: list[str] = []
         if self.file is not None:
             parts.append(self.file)
@@ -61,7 +63,7 @@ class Problem:
         elif self.line is not None:
             parts.append(f"line {self.line}")
         if self.column is not None:
-            parts.append(f"column '{self.column}'")
+            parts.append(f"{'setting' if self.kind == 'bad_setting' else 'column'} '{self.column}'")
         if self.path is not None:
             parts.append(f"at {self.path}")
         return ", ".join(parts)

@@ -89,6 +89,15 @@ def test_errors_on_stderr_without_traceback(tmp_path, capsys) -> None:
     assert err.startswith("error: p.csv, row 1 (line 2), column 'label'") and "Traceback" not in err
 
 
+def test_a_bad_option_is_named_as_a_setting_not_a_column(tmp_path, capsys) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS_CSV)
+    argv = ["replay", "--data", str(path), "--human", "human", "--statistic", "sign", "--error-control", "spending", "--delta", "0.5"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: setting 'delta': ") and "column" not in err
+
+
 def test_core_imports_without_streamlit() -> None:
     # Block streamlit, then import every module of the core.
     code = (
