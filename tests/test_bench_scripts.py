@@ -12,7 +12,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
-@pytest.mark.parametrize("script", sorted(BENCH.glob("*.py")), ids=lambda path: path.stem)
+@pytest.mark.parametrize("script", sorted([*BENCH.glob("*.py"), *BENCH.glob("reliability/*.py")]), ids=lambda path: path.stem)
 def test_bench_script_imports(script: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(BENCH))  # the scripts import their sibling helpers
     spec = importlib.util.spec_from_file_location(f"bench_{script.stem}", script)
