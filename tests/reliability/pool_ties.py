@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from prefeval_core.protocol.settings import Question, Statistic
+from prefeval_core.protocol.settings import ErrorControl, Question, Statistic
 from prefeval_core.vocabulary.outcomes import BETTER, WORSE
 from prefeval_core.workflow.datasets import Dataset, load_data
 from prefeval_core.workflow.setup import StudySetup
@@ -99,18 +99,20 @@ def default_route_errors(
     question: Question | None = None,
     batch: int = 10,
     statistic: Statistic | None = None,
+    error_control: ErrorControl = "question",
     first_seed: int = 0,
     tied: int = 3,
 ) -> RouteErrors:
     """Replay ``runs`` studies of :func:`pool_tied_study` (seeds ``first_seed`` ...; each run's
-    protocol seeded alike) with the defaults (``statistic`` and ``batch`` aside) and count the runs
-    that broke the guarantee (module docstring)."""
+    protocol seeded alike) with the defaults (``statistic``, ``batch`` and ``error_control`` aside:
+    another control shows what the simulation detects) and count the runs that broke the guarantee
+    (module docstring)."""
     asked = question or Question("top-k", k=1)
     tied_names = {f"s{s}" for s in range(tied)}
     errors, costs, designs = 0, [], set()
     for seed in range(first_seed, first_seed + runs):
         dataset = pool_tied_study(seed, tied=tied, design=design)
-        setup = StudySetup(human=HUMAN, question=asked, seed=seed, batch=batch, statistic=statistic)
+        setup = StudySetup(human=HUMAN, question=asked, seed=seed, batch=batch, statistic=statistic, error_control=error_control)
         table = study_table(dataset, setup)
         designs.add(table.ratings_per_request)
         replay = run_replay(table, setup)
