@@ -10,7 +10,7 @@ import pytest
 from prefeval_core.protocol.settings import Question
 from tests.reliability.pool_ties import HUMAN, Design, default_route_errors, exact_pool_means, pool_tied_study
 
-RUNS = 60
+RUNS = 40
 
 
 @pytest.mark.parametrize("design", ["experts", "crowd"])
