@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from prefeval_core.cli import main
 from prefeval_core.data.annotators import annotator_scores
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import SettingsError, UnknownNameError
@@ -22,7 +23,7 @@ from prefeval_core.protocol.settings import ProtocolSettings, Question
 from prefeval_core.protocol.state import new_state, state_from_dict, state_to_dict
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow.setup import StudySetup
-from prefeval_core.workflow.study import replay_json, run_replay, study_table
+from prefeval_core.workflow.study import replay_json, request_design_note, run_replay, study_table
 from prefeval_core.workflow.views import win_rates_caption
 
 ANNOTATORS = ("x", "y", "z")
@@ -160,6 +161,24 @@ def test_outputs_rated_unequally_often_are_not_split_into_units() -> None:
         build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
     assert refused.value.problems[0].column == "ratings_per_request"
     assert study_table(dataset, StudySetup(human="human:q")).ratings_per_request == "all"  # the default buys the mean
+
+
+def test_a_replay_says_why_it_bought_every_rating_at_once_where_counts_are_unequal(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    uneven, even = tmp_path / "uneven.csv", tmp_path / "even.csv"
+    uneven.write_bytes(_crowd(uneven=True))
+    even.write_bytes(_crowd())
+    argv = ["replay", "--human", "human:q", "--question", "top-k", "--data"]
+    assert main([*argv, str(uneven)]) == 0
+    said = capsys.readouterr().out
+    assert "a request bought all annotators' ratings at once, not one at a time: the outputs of 'human:q' were rated 2 to 3" in said
+    assert main([*argv, str(even)]) == 0
+    said = capsys.readouterr().out
+    assert "not one at a time" not in said and "a request bought one annotator's rating" in said
+    assert main([*argv, str(uneven), "--ratings-per-request", "all"]) == 0  # asked for: nothing to explain
+    assert "not one at a time" not in capsys.readouterr().out
+    dataset = load_dataset([("crowd.csv", _crowd(uneven=True))])
+    mean_statistic = StudySetup(human="human:q", statistic="mean")  # its default is all whatever the counts
+    assert request_design_note(dataset, mean_statistic, study_table(dataset, mean_statistic)) is None
 
 
 def test_a_misspelt_metric_is_named_against_every_rater_of_the_data() -> None:

@@ -26,6 +26,7 @@ from prefeval_core.vocabulary.fields import Bounds
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.setup import COUNT, LEVEL, PER_REQUEST_WORDS, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
 from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.study import request_design_note
 
 if TYPE_CHECKING:
     from prefeval_core.protocol import ProtocolState
@@ -151,14 +152,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(output)
         return 0
-    print_replay(output)
+    print_replay(output, request_design_note(dataset, setup, table))
     return 0
 
 
-def print_replay(output: dict[str, Any]) -> None:
+def print_replay(output: dict[str, Any], design_note: str | None) -> None:
     """The run in lines: a tier question (top-k) by system (the answer rules systems out; under
     question-level control often without deciding a pair), the other questions by pair; then the
-    answer, the comparison with the full evaluation and the cost."""
+    answer, the comparison with the full evaluation, why a request bought what it did where the
+    defaults could not buy one rating at a time (``design_note``), and the cost."""
     summary = output["summary"]
     tier = "reference_answer" in summary
     if tier:
@@ -205,6 +207,8 @@ def print_replay(output: dict[str, Any]) -> None:
         )
     if summary["ratings_per_request"] != "all":
         print_safe(f"a request bought {PER_REQUEST_WORDS[summary['ratings_per_request']]}")
+    if design_note is not None:
+        print_safe(design_note)
     print_safe(
         ("" if tier else pairs) + f"pair outcomes {summary['annotation_fraction']:.2f}  "
         f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "

@@ -81,6 +81,14 @@ def pooling_problem(dataset: Dataset, human: str) -> str | None:
     return _units_of_ratings(annotator_scores(dataset.ratings, human), human)[1]
 
 
+def unpooled_reason(dataset: Dataset, human: str) -> str | None:
+    """Why the annotators of ``human`` that the data keep apart cannot be split into units
+    (:func:`pooling_problem`: outputs rated different numbers of times); ``None`` where they can, or
+    where the data keep none apart."""
+    annotated, problem = _units_of_ratings(annotator_scores(dataset.ratings, human), human)
+    return None if annotated.empty else problem
+
+
 def _units_of_ratings(annotated: pd.DataFrame, human: str) -> tuple[pd.DataFrame, str | None]:
     """``annotated`` (:func:`~prefeval_core.data.annotators.annotator_scores`) with ``annotator`` the
     rating's unit within its item (:func:`~prefeval_core.data.annotators.annotator_places`), or why

@@ -29,14 +29,14 @@ from prefeval_core.protocol import (
     replay_source,
     run_protocol,
 )
-from prefeval_core.protocol.annotator_units import pooling_problem
+from prefeval_core.protocol.annotator_units import pooling_problem, unpooled_reason
 from prefeval_core.protocol.questions import check_question
 from prefeval_core.protocol.run import Progress
 from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
 from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow.answers import answer_words, exclusions, leaderboard_json, study_leaderboard
-from prefeval_core.workflow.setup import StudySetup, protocol_settings
+from prefeval_core.workflow.setup import PER_REQUEST_WORDS, StudySetup, protocol_settings
 
 
 def replay_setup(
@@ -94,6 +94,17 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
         ratings_per_request=setup.request_design(lambda: pooling_problem(dataset, setup.human) is None),
         judgments_per_item=setup.judgments_per_item,
     )
+
+
+def request_design_note(dataset: Dataset, setup: StudySetup, table: StudyTable) -> str | None:
+    """Why a study that names no design buys every rating of an output at once although the data
+    keep its annotators apart and its statistic would buy one at a time (``one_pooled``): the
+    outputs were rated different numbers of times. ``None`` otherwise."""
+    defaults_to_pooling = setup.ratings_per_request is None and setup.request_design(lambda: True) == "one_pooled"
+    if not defaults_to_pooling or table.ratings_per_request != "all":
+        return None
+    reason = unpooled_reason(dataset, setup.human)
+    return None if reason is None else f"a request bought {PER_REQUEST_WORDS['all']}, not one at a time: {reason}"
 
 
 def start_study(table: StudyTable, setup: StudySetup) -> ProtocolState:
