@@ -1,10 +1,11 @@
-"""Small builders for hand-made input files used by the data-layer tests."""
+"""Small builders for hand-made input files used by the tests (data layer, annotators kept apart)."""
 
 from __future__ import annotations
 
 import gzip
 import io
 
+import numpy as np
 import pandas as pd
 
 RATINGS_CSV = (
@@ -32,3 +33,24 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return buffer.getvalue()
+
+
+def nested_csv(workers: dict[tuple[int, str], dict[str, float]]) -> bytes:
+    """``workers[(item, system)]``: each worker's rating of that output; the rater's score their mean."""
+    rows = ["item_id,system,rater,score"]
+    for (item, system), ratings in workers.items():
+        rows += [f"i{item},{system},human:q:{worker},{score!r}" for worker, score in ratings.items()]
+        rows.append(f"i{item},{system},human:q,{float(np.mean(list(ratings.values())))!r}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def crowd_csv(rated: int = 3, items: int = 12, uneven: bool = False) -> bytes:
+    """A crowd: every output rated by ``rated`` workers drawn from 9, others for each output (one
+    output rated once less with ``uneven``)."""
+    rng = np.random.default_rng(7)
+    workers = {}
+    for item in range(items):
+        for system in ("a", "b", "c"):
+            chosen = rng.choice(9, size=rated - (uneven and (item, system) == (5, "b")), replace=False)
+            workers[(item, system)] = {f"w{w}": float(rng.integers(1, 6)) for w in chosen}
+    return nested_csv(workers)

@@ -25,6 +25,7 @@ from prefeval_core.vocabulary.outcomes import UNDECIDED
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.study import replay_json, request_design_note, run_replay, study_table
 from prefeval_core.workflow.views import win_rates_caption
+from tests.data_helpers import crowd_csv, nested_csv
 
 ANNOTATORS = ("x", "y", "z")
 
@@ -94,32 +95,11 @@ def test_units_need_annotators_a_replay_and_a_pool_statistic() -> None:
         state_from_dict(saved, table)
 
 
-def _nested_csv(workers: dict[tuple[int, str], dict[str, float]]) -> bytes:
-    """``workers[(item, system)]``: each worker's rating of that output; the rater's score their mean."""
-    rows = ["item_id,system,rater,score"]
-    for (item, system), ratings in workers.items():
-        rows += [f"i{item},{system},human:q:{worker},{score!r}" for worker, score in ratings.items()]
-        rows.append(f"i{item},{system},human:q,{float(np.mean(list(ratings.values())))!r}")
-    return ("\n".join(rows) + "\n").encode()
-
-
-def _crowd(rated: int = 3, items: int = 12, uneven: bool = False) -> bytes:
-    """A crowd: every output rated by ``rated`` workers drawn from 9, others for each output (one
-    output rated once less with ``uneven``)."""
-    rng = np.random.default_rng(7)
-    workers = {}
-    for item in range(items):
-        for system in ("a", "b", "c"):
-            chosen = rng.choice(9, size=rated - (uneven and (item, system) == (5, "b")), replace=False)
-            workers[(item, system)] = {f"w{w}": float(rng.integers(1, 6)) for w in chosen}
-    return _nested_csv(workers)
-
-
 def test_a_crowd_is_split_into_places_so_each_unit_covers_its_item() -> None:
     """Workers nested in outputs: an annotator's unit would hold a few of the item's outputs and a
     pair's pool only the items where one worker rated both systems; the k-th rating of each output
     (a place) keeps every output in every unit, and the full evaluation's mean difference."""
-    dataset = load_dataset([("crowd.csv", _crowd())])
+    dataset = load_dataset([("crowd.csv", crowd_csv())])
     assert pooling_problem(dataset, "human:q") is None
     full = build_study_table(dataset, "human:q")
     units = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
@@ -134,7 +114,7 @@ def test_a_crowd_is_split_into_places_so_each_unit_covers_its_item() -> None:
 def test_a_file_with_an_annotator_column_costs_every_rating_and_buys_one_at_a_time() -> None:
     """The usual long format (``item_id, system, rater, annotator, score``, rater ``human``): the
     study paid each annotator's rating, and a replay buys one at a time as with named sub-raters."""
-    named = load_dataset([("crowd.csv", _crowd())])
+    named = load_dataset([("crowd.csv", crowd_csv())])
     rows = named.ratings[named.ratings["rater"].str.startswith("human:q:")]
     long = "item_id,system,rater,annotator,score\n" + "".join(
         f"{r.item_id},{r.system},human,{r.rater.split(':')[-1]},{r.score!r}\n" for r in rows.itertuples()
@@ -154,7 +134,7 @@ def test_experts_crossed_with_the_systems_keep_their_names() -> None:
 
 
 def test_outputs_rated_unequally_often_are_not_split_into_units() -> None:
-    dataset = load_dataset([("crowd.csv", _crowd(uneven=True))])
+    dataset = load_dataset([("crowd.csv", crowd_csv(uneven=True))])
     problem = pooling_problem(dataset, "human:q")
     assert problem is not None and "rated 2 to 3 times (item 'i5', system 'b': 2)" in problem
     with pytest.raises(SettingsError, match="would weigh them unequally") as refused:
@@ -165,8 +145,8 @@ def test_outputs_rated_unequally_often_are_not_split_into_units() -> None:
 
 def test_a_replay_says_why_it_bought_every_rating_at_once_where_counts_are_unequal(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     uneven, even = tmp_path / "uneven.csv", tmp_path / "even.csv"
-    uneven.write_bytes(_crowd(uneven=True))
-    even.write_bytes(_crowd())
+    uneven.write_bytes(crowd_csv(uneven=True))
+    even.write_bytes(crowd_csv())
     argv = ["replay", "--human", "human:q", "--question", "top-k", "--data"]
     assert main([*argv, str(uneven)]) == 0
     said = capsys.readouterr().out
@@ -176,7 +156,7 @@ def test_a_replay_says_why_it_bought_every_rating_at_once_where_counts_are_unequ
     assert "not one at a time" not in said and "a request bought one annotator's rating" in said
     assert main([*argv, str(uneven), "--ratings-per-request", "all"]) == 0  # asked for: nothing to explain
     assert "not one at a time" not in capsys.readouterr().out
-    dataset = load_dataset([("crowd.csv", _crowd(uneven=True))])
+    dataset = load_dataset([("crowd.csv", crowd_csv(uneven=True))])
     mean_statistic = StudySetup(human="human:q", statistic="mean")  # its default is all whatever the counts
     assert request_design_note(dataset, mean_statistic, study_table(dataset, mean_statistic)) is None
 
@@ -270,7 +250,7 @@ def test_the_pool_test_on_units_keeps_its_level_where_annotators_disagree() -> N
     assert false / runs <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / runs), false
 
 
-def test_the_pool_test_on_places_keeps_its_level_in_a_crowd() -> None:
+def test_the_pool_test_on_places_keeps_its_level_in_acrowd_csv() -> None:
     """The same for places: a crowd whose workers differ for each output, two systems with an
     exactly tied full evaluation (mean 0 on every item) although the first place of system a is
     always its most lenient worker (+2) and the others -1: over 200 seeded orders of the 60 places,
@@ -281,7 +261,7 @@ def test_the_pool_test_on_places_keeps_its_level_in_a_crowd() -> None:
         base = float(rng.integers(2, 4))
         workers[(item, "a")] = {"w0": base + 2, "w5": base - 1, "w9": base - 1}  # w0 sorts first: place #1
         workers[(item, "b")] = {f"w{w}": base for w in (1, 2, 3)}
-    dataset = load_dataset([("crowd.csv", _nested_csv(workers))])
+    dataset = load_dataset([("crowd.csv", nested_csv(workers))])
     table = build_study_table(dataset, "human:q", ratings_per_request="one_pooled")
     assert table.items[:3] == ("i0 @ #1", "i0 @ #2", "i0 @ #3")
     runs, false = 200, 0

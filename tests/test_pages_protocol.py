@@ -13,6 +13,8 @@ from prefeval_core.annotation.left_right import make_comparison
 from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol import ProtocolState
 from prefeval_core.store import Rating, open_store, utc_now
+from prefeval_core.workflow.session import DataChoice
+from tests.data_helpers import crowd_csv
 from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, shown, start_protocol  # noqa: F401
 from tests.protocol_fixtures import same_state
 
@@ -250,3 +252,17 @@ def test_the_net_win_rate_runs_from_the_form_as_the_core_runs_it() -> None:
     again = run_protocol(new_state(protocol.table, protocol.settings), replay_source(protocol.table))
     assert again.cost_used == protocol.cost_used and np.array_equal(again.decisions, protocol.decisions)
     assert np.array_equal(again.members, protocol.members)
+
+
+def test_the_page_says_why_a_crowd_rated_unequally_often_is_bought_whole() -> None:
+    at = page("protocol.py")
+    at.session_state["pe.data"] = DataChoice("upload", "crowd", files=(("crowd.csv", crowd_csv(uneven=True)),))
+    run_ok(at)
+    next(s for s in at.selectbox if s.label == "Question").set_value("top-k")
+    at.button[0].click()  # the settings form's "Start protocol"
+    run_ok(at)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    assert protocol.table.ratings_per_request == "all"
+    captions = shown(" ".join(c.value for c in at.caption))
+    assert "A request bought all annotators' ratings at once, not one at a time: the outputs of" in captions
+    assert "rated 2 to 3 times" in captions
