@@ -41,7 +41,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("PREFEVAL_DATA_DIR", tempfile.mkdtemp())
     print(f"`PYTHONPATH=. .venv/bin/python bench/reliability/pool_ties.py {shlex.join(sys.argv[1:])}`\n")
-    print("8 systems, 60 items, 3 ratings per output; s0-s2 tie exactly in the pool, the others 0.4-1.6 lower.\n")
+    print("8 systems, 60 items, 3 ratings per output; s0-s2 tie exactly in the pool, the others 0.4, 0.4, 0.8, 0.8 and 1.2 lower.\n")
     print("| design | question | N | control | statistic | design bought | runs | error share (γ + 2 s.e.) | cost | s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     broken = False
