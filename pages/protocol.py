@@ -24,7 +24,7 @@ if protocol is None:
     st.stop()
 pw.step_buttons(choice, protocol)
 pw.status(protocol)
-pw.design_note(dataset, protocol)
+pw.design_note(choice)
 with user_errors("Comparing with the human evaluation", stop=False):
     result = pw.replay_result(protocol)
 tabs = st.tabs(

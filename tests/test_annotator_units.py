@@ -158,7 +158,7 @@ def test_a_replay_says_why_it_bought_every_rating_at_once_where_counts_are_unequ
     assert "not one at a time" not in capsys.readouterr().out
     dataset = load_dataset([("crowd.csv", crowd_csv(uneven=True))])
     mean_statistic = StudySetup(human="human:q", statistic="mean")  # its default is all whatever the counts
-    assert request_design_note(dataset, mean_statistic, study_table(dataset, mean_statistic)) is None
+    assert request_design_note(dataset, mean_statistic) is None
 
 
 def test_a_misspelt_metric_is_named_against_every_rater_of_the_data() -> None:

@@ -31,7 +31,7 @@ from prefeval_core.workflow.request_files import BlindKey, RequestFileFormat
 from prefeval_core.workflow.request_files import request_files as files_of
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import state_key
-from prefeval_core.workflow.study import ProtocolState, StudyTable
+from prefeval_core.workflow.study import ProtocolState, StudyTable, request_design_note
 from prefeval_core.workflow.study_report import JudgeBought
 from prefeval_core.workflow.text_metrics import Against, MetricName, SentenceEncoder
 from prefeval_core.workflow.views import Model, WinRateDensities
@@ -91,6 +91,13 @@ def request_files(
 def study_table(choice: DataChoice, setup: StudySetup) -> StudyTable:
     """The study table of ``setup`` on the chosen data (:func:`prefeval_core.workflow.study_table`)."""
     return workflow.study_table(dataset(choice), setup)
+
+
+@st.cache_data(max_entries=16, hash_funcs=_HASH, show_spinner=False)
+def design_note(choice: DataChoice, setup: StudySetup) -> str | None:
+    """Why the study buys every rating at once where the defaults would buy one at a time
+    (:func:`prefeval_core.workflow.study.request_design_note`): once per data and setup, not per rerun."""
+    return request_design_note(dataset(choice), setup)
 
 
 @st.cache_data(max_entries=8, show_spinner="Drawing from the posteriors ...")

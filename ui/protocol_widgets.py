@@ -22,7 +22,6 @@ from prefeval_core.workflow.replay_steps import ERROR_LABELS, is_finished, next_
 from prefeval_core.workflow.replay_steps import replay_result as compare_with_reference
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import SetupField, setup_fields, setup_from_values, setup_values
-from prefeval_core.workflow.study import request_design_note
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
 from ui.live_round import decide_button, fresh_judgments
@@ -205,11 +204,11 @@ def status(protocol: ProtocolState) -> None:
                 st.caption("No judge in the decision model: human judgments only." if bought is None else bought.words())
 
 
-def design_note(dataset: Dataset, protocol: ProtocolState) -> None:
+def design_note(choice: DataChoice) -> None:
     """Why the study buys every rating of an output at once where the defaults would buy one at a
     time (outputs rated unequally often), as ``prefeval replay`` says it."""
     setup = state.setup()
-    note = None if setup is None else request_design_note(dataset, setup, protocol.table)
+    note = None if setup is None else cache.design_note(choice, setup)
     if note is not None:
         st.caption(escape_markdown(note[0].upper() + note[1:]) + ".")
 

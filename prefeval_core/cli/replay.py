@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(output)
         return 0
-    print_replay(output, request_design_note(dataset, setup, table))
+    print_replay(output, request_design_note(dataset, setup))
     return 0
 
 

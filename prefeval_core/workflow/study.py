@@ -96,12 +96,12 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
     )
 
 
-def request_design_note(dataset: Dataset, setup: StudySetup, table: StudyTable) -> str | None:
-    """Why a study that names no design buys every rating of an output at once although the data
-    keep its annotators apart and its statistic would buy one at a time (``one_pooled``): the
-    outputs were rated different numbers of times. ``None`` otherwise."""
-    defaults_to_pooling = setup.ratings_per_request is None and setup.request_design(lambda: True) == "one_pooled"
-    if not defaults_to_pooling or table.ratings_per_request != "all":
+def request_design_note(dataset: Dataset, setup: StudySetup) -> str | None:
+    """Why a study that names no design buys every rating of an output at once (its table's ``all``,
+    :func:`study_table`) although the data keep its annotators apart and its statistic would buy
+    one at a time (``one_pooled``): the outputs were rated different numbers of times. ``None``
+    otherwise."""
+    if setup.ratings_per_request is not None or setup.request_design(lambda: True) != "one_pooled":
         return None
     reason = unpooled_reason(dataset, setup.human)
     return None if reason is None else f"a request bought {PER_REQUEST_WORDS['all']}, not one at a time: {reason}"
