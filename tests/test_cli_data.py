@@ -173,3 +173,13 @@ def test_validate_names_the_files_in_findings_about_the_whole_data(tmp_path, cap
     assert main(["validate", str(path), "--human", "humans", "--json"]) == 1
     (problem,) = [p for p in json.loads(capsys.readouterr().out)["problems"] if p["severity"] == "error"]
     assert problem["file"] == "ratings.csv" and problem["kind"] == "unknown_name"
+
+
+def test_describe_keeps_its_columns_aligned_for_long_rater_names(tmp_path, capsys) -> None:
+    long_name = "gpt-3.5-turbo-0301-h2h-swapped:consistency"  # 42 characters, as in SummEval
+    path = tmp_path / "r.csv"
+    path.write_text(f"item_id,system,rater,score\ni1,A,human,1\ni1,B,human,2\ni1,A,{long_name},3\ni1,B,{long_name},4\n")
+    assert main(["describe", str(path)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert len(rows) == 2
+    assert len({row.index("scalar") for row in rows}) == 1, rows

@@ -30,9 +30,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print_safe(f"dataset {summary['name']}: {len(summary['systems'])} systems, {summary['items']} items, {len(summary['raters'])} raters")
     print_safe("systems: " + ", ".join(summary["systems"]))
+    width = max((len(rater["name"]) for rater in summary["raters"]), default=0)
     for rater in summary["raters"]:
-        name = rater["name"]
-        print_safe(f"  {name:<40} {rater['kind']:<8} {rater['systems']:>3} systems {rater['items']:>6} items {rater['pairs']:>5} pairs")
+        print_safe(
+            f"  {rater['name']:<{width}} {rater['kind']:<8} {rater['systems']:>3} systems "
+            f"{rater['items']:>6} items {rater['pairs']:>5} pairs"
+        )
     if "pairs" in summary:
         print_safe(f"coverage of {args.human} / {args.metric}:")
         for pair in summary["pairs"]:
