@@ -165,6 +165,14 @@ def test_the_report_page_shows_no_results_before_the_first_round() -> None:
     assert not [d for d in report.dataframe if "human outcomes" in d.value]  # no table of untouched pairs at the prior
 
 
+def test_before_the_end_the_page_says_how_the_judge_enters_the_decisions() -> None:
+    at = start_protocol(1500)
+    protocol: ProtocolState = at.session_state["pe.protocol"]
+    assert protocol.settings.metrics and not protocol.records  # the sample's default judge, nothing decided yet
+    said = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("The judge \\(")]  # shown escaped
+    assert len(said) == 1 and "the judge does not enter" in said[0] and "pool" in said[0]  # the default: human judgments decide
+
+
 def test_run_to_the_end_stops_at_the_budget() -> None:
     at = start_protocol(2500, unit="comparisons")
     at.button(key="pe_run").click()

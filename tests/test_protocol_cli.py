@@ -123,3 +123,20 @@ def test_replay_writes_the_study_report_and_names_a_file_it_cannot_write(tmp_pat
     assert main([*base, "--report", str(missing)]) == 1
     error = capsys.readouterr().err
     assert str(missing) in error and "cannot write the file" in error and "Traceback" not in error
+
+
+def test_replay_says_how_the_judge_entered_the_decisions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = write_tiny(tmp_path / "tiny")
+    base = ["replay", "--data", str(data), "--human", "human", "--batch", "5", "--question", "top-k"]
+    for options, why in (
+        ([], "the judge does not enter"),  # the default: the exact pool test of the human differences
+        (["--statistic", "pool_mean_clt"], "control variate"),
+        (["--error-control", "none", "--statistic", "sign"], "enter the posterior that decides each pair"),
+    ):
+        assert main([*base, "--metric", "metric", *options]) == 0
+        said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("the judge (metric): ")]
+        assert len(said) == 1 and why in said[0], (options, said)
+        assert run_json(capsys, [*base, "--metric", "metric", *options, "--json"])["summary"]["judge_role"] in said[0]
+    assert main(base) == 0
+    assert "the judge" not in capsys.readouterr().out  # human only: nothing to say
+    assert run_json(capsys, [*base, "--json"])["summary"]["judge_role"] is None

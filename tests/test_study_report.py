@@ -54,6 +54,7 @@ def test_what_the_judge_bought_is_the_run_against_human_judgments_only(error_con
     assert bought.ruled_out_with == int((~run.run.state.members).sum())  # a tier question counts systems, not pairs
     assert f"ruled out {abs(bought.ruled_out_with - (bought.ruled_out_without or 0))} " in words
     assert judge_bought(human_only.run.state) is None
+    assert run.summary["judge_role"] == bought.why and human_only.summary["judge_role"] is None  # replay --json says the same
 
 
 def test_with_the_pool_mean_clt_statistic_the_judge_is_inside_the_test_and_the_report_says_so() -> None:

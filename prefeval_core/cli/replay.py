@@ -160,7 +160,8 @@ def print_replay(output: dict[str, Any], design_note: str | None) -> None:
     """The run in lines: a tier question (top-k) by system (the answer rules systems out; under
     question-level control often without deciding a pair), the other questions by pair; then the
     answer, the comparison with the full evaluation, why a request bought what it did where the
-    defaults could not buy one rating at a time (``design_note``), and the cost."""
+    defaults could not buy one rating at a time (``design_note``), how the judge entered the decisions,
+    and the cost."""
     summary = output["summary"]
     tier = "reference_answer" in summary
     if tier:
@@ -209,6 +210,8 @@ def print_replay(output: dict[str, Any], design_note: str | None) -> None:
         print_safe(f"a request bought {PER_REQUEST_WORDS[summary['ratings_per_request']]}")
     if design_note is not None:
         print_safe(design_note)
+    if summary["judge_role"] is not None:
+        print_safe(f"the judge ({', '.join(summary['settings']['metrics'])}): {summary['judge_role']}")
     print_safe(
         ("" if tier else pairs) + f"pair outcomes {summary['annotation_fraction']:.2f}  "
         f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from prefeval_core.protocol import ProtocolState, is_finished, pairs_that_matter, stop_reason
+from prefeval_core.protocol import ERROR_CONTROL_RULES, ProtocolSettings, ProtocolState, is_finished, pairs_that_matter, stop_reason
 from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.settings import CLT_STATISTICS
 from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
 from prefeval_core.vocabulary.outcomes import TIE
 from prefeval_core.workflow.answers import answer_words
@@ -119,4 +120,34 @@ def study_status(state: ProtocolState) -> StudyStatus:
         systems=len(table.systems),
         equivalent=None if settings.delta is None else int(equivalent.sum()),
         cost_to_settle=cost_to_settle(state),
+    )
+
+
+def judge_role(settings: ProtocolSettings) -> str | None:
+    """How the judge (the study's metrics) enters the decisions under ``settings``, in words; ``None``
+    for a run without one. A study with metrics under a rule that decides from the human judgments
+    alone (the default ``pool_mean``) says so: the metric is then only drawn, never paid for in decisions."""
+    if not settings.metrics or settings.model == "human_only":
+        return None
+    if settings.error_control == "none":
+        return "without error control the judge's outcomes enter the posterior that decides each pair (the paper's model)."
+    if settings.statistic in CLT_STATISTICS:
+        return (
+            f"under {settings.error_control} error control the {settings.statistic} statistic takes the judge's differences (of its "
+            "scores, where it has scores) into each pair's test as a control variate, so it saves judgments by removing the "
+            "part of the human differences' spread it predicts (the guarantee is asymptotic, method.md §13)."
+        )
+    if settings.model == "known_mu" and settings.error_control == "anytime":
+        return f"under {settings.error_control} error control the judge's e-process may decide beside the human one (a share of γ)."
+    if not ERROR_CONTROL_RULES[settings.error_control].per_pair:
+        return (
+            f"under {settings.error_control} error control with the {settings.statistic} statistic the decisions and the stops "
+            "come from the human judgments alone: the judge does not enter. The pool_mean_clt statistic takes it into each "
+            "pair's test as a control variate (an asymptotic guarantee, method.md §13)."
+        )
+    return (
+        f"under {settings.error_control} error control the decisions come from the human judgments alone; the judge only "
+        "predicts which pairs are futile, so it saves judgments only by stopping those pairs sooner"
+        + ("" if settings.futility is not None else " — and the futility rule is off")
+        + "."
     )

@@ -37,6 +37,7 @@ from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 from prefeval_core.workflow.answers import answer_words, exclusions, leaderboard_json, study_leaderboard
 from prefeval_core.workflow.setup import PER_REQUEST_WORDS, StudySetup, protocol_settings
+from prefeval_core.workflow.status import judge_role
 
 
 def replay_setup(
@@ -164,6 +165,7 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
          "ratings_per_request": "all"|"one"|"one_pooled" (what a request bought),
          "equivalent_pairs" (pairs decided equivalent within δ; 0 without a margin), "false_equivalences"
          (of those, the pairs δ or more apart on the full evaluation),
+         "judge_role" (how the study's metrics enter the decisions, in words; null without metrics),
          the kind's own keys (its answer against the full evaluation's, ``result.answer.summary()``);
          top-k: "k", "answer": [systems], "sure": [systems], "reference_answer": [systems],
                 "exact_match", "false_exclusions", "extras",
@@ -193,6 +195,7 @@ def summary_json(result: ProtocolResult, state: ProtocolState, wall_s: float) ->
         "ratings_per_request": state.table.ratings_per_request,
         "equivalent_pairs": int(result.equivalent.sum()),
         "false_equivalences": int(result.false_equivalent.sum()),
+        "judge_role": judge_role(state.settings),
     }
     summary |= leaderboard_json(study_leaderboard(state))
     if result.answer is not None:

@@ -22,7 +22,6 @@ from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
 from prefeval_core.protocol import (
-    ERROR_CONTROL_RULES,
     ProtocolResult,
     ProtocolState,
     QuestionKind,
@@ -37,7 +36,7 @@ from prefeval_core.vocabulary.outcomes import BETTER, TIE
 from prefeval_core.workflow.answers import answer_words, exclusion_words, exclusions_frame, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.setup import PER_REQUEST_WORDS, STATISTIC_WORDS, StudySetup
-from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.status import judge_role, study_status
 from prefeval_core.workflow.views import (
     CONTROL_WORDS,
     NOT_PAIRWISE_WORDS,
@@ -99,34 +98,11 @@ def judge_bought(state: ProtocolState) -> JudgeBought | None:
     has ended (a judge that ends the run sooner saves what the human-only run goes on to buy), else for
     as many rounds: seconds for the bundled studies."""
     settings = state.settings
-    if not state.table.k or settings.model == "human_only":
+    why = judge_role(settings)
+    if not state.table.k or why is None:
         return None
     rounds = None if is_finished(state) else state.round
     human = run_protocol(new_state(state.table, replace(settings, model="human_only")), replay_source(state.table), max_rounds=rounds)
-    if settings.error_control == "none":
-        why = "without error control the judge's outcomes enter the posterior that decides each pair (the paper's model)."
-    elif settings.statistic in CLT_STATISTICS:
-        why = (
-            f"under {settings.error_control} error control the {settings.statistic} statistic takes the judge's differences (of its "
-            "scores, where it has scores) into each pair's test as a control variate, so it saves judgments by removing the "
-            "part of the human differences' spread "
-            "it predicts (the guarantee is asymptotic, method.md §13)."
-        )
-    elif settings.model == "known_mu" and settings.error_control == "anytime":
-        why = f"under {settings.error_control} error control the judge's e-process may decide beside the human one (a share of γ)."
-    elif not ERROR_CONTROL_RULES[settings.error_control].per_pair:
-        why = (
-            f"under {settings.error_control} error control with the {settings.statistic} statistic the decisions and the stops "
-            "come from the human judgments alone: the judge does not enter. The pool_mean_clt statistic takes it into each "
-            "pair's test as a control variate (an asymptotic guarantee, method.md §13)."
-        )
-    else:
-        why = (
-            f"under {settings.error_control} error control the decisions come from the human judgments alone; the judge only "
-            "predicts which pairs are futile, so it saves judgments only by stopping those pairs sooner"
-            + ("" if settings.futility is not None else " — and the futility rule is off")
-            + "."
-        )
     now, then = study_status(state), study_status(human)
     return JudgeBought(
         state.table.metric_raters, state.table.unit, state.cost_used, human.cost_used, now.decided, then.decided, why,
