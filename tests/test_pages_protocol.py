@@ -262,7 +262,7 @@ def test_the_net_win_rate_runs_from_the_form_as_the_core_runs_it() -> None:
     assert np.array_equal(again.members, protocol.members)
 
 
-def test_the_page_says_why_a_crowd_rated_unequally_often_is_bought_whole() -> None:
+def test_the_page_says_why_a_crowd_rated_unequally_often_is_bought_whole(downloads) -> None:  # noqa: F811
     at = page("protocol.py")
     at.session_state["pe.data"] = DataChoice("upload", "crowd", files=(("crowd.csv", crowd_csv(uneven=True)),))
     run_ok(at)
@@ -274,3 +274,9 @@ def test_the_page_says_why_a_crowd_rated_unequally_often_is_bought_whole() -> No
     captions = shown(" ".join(c.value for c in at.caption))
     assert "A request bought all annotators' ratings at once, not one at a time: the outputs of" in captions
     assert "rated 2 to 3 times" in captions
+    report = page_with_protocol("report.py", at)
+    report.session_state["pe.data"] = at.session_state["pe.data"]
+    run_ok(report).button(key="pe_report").click()
+    html = downloads(run_ok(report), "Download the HTML report (offline, self-contained)").decode()
+    settings = html.split("<h2>Settings</h2>")[1]  # the report says it too
+    assert "not one at a time: the outputs of 'human:q' were rated 2 to 3 times" in settings

@@ -91,4 +91,5 @@ def report_html(session: Mapping[str, Any], *, figures: bool = False) -> str:
     title = f"prefeval report: {choice.name}"
     seed = 0 if check is None else check.seed
     setup: StudySetup | None = session[state.SETUP]
-    return session_report_html(title, protocol, setup, metric=metric, judges=judges, figures=figures, seed=seed)
+    design_note = None if setup is None else cache.design_note(choice, setup)
+    return session_report_html(title, protocol, setup, metric=metric, judges=judges, figures=figures, seed=seed, design_note=design_note)

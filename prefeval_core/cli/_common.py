@@ -113,12 +113,12 @@ def write_output_file(path: Path, content: bytes) -> None:
         raise UnsupportedFormatError.single("unsupported", f"cannot write the file ({error.strerror or error})", file=str(path)) from None
 
 
-def write_study_report(path: str, title: str, state: ProtocolState, setup: StudySetup | None) -> None:
-    """Write a study's report (HTML, as the dashboard's Report page) to ``path``; a file that cannot
-    be written is named (:func:`write_output_file`)."""
+def write_study_report(path: str, title: str, state: ProtocolState, setup: StudySetup | None, design_note: str | None = None) -> None:
+    """Write a study's report (HTML, as the dashboard's Report page; ``design_note`` in its settings)
+    to ``path``; a file that cannot be written is named (:func:`write_output_file`)."""
     from prefeval_core.workflow.study_report import session_report_html  # pandas and plotly: only when asked
 
-    write_output_file(Path(path), session_report_html(title, state, setup).encode("utf-8"))
+    write_output_file(Path(path), session_report_html(title, state, setup, design_note=design_note).encode("utf-8"))
 
 
 def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help: str, out_default: str, out_help: str) -> None:

@@ -145,14 +145,15 @@ def run(args: argparse.Namespace) -> int:
         progress(f"round {state.round}: {state.cost_used} {table.unit} used, {answered}{equivalent}")
 
     replay = run_replay(table, setup, progress=report)
+    design_note = request_design_note(dataset, setup)
     if args.report is not None:
-        write_study_report(args.report, f"prefeval replay: {setup.human} on {', '.join(args.data)}", replay.state, setup)
+        write_study_report(args.report, f"prefeval replay: {setup.human} on {', '.join(args.data)}", replay.state, setup, design_note)
         progress(f"report written to {args.report}")
     output = replay_json(replay)
     if args.json:
         print_json(output)
         return 0
-    print_replay(output, request_design_note(dataset, setup))
+    print_replay(output, design_note)
     return 0
 
 

@@ -204,8 +204,9 @@ def judges_section(comparison: JudgeComparison) -> ReportSection:
     return ReportSection("Judges: a verdict on each", text, html_body=_table(judges_frame(comparison)))
 
 
-def settings_section(state: ProtocolState) -> ReportSection:
-    """Every setting, in words."""
+def settings_section(state: ProtocolState, design_note: str | None = None) -> ReportSection:
+    """Every setting, in words; ``design_note``: why a request bought every rating of an output at
+    once where the defaults would buy one at a time (:func:`~prefeval_core.workflow.study.request_design_note`)."""
     s = state.settings
     table = state.table
     rows = [
@@ -225,6 +226,8 @@ def settings_section(state: ProtocolState) -> ReportSection:
     ]
     if table.ratings_per_request != "all":  # several annotators per output kept apart, bought one at a time
         rows.insert(3, ("a request buys", PER_REQUEST_WORDS[table.ratings_per_request]))
+    if design_note is not None:
+        rows.insert(3, ("a request bought", design_note.removeprefix("a request bought ")))
     frame = pd.DataFrame(rows, columns=["setting", "value"])
     return ReportSection("Settings", html_body=_table(frame))
 
@@ -321,14 +324,16 @@ def study_report_html(
     metric: MetricReport | None = None,
     bought: JudgeBought | None = None,
     appendix: Sequence[ReportSection] = (),
+    design_note: str | None = None,
 ) -> str:
-    """The whole report (module docstring): summary, leaderboard, judges, settings; then the
-    decisions matrix, the question's pairs, the metric check and any ``appendix`` (figures)."""
+    """The whole report (module docstring): summary, leaderboard, judges, settings (with
+    ``design_note``, :func:`settings_section`); then the decisions matrix, the question's pairs, the
+    metric check and any ``appendix`` (figures)."""
     board = study_leaderboard(state)
     sections = [summary_section(state, result, bought), leaderboard_section(board, state.settings.question.kind)]
     if judges is not None:
         sections.append(judges_section(judges))
-    sections.append(settings_section(state))
+    sections.append(settings_section(state, design_note))
     if state.settings.question.entry.tier:
         sections.append(exclusions_section(state))
     if not decides_tier_only(state) or state.status.equivalent.any():  # closed testing over a tier decides no pair
@@ -348,11 +353,13 @@ def session_report_html(
     judges: JudgeComparison | None = None,
     figures: bool = False,
     seed: int = 0,
+    design_note: str | None = None,
 ) -> str:
     """The offline HTML report of a dashboard session. With a protocol ``state``, the study
     report (:func:`study_report_html`; in a replay also against the full evaluation, and what the
-    judge saved); without one, the metric check and the judges. ``figures``: append the metric's
-    interactive figures (its posteriors drawn with ``seed``) and the decisions across rounds."""
+    judge saved; ``design_note`` in its settings); without one, the metric check and the judges.
+    ``figures``: append the metric's interactive figures (its posteriors drawn with ``seed``) and
+    the decisions across rounds."""
     appendix = diagnostics_sections(metric, confusions_shown=3, seed=seed) if figures and metric is not None else []
     if state is None:
         sections = [*([] if metric is None else [metric_section(metric)]), *([] if judges is None else [judges_section(judges)])]
@@ -362,4 +369,4 @@ def session_report_html(
     if figures:
         appendix.append(ReportSection("Decisions across rounds", figures=(theta_history_figure(state),)))
     bought = judge_bought(state) if replay else None
-    return study_report_html(title, state, result, judges=judges, metric=metric, bought=bought, appendix=appendix)
+    return study_report_html(title, state, result, judges=judges, metric=metric, bought=bought, appendix=appendix, design_note=design_note)
