@@ -32,6 +32,11 @@ def test_list_show_and_step_a_replay_study(tmp_path: Path, monkeypatch: pytest.M
     assert main(["studies", "step", str(top.id)]) == 0  # a tier question says how many systems are ruled out
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1].startswith("0 of 91 pairs decided; ") and " of 14 systems ruled out; " in lines[-1]
+    judged = begin_study(open_store(tmp_path), choice, choice.load(), setup.with_(metrics=("chrF",)), "TED with a judge")
+    assert main(["studies", "show", str(judged.id)]) == 0  # a study with a judge says how it enters the decisions
+    assert capsys.readouterr().out.splitlines()[-1].startswith("the judge (chrF): under question error control")
+    assert main(["studies", "show", str(judged.id), "--json"]) == 0
+    assert "the judge does not enter" in json.loads(capsys.readouterr().out)["judge_role"]
     assert main(["studies", "show", "999"]) == 1  # no such study: a one-line error
     assert "999" in capsys.readouterr().err
 

@@ -128,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         )
         print_safe(output["answer"])
         print_safe(f"{output['progress_words']}; {output['stop_words']}; next request: {output['requested']} tasks")
+        if output["judge_role"] is not None:
+            print_safe(f"the judge ({', '.join(output['setup']['metrics'])}): {output['judge_role']}")
     return 0
 
 

@@ -38,7 +38,7 @@ from prefeval_core.workflow.feed import OpenRequests, decide_now, stored_judgmen
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
-from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.status import judge_role, study_status
 from prefeval_core.workflow.study import start_study, study_table
 
 RECORD_VERSION = 1
@@ -228,7 +228,8 @@ def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | 
 
 def study_json(study: Study) -> dict[str, Any]:
     """Where the study stands, as ``studies show --json`` prints it: its :class:`~prefeval_core.workflow.status.StudyStatus`
-    fields, then ``id, name, dataset, stop_words, progress_words, requested`` (tasks in the open request) and ``setup``."""
+    fields, then ``id, name, dataset, stop_words, progress_words, requested`` (tasks in the open request), ``setup``
+    and ``judge_role`` (how the study's metrics enter the decisions, in words; null without metrics)."""
     status = study_status(study.state)
     return asdict(status) | {
         "id": study.id,
@@ -238,6 +239,7 @@ def study_json(study: Study) -> dict[str, Any]:
         "progress_words": status.progress_words,
         "requested": len(next_request(study.state)),
         "setup": study.setup.as_dict(),
+        "judge_role": judge_role(study.state.settings),
     }
 
 
