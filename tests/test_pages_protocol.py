@@ -171,6 +171,10 @@ def test_before_the_end_the_page_says_how_the_judge_enters_the_decisions() -> No
     assert protocol.settings.metrics and not protocol.records  # the sample's default judge, nothing decided yet
     said = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("The judge \\(")]  # shown escaped
     assert len(said) == 1 and "the judge does not enter" in said[0] and "pool" in said[0]  # the default: human judgments decide
+    assert any("the leaderboard fills in after the first round" in i.value for i in at.info)  # no table of blanks before it
+    assert not [d for d in at.dataframe if "P(top 1)" in d.value.columns]
+    at.button(key="pe_next").click()
+    assert [d for d in run_ok(at).dataframe if "P(top 1)" in d.value.columns]
 
 
 def test_run_to_the_end_stops_at_the_budget() -> None:

@@ -219,6 +219,9 @@ def design_note(choice: DataChoice) -> None:
 def leaderboard(protocol: ProtocolState) -> None:
     """Each system's score on the judgments revealed, its interval, P(top k), status and judgments spent."""
     board = study_leaderboard(protocol)
+    if not board.spent.any():  # no score, interval or chance of being best to show: not a table of blanks and zeros
+        st.info("No judgment is revealed yet: the leaderboard fills in after the first round.")
+        return
     frame = leaderboard_frame(board)
     numbers = {name: st.column_config.NumberColumn(format="%.3f") for name in frame.select_dtypes("float").columns}  # as the report
     st.dataframe(
