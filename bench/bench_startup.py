@@ -1,7 +1,7 @@
 """Start-up time of the command line (issue 22 item 5): prints figures, asserts nothing.
 
-Times ``python -m prefeval_core --version``, ``--help`` and the ``prefeval`` entry point
-(``prefeval_core.cli:main``) as fresh processes, each the median of ``--repeats`` runs, for every
+Times ``python -m prefeval_core --version``, ``--help``, the ``prefeval`` entry point
+(``prefeval_core.cli:main``) and three commands' own ``--help`` as fresh processes, each the median of ``--repeats`` runs, for every
 checkout given (the first is "before" when comparing, e.g. the main checkout against a branch).
 
 Usage (from the repository root)::
@@ -24,6 +24,10 @@ CASES = {
     "python -m prefeval_core --version": ["-m", "prefeval_core", "--version"],
     "python -m prefeval_core --help": ["-m", "prefeval_core", "--help"],
     "prefeval --version (entry point)": ["-c", ENTRY_POINT, "--version"],
+    # a command's own help builds its parser: the options read from the declared setup and the data formats (pandas)
+    "python -m prefeval_core describe --help": ["-m", "prefeval_core", "describe", "--help"],
+    "python -m prefeval_core replay --help": ["-m", "prefeval_core", "replay", "--help"],
+    "python -m prefeval_core studies --help": ["-m", "prefeval_core", "studies", "--help"],
 }
 
 
@@ -48,7 +52,7 @@ def main() -> None:
     print("|---|" + "---:|" * (len(args.roots) + 1))
     for label, argv in CASES.items():
         seconds = [wall_s(root.resolve(), argv, args.repeats) for root in args.roots]
-        ratio = f"{seconds[0] / seconds[-1]:.0f}x" if len(seconds) > 1 else ""
+        ratio = f"{seconds[0] / seconds[-1]:.1f}x" if len(seconds) > 1 else ""
         print(f"| {label} | " + " | ".join(f"{s:.2f} s" for s in seconds) + f" | {ratio} |")
 
 
