@@ -126,7 +126,7 @@ def study_status(state: ProtocolState) -> StudyStatus:
 def judge_role(settings: ProtocolSettings) -> str | None:
     """How the judge (the study's metrics) enters the decisions under ``settings``, in words; ``None``
     for a run without one. A study with metrics under a rule that decides from the human judgments
-    alone (the default ``pool_mean``) says so: the metric is then only drawn, never paid for in decisions."""
+    alone (the default ``pool_mean``) says so: the metric is then shown in figures but enters no decision."""
     if not settings.metrics or settings.model == "human_only":
         return None
     if settings.error_control == "none":
