@@ -1,8 +1,9 @@
 """Start-up time of the command line (issue 22 item 5): prints figures, asserts nothing.
 
 Times ``python -m prefeval_core --version``, ``--help``, the ``prefeval`` entry point
-(``prefeval_core.cli:main``) and three commands' own ``--help`` as fresh processes, each the median of ``--repeats`` runs, for every
-checkout given (the first is "before" when comparing, e.g. the main checkout against a branch).
+(``prefeval_core.cli:main``) and three commands' own ``--help`` as fresh processes, each the median
+of ``--repeats`` runs, for every checkout given (the first is "before" when comparing, e.g. the main
+checkout against a branch).
 
 Usage (from the repository root)::
 

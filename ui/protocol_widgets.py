@@ -22,7 +22,7 @@ from prefeval_core.workflow.replay_steps import ERROR_LABELS, is_finished, next_
 from prefeval_core.workflow.replay_steps import replay_result as compare_with_reference
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import SetupField, setup_fields, setup_from_values, setup_values
-from prefeval_core.workflow.status import judge_role
+from prefeval_core.workflow.status import judge_role, judge_sentence
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
 from ui.live_round import decide_button, fresh_judgments
@@ -204,7 +204,8 @@ def status(protocol: ProtocolState) -> None:
             bought = cache.judge_bought(protocol)
             st.caption("No judge in the decision model: human judgments only." if bought is None else bought.words())
     elif (role := judge_role(protocol.settings)) is not None:  # before the end, and in a live study: what the judge can do
-        st.caption(escape_markdown(f"The judge ({', '.join(protocol.settings.metrics)}): {role}"))
+        sentence = judge_sentence(protocol.settings.metrics, role)
+        st.caption(escape_markdown(sentence[0].upper() + sentence[1:]))
 
 
 def design_note(choice: DataChoice) -> None:

@@ -25,7 +25,7 @@ from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.fields import Bounds
 from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.setup import COUNT, LEVEL, PER_REQUEST_WORDS, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
-from prefeval_core.workflow.status import study_status
+from prefeval_core.workflow.status import judge_sentence, study_status
 from prefeval_core.workflow.study import request_design_note
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ def print_replay(output: dict[str, Any], design_note: str | None) -> None:
     if design_note is not None:
         print_safe(design_note)
     if summary["judge_role"] is not None:
-        print_safe(f"the judge ({', '.join(summary['settings']['metrics'])}): {summary['judge_role']}")
+        print_safe(judge_sentence(summary["settings"]["metrics"], summary["judge_role"]))
     print_safe(
         ("" if tier else pairs) + f"pair outcomes {summary['annotation_fraction']:.2f}  "
         f"cost {summary['cost_used']} of {summary['cost_available']} {summary['cost_unit']} ({summary['cost_fraction']:.2f})  "

@@ -28,6 +28,7 @@ from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.live_study import data_choice, start_live_study
 from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
 from prefeval_core.workflow.setup import StudySetup
+from prefeval_core.workflow.status import judge_sentence
 from prefeval_core.workflow.studies import (
     Study,
     all_study_details,
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         print_safe(output["answer"])
         print_safe(f"{output['progress_words']}; {output['stop_words']}; next request: {output['requested']} tasks")
         if output["judge_role"] is not None:
-            print_safe(f"the judge ({', '.join(output['setup']['metrics'])}): {output['judge_role']}")
+            print_safe(judge_sentence(output["setup"]["metrics"], output["judge_role"]))
     return 0
 
 

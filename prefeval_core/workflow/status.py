@@ -3,6 +3,7 @@ command line's replay, which draws nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,3 +152,9 @@ def judge_role(settings: ProtocolSettings) -> str | None:
         + ("" if settings.futility is not None else " — and the futility rule is off")
         + "."
     )
+
+
+def judge_sentence(metrics: Sequence[str], role: str) -> str:
+    """``the judge (rougeL, bleu): <role>``: the line ``replay`` and ``studies show`` print and the
+    Protocol page shows (:func:`judge_role` gives ``role``)."""
+    return f"the judge ({', '.join(metrics)}): {role}"
