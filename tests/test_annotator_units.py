@@ -151,9 +151,9 @@ def test_a_replay_says_why_it_bought_every_rating_at_once_where_counts_are_unequ
     report = tmp_path / "report.html"
     assert main([*argv, str(uneven), "--report", str(report)]) == 0
     said = capsys.readouterr().out
-    assert "a request bought all annotators' ratings at once, not one at a time: the outputs of 'human:q' were rated 2 to 3" in said
+    assert "a request bought all annotators' judgments at once, not one at a time: the outputs of 'human:q' were rated 2 to 3" in said
     settings = report.read_text(encoding="utf-8").split("<h2>Settings</h2>")[1]  # the report a lead sends says it too
-    assert "<td>a request bought</td>" in settings and "all annotators' ratings at once, not one at a time: the outputs of" in settings
+    assert "<td>a request bought</td>" in settings and "all annotators' judgments at once, not one at a time: the outputs of" in settings
     assert main([*argv, str(even)]) == 0
     said = capsys.readouterr().out
     assert "not one at a time" not in said and "a request bought one annotator's rating" in said

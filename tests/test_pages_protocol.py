@@ -276,7 +276,7 @@ def test_the_page_says_why_a_crowd_rated_unequally_often_is_bought_whole(downloa
     protocol: ProtocolState = at.session_state["pe.protocol"]
     assert protocol.table.ratings_per_request == "all"
     captions = shown(" ".join(c.value for c in at.caption))
-    assert "A request bought all annotators' ratings at once, not one at a time: the outputs of" in captions
+    assert "A request bought all annotators' judgments at once, not one at a time: the outputs of" in captions
     assert "rated 2 to 3 times" in captions
     report = page_with_protocol("report.py", at)
     report.session_state["pe.data"] = at.session_state["pe.data"]

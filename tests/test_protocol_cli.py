@@ -140,3 +140,17 @@ def test_replay_says_how_the_judge_entered_the_decisions(tmp_path: Path, capsys:
     assert main(base) == 0
     assert "the judge" not in capsys.readouterr().out  # human only: nothing to say
     assert run_json(capsys, [*base, "--json"])["summary"]["judge_role"] is None
+
+
+def test_replay_of_pandalm_buys_one_annotators_comparison_when_asked(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["replay", "--data", str(shared_data / "pandalm"), "--human", "human", "--question", "top-k", "--json"]
+    every = run_json(capsys, base)["summary"]
+    one = run_json(capsys, [*base, "--ratings-per-request", "one"])["summary"]
+    assert every["ratings_per_request"] == "all" and one["ratings_per_request"] == "one"
+    assert every["cost_available"] == one["cost_available"] == 3 * 999  # three annotators compared each pair of outputs
+    assert every["cost_used"] == 3 * every["human_used"]  # every annotator of a revealed comparison at once
+    assert one["cost_used"] == one["human_used"] < every["cost_used"]  # one annotator's comparison per request
+    assert main([*base[:-1], "--ratings-per-request", "one"]) == 0
+    assert "a request bought one annotator's judgment (rotated)" in capsys.readouterr().out
+    assert main(base[:-1]) == 0  # the default buys every annotator's comparison, and says what else it could buy
+    assert "a request bought all annotators' judgments at once (up to 3 comparisons" in capsys.readouterr().out

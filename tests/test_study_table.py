@@ -99,3 +99,48 @@ def test_a_rating_costs_the_annotators_the_data_keep_apart() -> None:
     assert triple.grid is not None and triple.cost_available() == 3 * live.cost_available()
     one = build_study_table(dataset, "human:q", pool="all", judgments_per_item=2, ratings_per_request="one")
     assert one.grid is not None and set(one.grid.cost[one.grid.requestable].tolist()) == {2}  # not the data's annotators
+
+
+def _annotated_comparisons() -> tuple[bytes, dict[tuple[str, str, str], int]]:
+    """Four items, each with the pairs (a, b) and (a, c), compared by annotators x, y, z who vote
+    ``>``, ``=`` and ``<`` in some order (so a vote names its annotator; the majority, this
+    project's rule, is ``=``); (a, c) on i3 is published as the majority only. Returns the file
+    and the votes by (item, b, annotator)."""
+    symbols = ">=<"
+    votes = {}
+    lines = ["item_id,system_a,system_b,rater,label"]
+    for i in range(4):
+        for b, pattern in (("b", (0, 1, 2)), ("c", (2, 1, 0))):
+            labels = pattern[i % 3 :] + pattern[: i % 3]
+            if (b, i) != ("c", 3):
+                for annotator, label in zip("xyz", labels, strict=True):
+                    lines.append(f"i{i},a,{b},human:{annotator},{symbols[label]}")
+                    votes[(f"i{i}", b, annotator)] = label
+            lines.append(f"i{i},a,{b},human,=")
+    return ("\n".join(lines) + "\n").encode(), votes
+
+
+def test_a_comparisons_replay_can_buy_one_annotators_comparison() -> None:
+    data, votes = _annotated_comparisons()
+    dataset = load_dataset([("p.csv", data)])
+    full = build_study_table(dataset, "human")
+    assert full.unit == "comparisons" and full.ratings_per_request == "all" and set(full.human.tolist()) == {EQ}
+    assert full.cost_available() == 7 * 3 + 1  # what the study paid: three annotators, one for the majority alone
+    drawn = set()
+    for seed in range(6):
+        one = build_study_table(dataset, "human", ratings_per_request="one", seed=seed)
+        assert one.ratings_per_request == "one" and one.fingerprint != full.fingerprint
+        assert one.cost_available() == full.cost_available()  # the study paid the same
+        assert one.full_human is not None and one.full_human.tolist() == full.human.tolist()
+        assert one.row_cost.tolist() == [1] * 8
+        annotators: dict[str, set[str]] = {}
+        for row, item in enumerate(one.row_item):
+            key = (one.items[item], one.pairs[one.row_pair[row]][1])
+            if key == ("i3", "c"):  # published as the majority alone: that outcome, at what it cost
+                assert one.human[row] == EQ
+                continue
+            (annotator,) = [a for a in "xyz" if votes[(*key, a)] == one.human[row]]
+            annotators.setdefault(key[0], set()).add(annotator)
+        assert all(len(names) == 1 for names in annotators.values())  # one annotator per item, for both its pairs
+        drawn.add(tuple(sorted((item, *names) for item, names in annotators.items())))
+    assert len(drawn) > 1  # the seed rotates them

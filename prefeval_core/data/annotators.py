@@ -9,6 +9,8 @@ for ratings, or majority, for comparisons, is the rater's own score.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -89,23 +91,63 @@ def comparisons_behind(preferences: pd.DataFrame, rater: str) -> pd.DataFrame:
     (:mod:`~prefeval_core.vocabulary.combine`) or the most frequent label (PandaLM's: two ``=`` and
     one ``>`` are ``=``). Sub-raters whose majority is the outcome on fewer than half of the
     comparisons they made are no annotators."""
+    votes = _ComparisonVotes.of(preferences, rater)
+    judgments = np.where(votes.agreeing, votes.counts.sum(axis=1), 1).astype(np.int64)
+    return votes.keys.assign(judgments=judgments)
+
+
+def annotator_comparisons(preferences: pd.DataFrame, rater: str) -> pd.DataFrame:
+    """``item_id, system_a, system_b, annotator, outcome``: the comparisons of the annotators behind
+    the pairwise ``rater``'s outcomes, on the comparisons where :func:`comparisons_behind` counts
+    them (pairs canonical, outcome codes 0 ``>``, 1 ``=``, 2 ``<``)."""
+    votes = _ComparisonVotes.of(preferences, rater)
     keys = ["item_id", "system_a", "system_b"]
-    own = preferences.loc[preferences["rater"] == rater, [*keys, "outcome"]]
-    members = _sub_rater_rows(preferences, rater)
-    if members.empty:
-        return own[keys].assign(judgments=1).reset_index(drop=True)
-    labels = members.groupby(keys, sort=False)["outcome"].value_counts().unstack(fill_value=0)
-    labels = labels.reindex(columns=[BETTER, TIE, WORSE], fill_value=0).reset_index()
-    merged = own.merge(labels, on=keys, how="left")
-    covered = merged[BETTER].notna().to_numpy()
-    votes = merged[[BETTER, TIE, WORSE]].fillna(0).to_numpy(dtype=np.int64)
-    given = votes[np.arange(len(merged)), merged["outcome"].to_numpy(dtype=np.int64)]
-    summed = 1 - np.sign(votes[:, BETTER] - votes[:, WORSE])  # the outcome code of the sign of the sum of v
-    agreeing = covered & ((summed == merged["outcome"].to_numpy()) | (given == votes.max(axis=1)))
-    if 2 * int(agreeing.sum()) < int(covered.sum()):
-        agreeing[:] = False
-    judgments = np.where(agreeing, votes.sum(axis=1), 1).astype(np.int64)
-    return merged[keys].assign(judgments=judgments).reset_index(drop=True)
+    kept = votes.members.merge(votes.keys[votes.agreeing], on=keys, how="inner")
+    return pd.DataFrame(
+        {
+            **{key: kept[key] for key in keys},
+            "annotator": kept["rater"].str.slice(len(rater) + 1).str.removeprefix(":"),
+            "outcome": kept["outcome"].astype(np.int8),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class _ComparisonVotes:
+    """A pairwise rater's comparisons with its sub-raters' votes.
+
+    Attributes:
+        keys: ``item_id, system_a, system_b`` of each of the rater's comparisons, in its order.
+        members: the sub-raters' rows (:func:`_sub_rater_rows`).
+        counts: (C, 3) int64 the sub-raters' votes ``>``, ``=``, ``<`` on each comparison.
+        agreeing: (C,) whether the votes are the rater's annotators there (their majority, or
+            their most frequent label, is its outcome), all ``False`` where they agree on fewer
+            than half of the comparisons they made.
+    """
+
+    keys: pd.DataFrame
+    members: pd.DataFrame
+    counts: npt.NDArray[np.int64]
+    agreeing: npt.NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, preferences: pd.DataFrame, rater: str) -> _ComparisonVotes:
+        keys = ["item_id", "system_a", "system_b"]
+        own = preferences.loc[preferences["rater"] == rater, [*keys, "outcome"]]
+        members = _sub_rater_rows(preferences, rater)
+        if members.empty:
+            return cls(own[keys].reset_index(drop=True), members, np.zeros((len(own), 3), dtype=np.int64), np.zeros(len(own), dtype=bool))
+        labels = members.groupby(keys, sort=False)["outcome"].value_counts().unstack(fill_value=0)
+        labels = labels.reindex(columns=[BETTER, TIE, WORSE], fill_value=0).reset_index()
+        merged = own.merge(labels, on=keys, how="left")
+        covered = merged[BETTER].notna().to_numpy()
+        votes = merged[[BETTER, TIE, WORSE]].fillna(0).to_numpy(dtype=np.int64)
+        given = votes[np.arange(len(merged)), merged["outcome"].to_numpy(dtype=np.int64)]
+        summed = 1 - np.sign(votes[:, BETTER] - votes[:, WORSE])  # the outcome code of the sign of the sum of v
+        agreeing = covered & ((summed == merged["outcome"].to_numpy()) | (given == votes.max(axis=1)))
+        if 2 * int(agreeing.sum()) < int(covered.sum()):
+            agreeing[:] = False
+        return cls(merged[keys].reset_index(drop=True), members, votes, agreeing)
 
 
 class _MeanAgreement:

@@ -318,9 +318,9 @@ def pool_differences(table: StudyTable, statistic: Statistic) -> FloatArray:
 def full_differences(table: StudyTable, *, assigned: bool = False) -> FloatArray:
     """(P, T) every pair's paired differences on all the data the table holds (the reference of
     the mean statistic): score differences on the items both systems have (ratings), or +1 / 0 /
-    -1 per comparison; NaN elsewhere. With one rating per request the scores are the full
-    evaluation's (every annotator's mean), or with ``assigned`` the ratings a run can buy (the
-    pool the ``pool_mean`` statistic is about)."""
+    -1 per comparison; NaN elsewhere. With one judgment per request the scores and outcomes are
+    the full evaluation's (every annotator's mean, their majority), or with ``assigned`` the ones
+    a run can buy (the pool the ``pool_mean`` statistic is about)."""
     if table.grid is not None:
         scores = table.grid.scores if table.grid.full_scores is None or assigned else table.grid.full_scores
         a, b = table.pair_systems[:, 0], table.pair_systems[:, 1]
@@ -328,8 +328,9 @@ def full_differences(table: StudyTable, *, assigned: bool = False) -> FloatArray
     counts = np.bincount(table.row_pair, minlength=table.n_pairs)
     d = np.full((table.n_pairs, int(counts.max(initial=0))), np.nan)
     column = np.arange(len(table.row_pair)) - table.pair_starts[table.row_pair]
-    known = table.human >= 0
-    d[table.row_pair[known], column[known]] = VALUES[table.human[known]]
+    human = table.human if table.full_human is None or assigned else table.full_human
+    known = human >= 0
+    d[table.row_pair[known], column[known]] = VALUES[human[known]]
     return d
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prefeval_core.data.annotators import annotator_scores, comparisons_behind, judgments_behind
+from prefeval_core.data.annotators import annotator_comparisons, annotator_scores, comparisons_behind, judgments_behind
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.pairs.counts import PairTable
@@ -43,9 +43,10 @@ Unit = Literal["ratings", "comparisons"]
 RatingsPerRequest = Literal["all", "one", "one_pooled"]
 """What a request for an output buys where the data keep several annotators per output apart
 (method.md §13): ``all`` their ratings at once (the mean; each one paid); ``one`` annotator's
-rating, the annotator rotated over the items by the seed, never a second; or ``one_pooled``: one
-rating, every rating the study paid in the pool as an (item, annotator) unit
-(:mod:`~prefeval_core.protocol.annotator_units`; replays with a pool statistic)."""
+rating, the annotator rotated over the items by the seed, never a second (in a comparisons replay,
+one annotator's comparison instead of their majority); or ``one_pooled``: one rating, every rating
+the study paid in the pool as an (item, annotator) unit (:mod:`~prefeval_core.protocol.annotator_units`;
+replays of ratings with a pool statistic)."""
 Pool = Literal["human", "all"]
 """Which judgments may be requested: those the data holds (replay), or every output the data
 covers (live: people judge what was never judged)."""
@@ -99,6 +100,11 @@ class StudyTable:
             has none, is pairwise or simulated): the control variate of ``pool_mean_clt`` uses
             their differences, not only their signs. Not part of the fingerprint (the outcomes
             are, and a state saved before they were kept must still restore).
+        row_paid: (R,) int64 comparisons the study paid for each row where a request buys one
+            annotator's comparison (``human`` is then that annotator's outcome, at ``row_cost`` 1);
+            ``None``: ``row_cost``.
+        full_human: (R,) int8 the full evaluation's outcomes (the annotators' majority) where
+            ``human`` holds one annotator's (``None``: ``human``).
     """
 
     human_rater: str
@@ -118,6 +124,8 @@ class StudyTable:
     grid: RatingGrid | None = None
     annotator_units: bool = False
     metric_scores: npt.NDArray[np.float64] | None = None
+    row_paid: npt.NDArray[np.int64] | None = None
+    full_human: npt.NDArray[np.int8] | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -131,10 +139,10 @@ class StudyTable:
     @property
     def ratings_per_request(self) -> RatingsPerRequest:
         """What a request buys in this table: ``one_pooled`` (units), ``one`` (one annotator's
-        rating of an output, the study paid more) or ``all``."""
+        rating of an output or comparison, the study paid more) or ``all``."""
         if self.annotator_units:
             return "one_pooled"
-        return "one" if self.grid is not None and self.grid.paid is not None else "all"
+        return "one" if self.row_paid is not None or (self.grid is not None and self.grid.paid is not None) else "all"
 
     @cached_property
     def pair_starts(self) -> npt.NDArray[np.int64]:
@@ -163,6 +171,8 @@ class StudyTable:
             digest.update(text.encode() + b"\0")
         arrays: list[npt.NDArray[np.generic]] = [self.pair_systems, self.row_pair, self.row_item, self.human, self.metrics]
         arrays += [self.row_cost, self.requestable]
+        if self.row_paid is not None:
+            arrays += [self.row_paid]
         if self.grid is not None:
             arrays += [np.nan_to_num(self.grid.scores, nan=-np.inf), self.grid.cost, self.grid.requestable]
             if self.grid.paid is not None:
@@ -199,7 +209,7 @@ class StudyTable:
             paid = self.grid.cost if self.grid.paid is None else self.grid.paid
             return int(paid[cells].sum())
         rows = self.requestable if pairs is None else self.requestable & pairs[self.row_pair]
-        return int(self.row_cost[rows].sum())
+        return int((self.row_cost if self.row_paid is None else self.row_paid)[rows].sum())
 
     def pair_table(self, metric: int | None = 0) -> PairTable:
         """The rows as a single-metric :class:`~prefeval_core.pairs.counts.PairTable` (``None``: no metric)."""
@@ -321,6 +331,13 @@ def build_study_table(
         requestable_rows = requestable[order]
     else:
         requestable_rows = requestable[order] & ~withheld
+    row_cost = _row_cost(dataset, human, systems, items, rows, pool, judgments_per_item)[order]
+    human_rows, row_paid, full_human = human_codes[order], None, None
+    if grid is None and ratings_per_request == "one" and pool == "human":
+        one = _one_comparison_rows(dataset, human, systems, items, (row_a[order], row_b[order], row_item[order]), seed)
+        if one is not None:
+            row_paid, full_human = row_cost, human_rows
+            human_rows, row_cost = np.where(one >= 0, one, human_rows).astype(np.int8), np.where(one >= 0, 1, row_cost)
     if len(pair_keys) == 0:
         raise CoverageError.single("single_system", f"the human rater '{human}' gives no pair of systems a judgment")
     table = StudyTable(
@@ -334,13 +351,15 @@ def build_study_table(
         pair_systems=pair_keys.astype(np.int64),
         row_pair=sorted_pair,
         row_item=row_item[order],
-        human=human_codes[order],
+        human=human_rows,
         metrics=metric_codes[order],
-        row_cost=_row_cost(dataset, human, systems, items, rows, pool, judgments_per_item)[order],
+        row_cost=row_cost,
         requestable=requestable_rows,
         grid=grid,
         annotator_units=ratings_per_request == "one_pooled",
         metric_scores=np.stack([_score_grid(dataset, m, systems, items) for m in metrics]) if grid is not None and metrics else None,
+        row_paid=row_paid,
+        full_human=full_human,
     )
     for column, sim in enumerate(simulated):
         if sim:
@@ -556,21 +575,61 @@ def _one_rating_grid(
     ratings = annotator_scores(dataset.ratings, human)
     if ratings.empty:
         return grid
-    names = sorted(ratings["annotator"].unique().tolist())
-    chosen = np.random.default_rng([seed, 0x0E]).integers(len(names), size=len(items))
     s = pd.Index(systems).get_indexer(ratings["system"].astype(str))
     i = pd.Index(items).get_indexer(ratings["item_id"].astype(str))
     keep = (s >= 0) & (i >= 0)
     s, i = s[keep], i[keep]
-    annotator = pd.Index(names).get_indexer(ratings["annotator"][keep])
-    distance = (annotator - chosen[i]) % len(names)
-    order = np.lexsort((distance, i, s))  # per cell, the nearest annotator in rotation first
-    cell = s[order] * len(items) + i[order]
-    first = order[np.unique(cell, return_index=True)[1]]
+    first = _rotated_choice(ratings["annotator"], keep, i, s * len(items) + i, len(items), seed)
     scores, cost = grid.scores.copy(), grid.cost.copy()
     scores[s[first], i[first]] = ratings["score"].to_numpy(dtype=np.float64)[keep][first]
     cost[s[first], i[first]] = 1
     return RatingGrid(scores, np.where(grid.requestable, cost, 0), grid.requestable, paid=grid.cost, full_scores=grid.scores)
+
+
+def _one_comparison_rows(
+    dataset: Dataset,
+    human: str,
+    systems: tuple[str, ...],
+    items: tuple[str, ...],
+    rows: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]],
+    seed: int,
+) -> npt.NDArray[np.int8] | None:
+    """(R,) for the rows ``(a, b, item)`` of a comparisons replay, the outcome of one annotator
+    where the data keep the comparison's annotators apart (:func:`_rotated_choice`: each item's
+    annotator drawn with ``seed``), -1 elsewhere; ``None`` where they keep none apart."""
+    judged = annotator_comparisons(dataset.preferences, human)
+    if judged.empty:
+        return None
+    system_index = pd.Index(systems)
+    a, b = system_index.get_indexer(judged["system_a"].astype(str)), system_index.get_indexer(judged["system_b"].astype(str))
+    i = pd.Index(items).get_indexer(judged["item_id"].astype(str))
+    keep = (a >= 0) & (b >= 0) & (i >= 0)
+    a, b, i = a[keep], b[keep], i[keep]
+    key = (a * len(systems) + b) * len(items) + i
+    first = _rotated_choice(judged["annotator"], keep, i, key, len(items), seed)
+    chosen = pd.Series(judged["outcome"].to_numpy(dtype=np.int8)[keep][first], index=key[first])
+    row_a, row_b, row_item = rows
+    return chosen.reindex((row_a * len(systems) + row_b) * len(items) + row_item).fillna(MISSING).to_numpy().astype(np.int8)
+
+
+def _rotated_choice(
+    annotators: pd.Series,
+    keep: npt.NDArray[np.bool_],
+    item: npt.NDArray[np.int64],
+    cell: npt.NDArray[np.int64],
+    n_items: int,
+    seed: int,
+) -> npt.NDArray[np.int64]:
+    """Per ``cell`` (an output, or a comparison), the position among the kept judgments
+    (``annotators[keep]``, their items ``item``) of one judgment: that of the item's annotator drawn
+    with ``seed`` among all of them (the same for every output or pair of the item, so that
+    annotators' leniency cancels in the pair differences), or of the next one in a fixed order
+    (names sorted) where that one did not judge the cell."""
+    names = sorted(annotators.unique().tolist())
+    chosen = np.random.default_rng([seed, 0x0E]).integers(len(names), size=n_items)
+    distance = (pd.Index(names).get_indexer(annotators[keep]) - chosen[item]) % len(names)
+    order = np.lexsort((distance, cell))  # per cell, the nearest annotator in rotation first
+    return order[np.unique(cell[order], return_index=True)[1]]
 
 
 def _output_cells(dataset: Dataset, systems: tuple[str, ...], items: tuple[str, ...]) -> npt.NDArray[np.bool_]:

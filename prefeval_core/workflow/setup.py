@@ -61,8 +61,8 @@ own items — what the full evaluation would say — tested exactly whatever the
 comparisons study, +1 / 0 / -1 per comparison: the sign of the pool's net win rate). The per-pair
 rules and the paper's rule decide on the sign counts they are stated for."""
 PER_REQUEST_WORDS: Final = {
-    "all": "all annotators' ratings at once",
-    "one": "one annotator's rating (rotated)",
+    "all": "all annotators' judgments at once",
+    "one": "one annotator's judgment (rotated)",
     "one_pooled": "one annotator's rating, every rating the study paid in the pool",
 }
 MODEL_WORDS: Final = {"full": "Metric + human (full model)", "human_only": "Human only", "known_mu": "The ideal metric's known mixture"}
@@ -193,8 +193,9 @@ class StudySetup:
     ratings_per_request: RatingsPerRequest | None = setting(
         None,
         label="A request buys",
-        help="where the data keep several annotators per output apart: a request buys all their ratings (their mean), "
-        "one annotator's (rotated over the items by the seed; never a second), or one_pooled: one rating, every "
+        help="where the data keep several annotators per output or comparison apart: a request buys all their judgments "
+        "(their mean, or majority), one annotator's (rotated over the items by the seed; never a second), or one_pooled "
+        "(ratings): one rating, every "
         "(item, annotator) rating in the pool, so that a second or third rating of an output is bought when the seeded "
         "order reaches it and the pool statistics decide what the full evaluation says (replays, pool statistics)",
         choices=PER_REQUEST_WORDS,

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from prefeval_core.data.annotators import comparisons_behind
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.decision import SamplerSettings
 from prefeval_core.diagnostics.comparison import Comparison
@@ -98,11 +99,22 @@ def study_table(dataset: Dataset, setup: StudySetup) -> StudyTable:
 
 
 def request_design_note(dataset: Dataset, setup: StudySetup) -> str | None:
-    """Why a study that names no design buys every rating of an output at once (its table's ``all``,
-    :func:`study_table`) although the data keep its annotators apart and its statistic would buy
-    one at a time (``one_pooled``): the outputs were rated different numbers of times. ``None``
-    otherwise."""
-    if setup.ratings_per_request is not None or setup.request_design(lambda: True) != "one_pooled":
+    """Why a study that names no design buys every judgment of an output or comparison at once (its
+    table's ``all``, :func:`study_table`) although the data keep its annotators apart: for ratings
+    under a pool statistic (which would buy them one at a time, ``one_pooled``), the outputs were
+    rated different numbers of times; for comparisons, their majority is the full evaluation's
+    outcome, and one annotator's is another study (``one``, asked for by name). ``None`` otherwise."""
+    if setup.ratings_per_request is not None or setup.mode != "replay":
+        return None
+    if setup.human in dataset.raters and dataset.rater_kind(setup.human) == "pairwise":
+        most = int(comparisons_behind(dataset.preferences, setup.human)["judgments"].to_numpy().max(initial=1))
+        if most < 2:
+            return None
+        return (
+            f"a request bought {PER_REQUEST_WORDS['all']} (up to {most} comparisons, their majority the full evaluation's outcome); "
+            f"asking for {PER_REQUEST_WORDS['one']} instead (ratings_per_request = one) makes the answer about that annotator's outcomes"
+        )
+    if setup.request_design(lambda: True) != "one_pooled":
         return None
     reason = unpooled_reason(dataset, setup.human)
     return None if reason is None else f"a request bought {PER_REQUEST_WORDS['all']}, not one at a time: {reason}"
