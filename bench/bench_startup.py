@@ -1,7 +1,7 @@
 """Start-up time of the command line (issue 22 item 5): prints figures, asserts nothing.
 
 Times ``python -m prefeval_core --version``, ``--help``, the ``prefeval`` entry point
-(``prefeval_core.cli:main``) and three commands' own ``--help`` as fresh processes, each the median
+(``prefeval_core.cli:main``) and every command's own ``--help`` (but ``app``'s, which is Streamlit's) as fresh processes, each the median
 of ``--repeats`` runs, for every checkout given (the first is "before" when comparing, e.g. the main
 checkout against a branch).
 
@@ -25,10 +25,23 @@ CASES = {
     "python -m prefeval_core --version": ["-m", "prefeval_core", "--version"],
     "python -m prefeval_core --help": ["-m", "prefeval_core", "--help"],
     "prefeval --version (entry point)": ["-c", ENTRY_POINT, "--version"],
-    # a command's own help builds its parser: the options read from the declared setup and the data formats (pandas)
-    "python -m prefeval_core describe --help": ["-m", "prefeval_core", "describe", "--help"],
-    "python -m prefeval_core replay --help": ["-m", "prefeval_core", "replay", "--help"],
-    "python -m prefeval_core studies --help": ["-m", "prefeval_core", "studies", "--help"],
+    # a command's own help builds its parser: the options read from the declared setup, the file kinds, the vocabulary
+    **{
+        f"python -m prefeval_core {command} --help": ["-m", "prefeval_core", command, "--help"]
+        for command in (
+            "decide",
+            "describe",
+            "diagnose",
+            "labelstudio",
+            "metrics",
+            "replay",
+            "reproduce",
+            "requests",
+            "studies",
+            "train-sescore2",
+            "validate",
+        )
+    },
 }
 
 

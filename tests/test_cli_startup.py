@@ -1,5 +1,6 @@
 """The command line starts light (issue 22 item 5): ``--version`` and ``--help`` import neither the
-numeric stack nor the dashboard, and the top-level help table matches the commands' own help.
+numeric stack nor the dashboard, a command's own ``--help`` neither pandas, SciPy, JAX nor the
+store, and the top-level help table matches the commands' own help.
 
 Not a timing test: the import set is what makes the start fast (``bench/bench_startup.py`` times it).
 """
@@ -19,6 +20,8 @@ from prefeval_core.cli import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("jax", "numpyro", "numpy", "pandas", "scipy", "streamlit", "sqlalchemy")
+COMMAND_HEAVY = tuple(name for name in (*HEAVY, "pyarrow", "plotly", "torch") if name != "numpy")
+"""What a command's own ``--help`` does not import (NumPy, 0.1 s, it may: ``decide`` parses counts with it)."""
 
 PROBE = """
 import runpy, sys
@@ -38,6 +41,15 @@ def test_version_and_help_import_nothing_heavy(argv: list[str]) -> None:
     assert imported == ""
     if argv == ["--version"]:
         assert done.stdout.startswith("prefeval ")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_commands_own_help_imports_neither_pandas_nor_the_engine(command: str) -> None:
+    probe = PROBE.format(heavy=COMMAND_HEAVY)
+    done = subprocess.run([sys.executable, "-c", probe, command, "--help"], capture_output=True, text=True, cwd=ROOT, check=True)
+    *_, imported = done.stdout.splitlines()
+    assert imported == ""
+    assert "usage: prefeval " + command in done.stdout
 
 
 def test_command_table_matches_the_command_modules() -> None:

@@ -15,8 +15,8 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from prefeval_core.cli import main
-from prefeval_core.data.dataset import load_dataset, parse_tables
-from prefeval_core.data.field_formats import FIELD_FORMATS, FieldFormat, detect_kind, input_kinds
+from prefeval_core.data.dataset import detect_kind, load_dataset, parse_tables
+from prefeval_core.data.field_formats import FIELD_FORMATS, FieldFormat, input_kinds
 from prefeval_core.data.formats import InputKind, ParsedTable
 from prefeval_core.data.reading import RawTable
 from prefeval_core.workflow.session import DataChoice, SessionFileError, SessionSnapshot, session_from_json, session_to_json

@@ -9,8 +9,8 @@ import pytest
 
 from prefeval_core.errors import SettingsError
 from prefeval_core.pairs.counts import JointCounts
-from prefeval_core.sequential import METRIC_SHARE, futility, initial_log_numerator
-from prefeval_core.sequential.futility import approximate_human_success, human_success_probability
+from prefeval_core.sequential import METRIC_SHARE, initial_log_numerator
+from prefeval_core.sequential.futility import approximate_human_success, futility, human_success_probability
 from prefeval_core.sequential.human import decisive_log_e
 
 THRESHOLD = math.log(40.0)

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from prefeval_core.errors import UnsupportedFormatError
-from prefeval_core.workflow.datasets import MAX_BYTES, Dataset, InputKind, file_kinds_help, load_paths
+from prefeval_core.workflow.input_kinds import MAX_BYTES, file_kinds_help
 
 if TYPE_CHECKING:
     from prefeval_core.protocol import ProtocolState
+    from prefeval_core.workflow.datasets import Dataset, InputKind
     from prefeval_core.workflow.setup import StudySetup
     from prefeval_core.workflow.studies import Study
 
@@ -84,6 +85,8 @@ def loading_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
+    from prefeval_core.workflow.datasets import load_paths  # pandas and the readers: not for a command's --help
+
     return load_paths(paths, **loading_from_args(args))
 
 

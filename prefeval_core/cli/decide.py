@@ -31,7 +31,7 @@ from prefeval_core.cli._common import open_probability, positive_int, print_json
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import DataError
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
-from prefeval_core.workflow.decisions import SAMPLERS
+from prefeval_core.workflow.setup import SAMPLER_WORDS
 
 if TYPE_CHECKING:
     from prefeval_core.workflow.decisions import PairCounts
@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--human-only", action="store_true", help="ignore the metric: exact Dirichlet(n + 1)")
     parser.add_argument("--batch", metavar="FILE.jsonl", help="decide every pair of a JSON-lines file, streamed")
     parser.add_argument("--chunk", type=positive_int, default=256, help="pairs per engine call in a batch (default %(default)s)")
-    parser.add_argument("--sampler", choices=SAMPLERS, default="fast", help="fast (default) or the NUTS reference (slow)")
+    parser.add_argument("--sampler", choices=tuple(SAMPLER_WORDS), default="fast", help="fast (default) or the NUTS reference (slow)")
     parser.add_argument("--gamma", type=open_probability, default=DEFAULT_GAMMA, help="significance level, in (0, 1) (default %(default)s)")
     parser.add_argument("--seed", type=seed_int, default=0, help="random seed, an integer in [0, 2**63) (default %(default)s)")
     parser.add_argument("--small", action="store_true", help="small sampler sizes (quick preview, larger Monte-Carlo error)")

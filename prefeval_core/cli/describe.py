@@ -6,7 +6,6 @@ import argparse
 
 from prefeval_core.cli._common import add_files_option, files_from_args, load_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.workflow.datasets import describe_data
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.datasets import describe_data
+
     dataset = load_from_args(files_from_args(args), args)
     summary = describe_data(dataset, args.human, args.metric).to_json()
     if args.json:

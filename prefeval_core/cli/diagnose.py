@@ -20,8 +20,7 @@ from prefeval_core.cli._common import (
     seed_int,
 )
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
-from prefeval_core.workflow.metric_check import DEFAULT_SAMPLES, MetricCheck, check_json, check_metric
+from prefeval_core.vocabulary.levels import DEFAULT_FAVI_DRAWS, DEFAULT_GAMMA
 
 MAX_SAMPLES = 1_000_000
 """Posterior draws per pair at most (each pair holds them in memory)."""
@@ -46,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=seed_int, default=0, help="seed of the Favi-Score posterior (default %(default)s)")
     parser.add_argument(
-        "--samples", type=int_in(1, MAX_SAMPLES), default=DEFAULT_SAMPLES, help="posterior draws per pair (default %(default)s)"
+        "--samples", type=int_in(1, MAX_SAMPLES), default=DEFAULT_FAVI_DRAWS, help="posterior draws per pair (default %(default)s)"
     )
     parser.add_argument("--json", action="store_true", help="print JSON (a stable interface)")
     parser.add_argument("--html", metavar="OUT.html", help="write every figure into one self-contained offline HTML report")
@@ -54,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.metric_check import MetricCheck, check_json, check_metric
+
     dataset = load_from_args(args.data, args)
     report = check_metric(
         dataset, MetricCheck(args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed), samples=args.samples

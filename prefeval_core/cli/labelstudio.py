@@ -21,7 +21,6 @@ from typing import Any
 from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import SettingsError, UnsupportedFormatError
-from prefeval_core.workflow.labelstudio import connect, export_project, import_export, pull_answers, push_round
 
 TOKEN_VARIABLE = "LABEL_STUDIO_API_KEY"
 
@@ -52,6 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.labelstudio import connect, import_export, pull_answers, push_round
+
     output: dict[str, Any]
     if args.action in ("push", "pull"):
         api = connect(*_server(args))
@@ -82,6 +83,8 @@ def _server(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def _export(study_id: int, folder: Path, seed: int) -> dict[str, Any]:
+    from prefeval_core.workflow.labelstudio import export_project
+
     made = export_project(study_id, seed=seed)
     try:
         folder.mkdir(parents=True, exist_ok=True)

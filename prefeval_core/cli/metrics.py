@@ -8,7 +8,7 @@ from typing import cast
 
 from prefeval_core.cli._common import positive_int, progress
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.workflow.text_metrics import METRICS, MetricName, score_text_files
+from prefeval_core.vocabulary.text_metrics import METRICS, MetricName
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.text_metrics import score_text_files
+
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:

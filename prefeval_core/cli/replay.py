@@ -23,13 +23,11 @@ from prefeval_core.cli._common import (
 )
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.fields import Bounds
-from prefeval_core.workflow import StudySetup, replay_json, run_replay, study_table
 from prefeval_core.workflow.setup import COUNT, LEVEL, PER_REQUEST_WORDS, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
-from prefeval_core.workflow.status import judge_sentence, study_status
-from prefeval_core.workflow.study import request_design_note
 
 if TYPE_CHECKING:
     from prefeval_core.protocol import ProtocolState
+    from prefeval_core.workflow.setup import StudySetup
 
 PAPER_DEFAULTS: Final = {"unit": "comparisons", "error_control": "none"}
 """``reproduce``'s defaults: the paper's pair-by-pair protocol without error control."""
@@ -132,6 +130,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.status import study_status
+    from prefeval_core.workflow.study import replay_json, request_design_note, run_replay, study_table
+
     dataset = load_from_args(args.data, args)
     setup = setup_from_args(args, tuple(args.metric), args.seed)
     table = study_table(dataset, setup)
@@ -163,6 +164,8 @@ def print_replay(output: dict[str, Any], design_note: str | None) -> None:
     answer, the comparison with the full evaluation, why a request bought what it did where the
     defaults could not buy one rating at a time (``design_note``), how the judge entered the decisions,
     and the cost."""
+    from prefeval_core.workflow.status import judge_sentence
+
     summary = output["summary"]
     tier = "reference_answer" in summary
     if tier:

@@ -26,7 +26,6 @@ from functools import partial
 from prefeval_core.cli._common import int_in, load_from_args, print_json, progress
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.cli.replay import add_study_options, setup_from_args
-from prefeval_core.workflow.papers import ROW_FIELDS, paper_tables
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,6 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.papers import ROW_FIELDS, paper_tables
+
     dataset = load_from_args(args.data, args)
     # an empty --metrics gives only the human-only and ideal rows
     metrics = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]

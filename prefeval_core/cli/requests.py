@@ -13,14 +13,16 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file, write_output_file
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import UnsupportedFormatError
-from prefeval_core.workflow.datasets import Dataset
-from prefeval_core.workflow.request_files import RequestFileFormat, import_request_file, study_request_file
-from prefeval_core.workflow.studies import Study, study_store
+
+if TYPE_CHECKING:
+    from prefeval_core.workflow.datasets import Dataset
+    from prefeval_core.workflow.request_files import RequestFileFormat
+    from prefeval_core.workflow.studies import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,6 +65,8 @@ def _file_format(path: Path) -> RequestFileFormat:
 
 
 def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, Any]:
+    from prefeval_core.workflow.request_files import study_request_file
+
     request = study_request_file(study, dataset, _file_format(path), seed=seed)
     write_output_file(path, request.content)
     return {"study": study.id, "tasks": request.tasks, "unit": request.unit, "file": str(path), "instructions": request.instructions}
@@ -71,5 +75,8 @@ def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, 
 def _import(study: Study, dataset: Dataset, file: str | None, annotator: str, *, latest_wins: bool) -> dict[str, Any]:
     if file is None:
         raise SystemExit("requests import: give the filled-in request file")
+    from prefeval_core.workflow.request_files import import_request_file
+    from prefeval_core.workflow.studies import study_store
+
     name, data = read_input_file(file)
     return asdict(import_request_file(study_store(), study, dataset, name, data, annotator=annotator, latest_wins=latest_wins))

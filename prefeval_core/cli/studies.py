@@ -23,25 +23,11 @@ from typing import TYPE_CHECKING
 
 from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int, write_study_report
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.workflow.annotators import study_annotators
-from prefeval_core.workflow.datasets import Dataset
-from prefeval_core.workflow.live_study import data_choice, start_live_study
-from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
-from prefeval_core.workflow.setup import StudySetup
-from prefeval_core.workflow.status import judge_sentence
-from prefeval_core.workflow.studies import (
-    Study,
-    all_study_details,
-    archive_study,
-    list_studies,
-    rename_study,
-    step_study,
-    study_json,
-    study_store,
-)
 
 if TYPE_CHECKING:
     from prefeval_core.store import Store
+    from prefeval_core.workflow.datasets import Dataset
+    from prefeval_core.workflow.studies import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -91,6 +77,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.status import judge_sentence
+    from prefeval_core.workflow.studies import all_study_details, list_studies, step_study, study_json, study_store
+
     store = study_store()
     if args.action == "list":
         details = all_study_details(store)
@@ -146,6 +135,9 @@ def _report(study: Study, path: str, as_json: bool) -> int:
 
 def _start(store: Store, args: argparse.Namespace) -> int:
     """The id of a new live study of the ``start`` options."""
+    from prefeval_core.workflow.live_study import data_choice, start_live_study
+    from prefeval_core.workflow.setup import StudySetup
+
     if not args.data or not args.human:
         raise SystemExit("studies start: give --data and --human")
     setup = StudySetup(
@@ -156,6 +148,9 @@ def _start(store: Store, args: argparse.Namespace) -> int:
 
 
 def _team(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.roles import annotator_link, invite_annotator, revoke_annotator
+    from prefeval_core.workflow.studies import archive_study, rename_study, study_store
+
     store = study_store()
     if args.action in ("invite", "revoke", "rename") and not (args.name or "").strip():
         raise SystemExit(f"studies {args.action}: give a name after the study's id")
@@ -176,6 +171,9 @@ def _team(args: argparse.Namespace) -> int:
 
 
 def _agreement(study: Study, dataset: Dataset, metric: str | None, as_json: bool) -> int:
+    from prefeval_core.workflow.annotators import study_annotators
+    from prefeval_core.workflow.studies import study_store
+
     report = study_annotators(study_store(), study, dataset, metric)
     if as_json:
         print_json({"study": study.id, **report.as_json()})

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from prefeval_core.cli._common import int_in, positive_int, print_json, progress, seed_int
-from prefeval_core.workflow.text_metrics import DEFAULT_CORPUS, DEFAULT_EPOCHS, train_sescore2_file
+from prefeval_core.vocabulary.text_metrics import SESCORE2_EPOCHS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,18 +16,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Retrieve neighbours, synthesise perturbed hypotheses with severity scores, and fit a regressor on "
         "sentence-embedding features (method.md §11). Needs the optional extra requirements-learned.txt.",
     )
-    parser.add_argument(
-        "--corpus", default=str(DEFAULT_CORPUS), metavar="FILE", help="one sentence per line (default: shipped English corpus)"
-    )
+    parser.add_argument("--corpus", metavar="FILE", help="one sentence per line (default: the shipped English corpus)")
     parser.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
     parser.add_argument("--seed", type=seed_int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--no-severity", action="store_true", help="ablation: every perturbation counts -1")
-    parser.add_argument("--epochs", type=int_in(1, 10_000), default=DEFAULT_EPOCHS, help="training epochs (default %(default)s)")
+    parser.add_argument("--epochs", type=int_in(1, 10_000), default=SESCORE2_EPOCHS, help="training epochs (default %(default)s)")
     parser.add_argument("--limit", type=positive_int, metavar="N", help="use only the first N sentences of the corpus")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.text_metrics import train_sescore2_file
+
     info = train_sescore2_file(
         args.corpus, args.out, seed=args.seed, severity=not args.no_severity, epochs=args.epochs, limit=args.limit, progress=progress
     )

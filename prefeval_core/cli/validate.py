@@ -7,7 +7,6 @@ import argparse
 from prefeval_core.cli._common import add_files_option, files_from_args, loading_from_args, print_json
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import Problem
-from prefeval_core.workflow.datasets import check_paths
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +35,8 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prefeval_core.workflow.datasets import check_paths
+
     raters = ([args.human] if args.human else []) + args.metric
     check = check_paths(files_from_args(args), raters, **loading_from_args(args))
     if args.json:

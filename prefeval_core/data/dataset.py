@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from prefeval_core.data.coverage import RaterCoverage, items_by_rater, scalar_coverage
-from prefeval_core.data.field_formats import FIELD_FORMATS, detect_kind, parse_field_table
-from prefeval_core.data.formats import InputKind, ParsedTable, TableKind, parse_table
+from prefeval_core.data.field_formats import FIELD_FORMATS, detect_field_kind, parse_field_table
+from prefeval_core.data.formats import InputKind, ParsedTable, TableKind, detect_table_kind, parse_table
 from prefeval_core.data.limits import MAX_SYSTEMS
 from prefeval_core.data.reading import MAX_BYTES, RawTable, read_table, read_table_bytes
 from prefeval_core.errors import DataError, Problem, ValidationReport, raise_if_errors
@@ -165,6 +165,11 @@ def load_dataset(
     raise_if_errors(checks)
     report = ValidationReport(tuple(problems) + tuple(checks))
     return replace(dataset, report=report)
+
+
+def detect_kind(raw: RawTable) -> InputKind:
+    """Guess what a file holds from its columns (a field's own format first) and its name."""
+    return detect_field_kind(raw) or detect_table_kind(raw)
 
 
 def parse_tables(raw: RawTable, kind: InputKind | None = None, rater_columns: Sequence[str] | None = None) -> tuple[ParsedTable, ...]:

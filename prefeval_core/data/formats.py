@@ -27,7 +27,10 @@ import pyarrow.compute as pa_compute
 from pydantic import AfterValidator
 
 from prefeval_core.data.annotators import annotator_rater_names, keeps_annotators
+from prefeval_core.data.field_formats import input_kinds
 from prefeval_core.data.headers import SCORE_NAMES, normal_name
+from prefeval_core.data.kinds import FieldKind as FieldKind
+from prefeval_core.data.kinds import TableKind as TableKind
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.vocabulary.combine import majority_outcomes
@@ -35,19 +38,10 @@ from prefeval_core.vocabulary.outcomes import SYMBOLS, flip_codes
 
 KEPT_ANNOTATORS: Final = "each annotator of a human rater is kept as '<rater>:<annotator>' ('human::<annotator>' for 'human')"
 """The note on a file with an ``annotator`` column."""
-TableKind = Literal["ratings", "wide_ratings", "preferences", "texts", "sources", "references", "ignored"]
-"""What one parsed table holds."""
-FieldKind = str
-"""The name of a field's own file format, read into several tables: a key of the registry
-:data:`prefeval_core.data.field_formats.FIELD_FORMATS` (``mqm``: WMT MQM error annotations,
-``arena``: Chatbot-Arena battles)."""
 
 
 def _known_kind(kind: str) -> str:
     """``kind`` if it is a table kind or a registered field format (validation of a declared kind)."""
-    # Imported here: the registry's format modules import this module.
-    from prefeval_core.data.field_formats import input_kinds
-
     known = input_kinds()
     if kind not in known:
         raise ValueError(f"unknown file kind; expected one of {', '.join(known)}")

@@ -12,38 +12,65 @@ the routing (:func:`fast_route`, :func:`is_exact`) and the options (:data:`Model
 configure JAX; entry points call :func:`prefeval_core.runtime.configure_jax`.
 """
 
-from prefeval_core.decision.decide import DecisionResult, decide_counts, decide_pairs
-from prefeval_core.decision.draws import joint_posterior_draws, posterior_draws
-from prefeval_core.decision.exact import decision_from_theta, dirichlet_mean, enumerate_posterior, human_only_theta
-from prefeval_core.decision.joint import MetricContributions, decide_joint, metric_contributions
-from prefeval_core.decision.options import EXACT_ROUTES, MAX_SEED, MODELS, SAMPLERS, DecisionSettings, Model, Route, Sampler
-from prefeval_core.decision.routes import fast_route, is_exact, joint_route
-from prefeval_core.decision.settings import MuRows, SamplerSettings
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "EXACT_ROUTES",
-    "MAX_SEED",
-    "MODELS",
-    "SAMPLERS",
-    "DecisionResult",
-    "DecisionSettings",
-    "MetricContributions",
-    "Model",
-    "MuRows",
-    "Route",
-    "Sampler",
-    "SamplerSettings",
-    "decide_counts",
-    "decide_joint",
-    "decide_pairs",
-    "decision_from_theta",
-    "dirichlet_mean",
-    "enumerate_posterior",
-    "fast_route",
-    "human_only_theta",
-    "is_exact",
-    "joint_posterior_draws",
-    "joint_route",
-    "metric_contributions",
-    "posterior_draws",
-]
+from prefeval_core.lazy import lazy_names
+
+if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
+    from prefeval_core.decision.decide import DecisionResult as DecisionResult
+    from prefeval_core.decision.decide import decide_counts as decide_counts
+    from prefeval_core.decision.decide import decide_pairs as decide_pairs
+    from prefeval_core.decision.draws import joint_posterior_draws as joint_posterior_draws
+    from prefeval_core.decision.draws import posterior_draws as posterior_draws
+    from prefeval_core.decision.exact import decision_from_theta as decision_from_theta
+    from prefeval_core.decision.exact import dirichlet_mean as dirichlet_mean
+    from prefeval_core.decision.exact import enumerate_posterior as enumerate_posterior
+    from prefeval_core.decision.exact import human_only_theta as human_only_theta
+    from prefeval_core.decision.joint import MetricContributions as MetricContributions
+    from prefeval_core.decision.joint import decide_joint as decide_joint
+    from prefeval_core.decision.joint import metric_contributions as metric_contributions
+    from prefeval_core.decision.options import EXACT_ROUTES as EXACT_ROUTES
+    from prefeval_core.decision.options import MAX_SEED as MAX_SEED
+    from prefeval_core.decision.options import MODELS as MODELS
+    from prefeval_core.decision.options import SAMPLERS as SAMPLERS
+    from prefeval_core.decision.options import DecisionSettings as DecisionSettings
+    from prefeval_core.decision.options import Model as Model
+    from prefeval_core.decision.options import Route as Route
+    from prefeval_core.decision.options import Sampler as Sampler
+    from prefeval_core.decision.routes import fast_route as fast_route
+    from prefeval_core.decision.routes import is_exact as is_exact
+    from prefeval_core.decision.routes import joint_route as joint_route
+    from prefeval_core.decision.settings import MuRows as MuRows
+    from prefeval_core.decision.settings import SamplerSettings as SamplerSettings
+
+_MODULES = {
+    "DecisionResult": "decide",
+    "decide_counts": "decide",
+    "decide_pairs": "decide",
+    "joint_posterior_draws": "draws",
+    "posterior_draws": "draws",
+    "decision_from_theta": "exact",
+    "dirichlet_mean": "exact",
+    "enumerate_posterior": "exact",
+    "human_only_theta": "exact",
+    "MetricContributions": "joint",
+    "decide_joint": "joint",
+    "metric_contributions": "joint",
+    "EXACT_ROUTES": "options",
+    "MAX_SEED": "options",
+    "MODELS": "options",
+    "SAMPLERS": "options",
+    "DecisionSettings": "options",
+    "Model": "options",
+    "Route": "options",
+    "Sampler": "options",
+    "fast_route": "routes",
+    "is_exact": "routes",
+    "joint_route": "routes",
+    "MuRows": "settings",
+    "SamplerSettings": "settings",
+}
+"""Each name of the package and its module, imported on first use (:mod:`prefeval_core.lazy`)."""
+
+__getattr__ = lazy_names(__name__, _MODULES)
+__all__ = sorted(_MODULES)

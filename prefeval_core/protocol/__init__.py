@@ -15,92 +15,113 @@ Live annotation: ``request = next_request(state)`` (export it), collect judgment
 (against the same study table).
 """
 
-from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, ErrorControlRule
-from prefeval_core.protocol.policies import POLICIES, closest_first, paper_allocation
-from prefeval_core.protocol.questions import QUESTION_KINDS, Question, QuestionKind, QuestionKindEntry
-from prefeval_core.protocol.questions_top_k import TopKComparison
-from prefeval_core.protocol.result import ProtocolResult, protocol_result
-from prefeval_core.protocol.run import Progress, Source, replay_source, run_protocol
-from prefeval_core.protocol.settings import ErrorControl, MuRows, Policy, ProtocolSettings
-from prefeval_core.protocol.state import (
-    PairStatus,
-    ProtocolState,
-    Reveals,
-    RoundRecord,
-    new_state,
-    state_from_dict,
-    state_from_json,
-    state_to_dict,
-    state_to_json,
-)
-from prefeval_core.protocol.steps import (
-    AnnotationRequest,
-    ComparisonJudgment,
-    ComparisonTask,
-    Judgment,
-    ProtocolError,
-    RatingJudgment,
-    RatingTask,
-    Task,
-    apply_judgments,
-    decide_round,
-    is_finished,
-    next_request,
-    pairs_that_matter,
-    stop_reason,
-    undo_round,
-    withdraw_requests,
-)
-from prefeval_core.protocol.table import RatingGrid, StudyTable, Unit, build_study_table
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ERROR_CONTROL_RULES",
-    "POLICIES",
-    "QUESTION_KINDS",
-    "AnnotationRequest",
-    "ComparisonJudgment",
-    "ComparisonTask",
-    "ErrorControl",
-    "ErrorControlRule",
-    "Judgment",
-    "MuRows",
-    "PairStatus",
-    "Policy",
-    "Progress",
-    "ProtocolError",
-    "ProtocolResult",
-    "ProtocolSettings",
-    "ProtocolState",
-    "Question",
-    "QuestionKind",
-    "QuestionKindEntry",
-    "RatingGrid",
-    "RatingJudgment",
-    "RatingTask",
-    "Reveals",
-    "RoundRecord",
-    "Source",
-    "StudyTable",
-    "Task",
-    "TopKComparison",
-    "Unit",
-    "apply_judgments",
-    "build_study_table",
-    "closest_first",
-    "decide_round",
-    "is_finished",
-    "new_state",
-    "next_request",
-    "pairs_that_matter",
-    "paper_allocation",
-    "protocol_result",
-    "replay_source",
-    "run_protocol",
-    "state_from_dict",
-    "state_from_json",
-    "state_to_dict",
-    "state_to_json",
-    "stop_reason",
-    "undo_round",
-    "withdraw_requests",
-]
+from prefeval_core.lazy import lazy_names
+
+if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
+    from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES as ERROR_CONTROL_RULES
+    from prefeval_core.protocol.error_controls import ErrorControlRule as ErrorControlRule
+    from prefeval_core.protocol.policies import POLICIES as POLICIES
+    from prefeval_core.protocol.policies import closest_first as closest_first
+    from prefeval_core.protocol.policies import paper_allocation as paper_allocation
+    from prefeval_core.protocol.questions import QUESTION_KINDS as QUESTION_KINDS
+    from prefeval_core.protocol.questions import Question as Question
+    from prefeval_core.protocol.questions import QuestionKind as QuestionKind
+    from prefeval_core.protocol.questions import QuestionKindEntry as QuestionKindEntry
+    from prefeval_core.protocol.questions_top_k import TopKComparison as TopKComparison
+    from prefeval_core.protocol.result import ProtocolResult as ProtocolResult
+    from prefeval_core.protocol.result import protocol_result as protocol_result
+    from prefeval_core.protocol.run import Progress as Progress
+    from prefeval_core.protocol.run import Source as Source
+    from prefeval_core.protocol.run import replay_source as replay_source
+    from prefeval_core.protocol.run import run_protocol as run_protocol
+    from prefeval_core.protocol.settings import ErrorControl as ErrorControl
+    from prefeval_core.protocol.settings import MuRows as MuRows
+    from prefeval_core.protocol.settings import Policy as Policy
+    from prefeval_core.protocol.settings import ProtocolSettings as ProtocolSettings
+    from prefeval_core.protocol.state import PairStatus as PairStatus
+    from prefeval_core.protocol.state import ProtocolState as ProtocolState
+    from prefeval_core.protocol.state import Reveals as Reveals
+    from prefeval_core.protocol.state import RoundRecord as RoundRecord
+    from prefeval_core.protocol.state import new_state as new_state
+    from prefeval_core.protocol.state import state_from_dict as state_from_dict
+    from prefeval_core.protocol.state import state_from_json as state_from_json
+    from prefeval_core.protocol.state import state_to_dict as state_to_dict
+    from prefeval_core.protocol.state import state_to_json as state_to_json
+    from prefeval_core.protocol.steps import AnnotationRequest as AnnotationRequest
+    from prefeval_core.protocol.steps import ComparisonJudgment as ComparisonJudgment
+    from prefeval_core.protocol.steps import ComparisonTask as ComparisonTask
+    from prefeval_core.protocol.steps import Judgment as Judgment
+    from prefeval_core.protocol.steps import ProtocolError as ProtocolError
+    from prefeval_core.protocol.steps import RatingJudgment as RatingJudgment
+    from prefeval_core.protocol.steps import RatingTask as RatingTask
+    from prefeval_core.protocol.steps import Task as Task
+    from prefeval_core.protocol.steps import apply_judgments as apply_judgments
+    from prefeval_core.protocol.steps import decide_round as decide_round
+    from prefeval_core.protocol.steps import is_finished as is_finished
+    from prefeval_core.protocol.steps import next_request as next_request
+    from prefeval_core.protocol.steps import pairs_that_matter as pairs_that_matter
+    from prefeval_core.protocol.steps import stop_reason as stop_reason
+    from prefeval_core.protocol.steps import undo_round as undo_round
+    from prefeval_core.protocol.steps import withdraw_requests as withdraw_requests
+    from prefeval_core.protocol.table import RatingGrid as RatingGrid
+    from prefeval_core.protocol.table import StudyTable as StudyTable
+    from prefeval_core.protocol.table import Unit as Unit
+    from prefeval_core.protocol.table import build_study_table as build_study_table
+
+_MODULES = {
+    "ERROR_CONTROL_RULES": "error_controls",
+    "ErrorControlRule": "error_controls",
+    "POLICIES": "policies",
+    "closest_first": "policies",
+    "paper_allocation": "policies",
+    "QUESTION_KINDS": "questions",
+    "Question": "questions",
+    "QuestionKind": "questions",
+    "QuestionKindEntry": "questions",
+    "TopKComparison": "questions_top_k",
+    "ProtocolResult": "result",
+    "protocol_result": "result",
+    "Progress": "run",
+    "Source": "run",
+    "replay_source": "run",
+    "run_protocol": "run",
+    "ErrorControl": "settings",
+    "MuRows": "settings",
+    "Policy": "settings",
+    "ProtocolSettings": "settings",
+    "PairStatus": "state",
+    "ProtocolState": "state",
+    "Reveals": "state",
+    "RoundRecord": "state",
+    "new_state": "state",
+    "state_from_dict": "state",
+    "state_from_json": "state",
+    "state_to_dict": "state",
+    "state_to_json": "state",
+    "AnnotationRequest": "steps",
+    "ComparisonJudgment": "steps",
+    "ComparisonTask": "steps",
+    "Judgment": "steps",
+    "ProtocolError": "steps",
+    "RatingJudgment": "steps",
+    "RatingTask": "steps",
+    "Task": "steps",
+    "apply_judgments": "steps",
+    "decide_round": "steps",
+    "is_finished": "steps",
+    "next_request": "steps",
+    "pairs_that_matter": "steps",
+    "stop_reason": "steps",
+    "undo_round": "steps",
+    "withdraw_requests": "steps",
+    "RatingGrid": "table",
+    "StudyTable": "table",
+    "Unit": "table",
+    "build_study_table": "table",
+}
+"""Each name of the package and its module, imported on first use (:mod:`prefeval_core.lazy`)."""
+
+__getattr__ = lazy_names(__name__, _MODULES)
+__all__ = sorted(_MODULES)

@@ -41,7 +41,8 @@ from prefeval_core.protocol.question_control import DecidedRound
 from prefeval_core.protocol.questions import next_members, question_pairs
 from prefeval_core.protocol.settings import ProtocolSettings
 from prefeval_core.protocol.state import ProtocolState, RoundDecisions
-from prefeval_core.sequential import anytime_decisions, futility, update_log_numerator
+from prefeval_core.sequential import anytime_decisions, update_log_numerator
+from prefeval_core.sequential.futility import futility
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
 from prefeval_core.vocabulary.outcomes import UNDECIDED
 

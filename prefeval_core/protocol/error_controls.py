@@ -13,17 +13,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Final, Literal, cast
 
-from prefeval_core.decision import SamplerSettings
-from prefeval_core.protocol.decide import decide_pairs_round, theta_from_model
-from prefeval_core.protocol.fdr_control import decide_fdr_round
-from prefeval_core.protocol.question_control import DecidedRound, decide_question_round
-from prefeval_core.protocol.settings import ProtocolSettings
-from prefeval_core.protocol.state import ProtocolState
+from prefeval_core.lazy import imported_on_call
 
-RoundRule = Callable[[ProtocolState, int, SamplerSettings | None], DecidedRound]
+if TYPE_CHECKING:
+    from prefeval_core.decision import SamplerSettings
+    from prefeval_core.protocol.question_control import DecidedRound
+    from prefeval_core.protocol.settings import ProtocolSettings
+    from prefeval_core.protocol.state import ProtocolState
+
+RoundRule = Callable[["ProtocolState", int, "SamplerSettings | None"], "DecidedRound"]
 """``(state, round number, sampler settings) -> DecidedRound``: the open round decided."""
+
+
+def _round_function(path: str) -> RoundRule:
+    """The round function at ``module:function``, imported when a round is decided (so that the
+    rules' words, a command's ``--help``, load no engine)."""
+    return cast(RoundRule, imported_on_call(f"prefeval_core.protocol.{path}"))
+
+
+_PAIRS_ROUND: Final = _round_function("decide:decide_pairs_round")
+"""The per-pair rules' and the paper's round: each pair decided on its own evidence."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +67,7 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
             "spending (an exact group-sequential test of the human outcomes, γ spent over the pool)",
             per_pair=True,
             futility=True,
-            decide=decide_pairs_round,
+            decide=_PAIRS_ROUND,
         ),
         ErrorControlRule(
             "anytime",
@@ -64,7 +75,7 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
             "anytime-valid e-values (γ over any number of looks)",
             per_pair=True,
             futility=True,
-            decide=decide_pairs_round,
+            decide=_PAIRS_ROUND,
         ),
         ErrorControlRule(
             "question",
@@ -73,7 +84,7 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
             " γ over all looks)",
             per_pair=False,
             futility=True,
-            decide=decide_question_round,
+            decide=_round_function("question_control:decide_question_round"),
         ),
         ErrorControlRule(
             "fdr",
@@ -81,7 +92,7 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
             "false discovery rate (e-BH over the question's pairs: the expected share of false directional decisions ≤ γ)",
             per_pair=False,
             futility=True,
-            decide=decide_fdr_round,
+            decide=_round_function("fdr_control:decide_fdr_round"),
         ),
         ErrorControlRule(
             "none",
@@ -89,7 +100,7 @@ ERROR_CONTROL_RULES: dict[str, ErrorControlRule] = {
             "none (the paper: θ against γ/2 and 1 − γ/2 at every look)",
             per_pair=False,
             futility=False,
-            decide=decide_pairs_round,
+            decide=_PAIRS_ROUND,
         ),
     )
 }
@@ -106,7 +117,9 @@ def theta_source(settings: ProtocolSettings) -> ThetaSource:
     """The :data:`ThetaSource` of a run's θ: the per-pair rules and the paper's use the model only where
     θ decides or allocates (:func:`~prefeval_core.protocol.decide.theta_from_model`); the rules over the
     question show the human-only posterior (``sign``) or the normal approximation (score statistics)."""
-    if ERROR_CONTROL_RULES[settings.error_control].decide is not decide_pairs_round:
+    from prefeval_core.protocol.decide import theta_from_model  # the engine, only where a round's θ is shown
+
+    if ERROR_CONTROL_RULES[settings.error_control].decide is not _PAIRS_ROUND:
         return "human_only" if settings.statistic == "sign" else "normal"
     return "model" if theta_from_model(settings) else "human_only"
 

@@ -12,13 +12,16 @@ with ``mu`` known (method.md §4, "known mu"): use ``model="known_mu", mu=IDEAL_
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.errors import settings_error
-from prefeval_core.pairs.counts import PairTable, count_triples
+
+if TYPE_CHECKING:
+    from prefeval_core.pairs.counts import PairTable
 
 IDEAL_METRIC_NAME: Final = "ideal"
 """The name under which the simulated metric is offered (CLI ``--metric ideal``)."""
@@ -60,6 +63,8 @@ def ideal_metric_table(table: PairTable, *, seed: int, extra_items: int = 0, mu:
     metric[has_human] = draw_metric_outcomes(rng, mu, table.human[has_human].astype(np.int64))
     if extra_items == 0:
         return _with_rows(table, table.pair_index, table.item_id, table.human, metric)
+    from prefeval_core.pairs.counts import count_triples  # pandas: only where items are simulated, not for the name
+
     n_all = count_triples(table, has_human).n.astype(np.float64)
     rates = n_all / n_all.sum(axis=1, keepdims=True)
     truth = np.stack([rng.choice(3, size=extra_items, p=rates[p]) for p in range(table.n_pairs)]).reshape(-1)
@@ -87,10 +92,9 @@ def draw_metric_outcomes(rng: np.random.Generator, mu: npt.NDArray[np.float64], 
 def _with_rows(
     table: PairTable, pair_index: npt.ArrayLike, item_id: npt.ArrayLike, human: npt.ArrayLike, metric: npt.ArrayLike
 ) -> PairTable:
-    return PairTable(
-        human_rater=table.human_rater,
+    return replace(
+        table,
         metric_rater=IDEAL_METRIC_NAME,
-        pairs=table.pairs,
         pair_index=np.asarray(pair_index, dtype=np.int32),
         item_id=np.asarray(item_id, dtype=object),
         human=np.asarray(human, dtype=np.int8),

@@ -11,9 +11,9 @@ import numpy as np
 from prefeval_core.decision import MODELS, SAMPLERS, Model, MuRows, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.questions import Question
-from prefeval_core.protocol.table import Unit
-from prefeval_core.sequential.evidence import ErrorControl
+from prefeval_core.vocabulary.controls import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
+from prefeval_core.vocabulary.tasks import Unit
 
 Statistic = Literal["sign", "mean", "pool_mean", "pool_mean_clt", "pool_sign", "pool_sign_clt"]
 """What a pair's evidence is (method.md §13): ``sign`` counts the items where A's human judgment

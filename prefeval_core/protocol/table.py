@@ -37,16 +37,9 @@ from prefeval_core.pairs.preferences import pair_outcomes, require_rater
 from prefeval_core.protocol.annotator_units import annotator_unit_dataset
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, ideal_metric_table
 from prefeval_core.vocabulary.outcomes import MISSING, codes_from_differences
+from prefeval_core.vocabulary.tasks import RatingsPerRequest as RatingsPerRequest
+from prefeval_core.vocabulary.tasks import Unit as Unit
 
-Unit = Literal["ratings", "comparisons"]
-"""What one human judgment is (method.md §12): a rating of one output, or a comparison of two."""
-RatingsPerRequest = Literal["all", "one", "one_pooled"]
-"""What a request for an output buys where the data keep several annotators per output apart
-(method.md §13): ``all`` their ratings at once (the mean; each one paid); ``one`` annotator's
-rating, the annotator rotated over the items by the seed, never a second (in a comparisons replay,
-one annotator's comparison instead of their majority); or ``one_pooled``: one rating, every rating
-the study paid in the pool as an (item, annotator) unit (:mod:`~prefeval_core.protocol.annotator_units`;
-replays of ratings with a pool statistic)."""
 Pool = Literal["human", "all"]
 """Which judgments may be requested: those the data holds (replay), or every output the data
 covers (live: people judge what was never judged)."""

@@ -13,7 +13,8 @@ Everything is count-based and vectorised over P pairs. Per round the protocol ca
    (start from ``initial_log_numerator(P)``; the only state to keep per pair), then
    ``anytime_decisions(counts, gamma, log_numerator=log_numerator, mu=mu)``;
 2. ``futility(counts_or_n, remaining, gamma, rule=..., beta=..., log_numerator=..., mu=...,
-   remaining_patterns=..., seed=...)`` for the pairs still undecided: which to stop asking about.
+   remaining_patterns=..., seed=...)`` (imported from its module, :mod:`~prefeval_core.sequential.futility`,
+   whose name it shares) for the pairs still undecided: which to stop asking about.
 
 Modules: ``human`` (the human-only mixture e-process), ``mle`` (constrained maximum likelihood of
 the metric model, certified), ``metric`` (the metric e-process), ``evidence`` (combining them:
@@ -31,29 +32,49 @@ Spiegelhalter, Freedman & Blackburn 1986 (Monitoring clinical trials: conditiona
 power?, Controlled Clinical Trials); Varadhan & Roland 2008 (SQUAREM).
 """
 
-from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, EvidenceResult, anytime_decisions, log_thresholds
-from prefeval_core.sequential.futility import FUTILITY_RULES, Futility, FutilityResult, futility
-from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
-from prefeval_core.sequential.metric import initial_log_numerator, metric_log_e, update_log_numerator, vote_counts
-from prefeval_core.sequential.simulation import RunsResult, Scenario, simulate_runs
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "FUTILITY_RULES",
-    "METRIC_SHARE",
-    "MIXTURE_CONCENTRATION",
-    "ErrorControl",
-    "EvidenceResult",
-    "Futility",
-    "FutilityResult",
-    "RunsResult",
-    "Scenario",
-    "anytime_decisions",
-    "futility",
-    "human_log_e",
-    "initial_log_numerator",
-    "log_thresholds",
-    "metric_log_e",
-    "simulate_runs",
-    "update_log_numerator",
-    "vote_counts",
-]
+from prefeval_core.lazy import lazy_names
+
+if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
+    from prefeval_core.sequential.evidence import METRIC_SHARE as METRIC_SHARE
+    from prefeval_core.sequential.evidence import ErrorControl as ErrorControl
+    from prefeval_core.sequential.evidence import EvidenceResult as EvidenceResult
+    from prefeval_core.sequential.evidence import anytime_decisions as anytime_decisions
+    from prefeval_core.sequential.evidence import log_thresholds as log_thresholds
+    from prefeval_core.sequential.futility import FUTILITY_RULES as FUTILITY_RULES
+    from prefeval_core.sequential.futility import Futility as Futility
+    from prefeval_core.sequential.futility import FutilityResult as FutilityResult
+    from prefeval_core.sequential.human import MIXTURE_CONCENTRATION as MIXTURE_CONCENTRATION
+    from prefeval_core.sequential.human import human_log_e as human_log_e
+    from prefeval_core.sequential.metric import initial_log_numerator as initial_log_numerator
+    from prefeval_core.sequential.metric import metric_log_e as metric_log_e
+    from prefeval_core.sequential.metric import update_log_numerator as update_log_numerator
+    from prefeval_core.sequential.metric import vote_counts as vote_counts
+    from prefeval_core.sequential.simulation import RunsResult as RunsResult
+    from prefeval_core.sequential.simulation import Scenario as Scenario
+    from prefeval_core.sequential.simulation import simulate_runs as simulate_runs
+
+_MODULES = {
+    "METRIC_SHARE": "evidence",
+    "ErrorControl": "evidence",
+    "EvidenceResult": "evidence",
+    "anytime_decisions": "evidence",
+    "log_thresholds": "evidence",
+    "FUTILITY_RULES": "futility",
+    "Futility": "futility",
+    "FutilityResult": "futility",
+    "MIXTURE_CONCENTRATION": "human",
+    "human_log_e": "human",
+    "initial_log_numerator": "metric",
+    "metric_log_e": "metric",
+    "update_log_numerator": "metric",
+    "vote_counts": "metric",
+    "RunsResult": "simulation",
+    "Scenario": "simulation",
+    "simulate_runs": "simulation",
+}
+"""Each name of the package and its module, imported on first use (:mod:`prefeval_core.lazy`)."""
+
+__getattr__ = lazy_names(__name__, _MODULES)
+__all__ = sorted(_MODULES)

@@ -28,7 +28,6 @@ pairs, loses only ``-log(1 - w) = 0.1`` nats. Measured in ``bench/bench_error_co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -37,19 +36,10 @@ from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import JointCounts
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION, human_log_e
 from prefeval_core.sequential.metric import metric_log_e
+from prefeval_core.vocabulary.controls import ErrorControl as ErrorControl
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
 
 FloatArray = npt.NDArray[np.float64]
-
-ErrorControl = Literal["none", "spending", "anytime", "question", "fdr"]
-"""``none``: the paper's per-look rule (more false decisions the more often one looks);
-``spending``: a spending function over the looks the pool allows (:mod:`prefeval_core.sequential.spending`);
-``anytime``: e-processes, valid under any looking. Both keep at most ``gamma`` false decisions
-**per pair** with ``p> = p<`` over the whole run. ``question``: the whole answer protected — at most
-``gamma`` probability, over all looks and all pairs the question involves, of excluding a true
-top-k member or of any false directional decision (:mod:`prefeval_core.protocol.question_control`).
-``fdr``: all-pairs and baseline questions, the expected share of false directional decisions among
-the decisions at most ``gamma`` (e-BH, :mod:`prefeval_core.protocol.fdr_control`)."""
 
 METRIC_SHARE = 0.1
 """``w``: the part of ``gamma`` given to the metric e-process in a metric model (module docstring)."""

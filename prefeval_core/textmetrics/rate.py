@@ -21,14 +21,13 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.errors import CoverageError, settings_error
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, cosine_to_references, embed_with_references
 from prefeval_core.textmetrics.string_metrics import STRING_METRICS, string_scores
+from prefeval_core.vocabulary.text_metrics import LEARNED_METRICS as LEARNED_METRICS
+from prefeval_core.vocabulary.text_metrics import METRICS as METRICS
+from prefeval_core.vocabulary.text_metrics import MetricName as MetricName
 
 if TYPE_CHECKING:
     from prefeval_core.textmetrics.sescore2.score import SEScore2Model
 
-MetricName = Literal["bleu", "chrf", "ter", "embed", "sescore2"]
-METRICS: tuple[MetricName, ...] = ("bleu", "chrf", "ter", "embed", "sescore2")
-LEARNED_METRICS: frozenset[str] = frozenset({"embed", "sescore2"})
-"""Metrics that need the encoder (optional extra ``requirements-learned.txt``)."""
 Against = Literal["references", "sources"]
 
 

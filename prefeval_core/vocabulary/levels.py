@@ -1,4 +1,5 @@
-"""The default levels of a study (method.md §4, §12): one value each, named once.
+"""The default levels of a study (method.md §4, §12), and the default precision of a metric
+check's posterior: one value each, named once.
 
 Every function with a level argument takes its default from here, so that a study run from the
 CLI, the dashboard or the notebook API decides at the same level unless told otherwise.
@@ -14,3 +15,5 @@ with probability at most γ, per look or over the run depending on the error con
 DEFAULT_FUTILITY: Final = DEFAULT_GAMMA
 """β of the predictive futility stop: a pair stops costing judgments when the probability that
 more judgments decide it is below β (:mod:`prefeval_core.sequential.futility`)."""
+DEFAULT_FAVI_DRAWS: Final = 4000
+"""Posterior draws of each pair's Favi-Score in a metric check by default (method.md §8)."""

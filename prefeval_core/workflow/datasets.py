@@ -15,7 +15,6 @@ from pathlib import Path
 
 from prefeval_core.data.bundled import data_path
 from prefeval_core.data.dataset import Dataset, Source, load_dataset
-from prefeval_core.data.field_formats import field_format_help, input_kinds
 from prefeval_core.data.formats import InputKind
 from prefeval_core.data.formats import TableKind as TableKind  # what a frame of the notebook API holds
 from prefeval_core.data.rater_roles import ProblemGroup, group_problems
@@ -23,12 +22,6 @@ from prefeval_core.data.reading import MAX_BYTES, read_table_bytes
 from prefeval_core.errors import DataError, Problem
 from prefeval_core.pairs.preferences import pair_outcomes
 from prefeval_core.pairs.summary import DatasetSummary, summarise_dataset
-
-
-def file_kinds_help() -> str:
-    """What a file may be declared to hold, in words for a help text: the kinds, then what each
-    field format is (``ratings, ..., mqm, arena (mqm: WMT MQM error annotations, ...)``)."""
-    return f"{', '.join(input_kinds())} ({field_format_help()})"
 
 
 def load_data(

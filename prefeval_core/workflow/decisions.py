@@ -24,7 +24,6 @@ import pandas as pd
 
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.json_rows import line_too_deep
-from prefeval_core.decision import SAMPLERS as SAMPLERS  # the choices the CLI offers
 from prefeval_core.decision import DecisionResult, DecisionSettings, Model, Sampler, SamplerSettings, decide_pairs
 from prefeval_core.decision.decide import check_counts, check_mu
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, PrefevalError, Problem, SettingsError, settings_error

@@ -19,7 +19,7 @@ from prefeval_core.errors import settings_error
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.favi import favi_box_plot
 from prefeval_core.figures.metrics import kendall_tau_bars, sign_accuracy_bars
-from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
+from prefeval_core.vocabulary.levels import DEFAULT_FAVI_DRAWS, DEFAULT_GAMMA
 
 MetricFigure = Literal["sign", "kendall", "favi", "dag_human", "dag_metric"]
 """The figures of a metric check."""
@@ -49,11 +49,7 @@ class MetricCheck:
             raise settings_error(f"gamma must be in (0, 1), got {self.gamma}", field="gamma")
 
 
-DEFAULT_SAMPLES = 4000
-"""Posterior draws of each pair's Favi-Score by default."""
-
-
-def check_metric(dataset: Dataset, check: MetricCheck, *, samples: int = DEFAULT_SAMPLES) -> MetricReport:
+def check_metric(dataset: Dataset, check: MetricCheck, *, samples: int = DEFAULT_FAVI_DRAWS) -> MetricReport:
     """Every diagnostic of the check (see :func:`prefeval_core.diagnostics.metric_report.metric_report`),
     with ``samples`` posterior draws of each pair's Favi-Score.
 

@@ -18,17 +18,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields, replace
 from types import NoneType, UnionType
-from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Final, Literal, Union, get_args, get_origin, get_type_hints
 
 from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import settings_error
 from prefeval_core.protocol.error_controls import control_words
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME, IDEAL_MU_ROWS
 from prefeval_core.protocol.questions import QUESTION_KINDS, Question, question_pairs
-from prefeval_core.protocol.settings import POOL_STATISTICS, ErrorControl, Policy, ProtocolSettings, Statistic
-from prefeval_core.protocol.table import RatingsPerRequest, StudyTable, Unit
+from prefeval_core.protocol.settings import POOL_STATISTICS, Policy, ProtocolSettings, Statistic
+from prefeval_core.vocabulary.controls import ErrorControl
 from prefeval_core.vocabulary.fields import INT_LIMIT, Bounds, Setting, check_declared, declared, setting
 from prefeval_core.vocabulary.levels import DEFAULT_FUTILITY, DEFAULT_GAMMA
+from prefeval_core.vocabulary.tasks import RatingsPerRequest, Unit
+
+if TYPE_CHECKING:
+    from prefeval_core.protocol.table import StudyTable
 
 Mode = Literal["replay", "live"]
 """``replay``: reveal the judgments a finished human evaluation holds; ``live``: people judge

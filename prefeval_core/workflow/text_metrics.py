@@ -25,11 +25,10 @@ from prefeval_core.data.safe_csv import write_safe_csv
 from prefeval_core.errors import raise_if_errors
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
-from prefeval_core.textmetrics.rate import METRICS as METRICS  # the metrics a command may name
-from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS as DEFAULT_CORPUS  # the shipped English corpus
-from prefeval_core.textmetrics.sescore2.corpus import read_corpus
+from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, read_corpus
 from prefeval_core.textmetrics.sescore2.score import DEFAULT_MODEL, load_model, save_model
 from prefeval_core.textmetrics.sescore2.train import TrainingConfig, train_sescore2
+from prefeval_core.vocabulary.text_metrics import SESCORE2_EPOCHS
 
 Progress = Callable[[str], None]
 """Hears one line of progress at a time."""
@@ -147,28 +146,25 @@ def text_metric_file(
     return f"computed-{'-'.join(metrics)}-{against}.csv", ratings.to_csv(index=False).encode()
 
 
-DEFAULT_EPOCHS = TrainingConfig.epochs
-"""Training epochs by default."""
-
-
 def train_sescore2_file(
-    corpus: str | Path,
+    corpus: str | Path | None,
     out: str | Path,
     *,
     seed: int = 0,
     severity: bool = True,
-    epochs: int = DEFAULT_EPOCHS,
+    epochs: int = SESCORE2_EPOCHS,
     limit: int | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Train the SEScore2-style metric on the ``corpus`` file (one sentence per line; its first
-    ``limit`` sentences) and save it to ``out`` (.npz); returns the model's info (corpus, sizes,
+    ``limit`` sentences; ``None``: the shipped English corpus) and save it to ``out`` (.npz); returns the model's info (corpus, sizes,
     fit, timings). ``severity=False`` is the ablation where every perturbation counts -1; same
     seed, same model. ``progress`` hears the corpus size before the encoder loads.
 
     Raises:
         SettingsError: fewer than three distinct sentences.
     """
+    corpus = DEFAULT_CORPUS if corpus is None else corpus
     sentences = read_corpus(corpus)[:limit]
     config = dataclasses.replace(TrainingConfig(), severity=severity, epochs=epochs)
     if progress is not None:

@@ -6,42 +6,32 @@
   human rater (``human:arena``), with texts and sources where the conversations are given.
 
 **The registry.** :data:`FIELD_FORMATS` maps a format's name to its :class:`FieldFormat`; it is
-the one place detection (:func:`detect_kind`), reading (:func:`parse_field_table`), the choices
+the one place detection (:func:`detect_field_kind`; with the plain tables,
+:func:`~prefeval_core.data.dataset.detect_kind`), reading (:func:`parse_field_table`), the choices
 of ``--kind FILE=KIND`` (:func:`input_kinds`, :func:`field_format_help`) and the validation of a
 declared kind consult. Formats are tried in the registry's order, before the plain tables
 (:func:`~prefeval_core.data.formats.detect_table_kind`), so a format's ``detect`` must refuse a
 plain table's columns. **A new format is one module and one line**: a module in this package
-with ``NAME``, ``LABEL``, ``COLUMNS``, ``detect(raw) -> bool`` and
-``read(raw) -> tuple[ParsedTable, ...]`` (the first table carries the file's problems and notes),
-and its name in :data:`_MODULES` below (docs/architecture.md, "Add a file format").
+with ``detect(raw) -> bool`` and ``read(raw) -> tuple[ParsedTable, ...]`` (the first table carries
+the file's problems and notes), and its line in :data:`FIELD_FORMATS` below (its name, label and
+columns; docs/architecture.md, "Add a file format"). The module is imported when a file is first
+detected or read, so that listing the formats (a command's ``--help``) loads no reader.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
-from prefeval_core.data.field_formats import arena, mqm
-from prefeval_core.data.field_formats.arena import ARENA_RATER, parse_arena
-from prefeval_core.data.field_formats.mqm import MQM_RATER, parse_mqm
-from prefeval_core.data.formats import FieldKind, InputKind, ParsedTable, TableKind, detect_table_kind
-from prefeval_core.data.reading import RawTable
+from prefeval_core.data.kinds import FieldKind, TableKind
+from prefeval_core.lazy import imported_on_call
 
-__all__ = [
-    "ARENA_RATER",
-    "FIELD_FORMATS",
-    "MQM_RATER",
-    "FieldFormat",
-    "detect_field_kind",
-    "detect_kind",
-    "field_format_help",
-    "input_kinds",
-    "parse_arena",
-    "parse_field_table",
-    "parse_mqm",
-]
+if TYPE_CHECKING:
+    from prefeval_core.data.formats import ParsedTable
+    from prefeval_core.data.reading import RawTable
+
+__all__ = ["FIELD_FORMATS", "FieldFormat", "detect_field_kind", "field_format_help", "input_kinds", "parse_field_table"]
 
 
 @dataclass(frozen=True)
@@ -63,26 +53,26 @@ class FieldFormat:
     read: Callable[[RawTable], tuple[ParsedTable, ...]]
 
     @classmethod
-    def from_module(cls, module: ModuleType) -> FieldFormat:
-        """The entry of a format module (``NAME``, ``LABEL``, ``COLUMNS``, ``detect``, ``read``)."""
-        return cls(module.NAME, module.LABEL, module.COLUMNS, module.detect, module.read)
+    def of_module(cls, name: str, label: str, columns: str) -> FieldFormat:
+        """The format the module ``name`` of this package reads (its ``detect`` and ``read``,
+        imported on first use)."""
+        return cls(name, label, columns, imported_on_call(f"{__name__}.{name}:detect"), imported_on_call(f"{__name__}.{name}:read"))
 
 
-_MODULES: tuple[ModuleType, ...] = (mqm, arena)
-"""The format modules, in the order they are tried (an MQM file is recognised before battles)."""
-
-FIELD_FORMATS: dict[str, FieldFormat] = {entry.name: entry for entry in map(FieldFormat.from_module, _MODULES)}
-"""Every field format by name, in detection order. Tests add a format with ``monkeypatch.setitem``."""
+FIELD_FORMATS: dict[str, FieldFormat] = {
+    entry.name: entry
+    for entry in (
+        FieldFormat.of_module("mqm", "WMT MQM error annotations", "system, seg_id, rater, category, severity"),
+        FieldFormat.of_module("arena", "Chatbot-Arena battles", "model_a, model_b, winner"),
+    )
+}
+"""Every field format by name, in detection order (an MQM file is recognised before battles).
+Tests add a format with ``monkeypatch.setitem``."""
 
 
 def detect_field_kind(raw: RawTable) -> FieldKind | None:
     """The first registered field format whose ``detect`` accepts ``raw``, else ``None``."""
     return next((entry.name for entry in FIELD_FORMATS.values() if entry.detect(raw)), None)
-
-
-def detect_kind(raw: RawTable) -> InputKind:
-    """Guess what a file holds from its columns (a field's own format first) and its name."""
-    return detect_field_kind(raw) or detect_table_kind(raw)
 
 
 def parse_field_table(raw: RawTable, kind: FieldKind) -> tuple[ParsedTable, ...]:

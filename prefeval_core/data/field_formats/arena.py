@@ -34,12 +34,6 @@ from prefeval_core.data.limits import MAX_JSON_DEPTH
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import Problem
 
-NAME: Final = "arena"
-"""The format's name in the registry (:data:`prefeval_core.data.field_formats.FIELD_FORMATS`), ``--kind FILE=arena``."""
-LABEL: Final = "Chatbot-Arena battles"
-"""What the format is, in words."""
-COLUMNS: Final = "model_a, model_b, winner"
-"""The columns that make a file this format, for lists of choices."""
 ARENA_RATER: Final = "human:arena"
 """The rater Arena votes are loaded as."""
 WINNERS: Final[dict[str, str]] = {"model_a": "a", "model_b": "b", "tie": "tie", "tie(bothbad)": "tie"}

@@ -55,12 +55,6 @@ from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import Problem
 from prefeval_core.vocabulary.combine import mean_scores
 
-NAME: Final = "mqm"
-"""The format's name in the registry (:data:`prefeval_core.data.field_formats.FIELD_FORMATS`), ``--kind FILE=mqm``."""
-LABEL: Final = "WMT MQM error annotations"
-"""What the format is, in words."""
-COLUMNS: Final = "system, seg_id, rater, category, severity"
-"""The columns that make a file this format, for lists of choices."""
 MQM_RATER: Final = "human:mqm"
 """The mean of the raters; each rater is ``human:mqm:<rater>``."""
 SEVERITY_TENTHS: Final[dict[str, int]] = {"major": 50, "critical": 50, "minor": 10, "neutral": 0, "no-error": 0}

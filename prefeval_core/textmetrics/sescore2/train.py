@@ -33,6 +33,7 @@ from prefeval_core.textmetrics.sescore2.perturb import apply_edits, candidate_ed
 from prefeval_core.textmetrics.sescore2.retrieval import nearest_neighbours, pick_neighbours
 from prefeval_core.textmetrics.sescore2.score import SCORE_SCALE, SEScore2Model, pair_features
 from prefeval_core.textmetrics.sescore2.severity import FLOOR, IdfTable, hypothesis_score, idf_table
+from prefeval_core.vocabulary.text_metrics import SESCORE2_EPOCHS
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class TrainingConfig:
     severity: bool = True
     threshold: float = 1.0
     hidden: int = 128
-    epochs: int = 40
+    epochs: int = SESCORE2_EPOCHS
     batch_size: int = 128
     learning_rate: float = 1e-3
 
