@@ -29,7 +29,7 @@ def test_a_package_loads_a_module_only_when_one_of_its_names_is_used() -> None:
 
 
 def test_a_name_the_package_does_not_have_is_refused() -> None:
-    with pytest.raises(AttributeError, match="module 'prefeval_core.protocol' has no attribute 'nonexistent'"):
+    with pytest.raises(AttributeError, match=r"module 'prefeval_core\.protocol' has no attribute 'nonexistent'"):
         prefeval_core.protocol.nonexistent  # noqa: B018
     with pytest.raises(ImportError):
         from prefeval_core.protocol import nonexistent  # noqa: F401
@@ -41,4 +41,5 @@ def test_a_function_is_imported_when_first_called() -> None:
     missing = imported_on_call("prefeval_core.no_such_module:f")  # naming it costs nothing ...
     with pytest.raises(ModuleNotFoundError):
         missing()  # ... calling it imports it
-    assert {rule.decide.__name__ for rule in ERROR_CONTROL_RULES.values()} == {"decide_pairs_round", "decide_question_round", "decide_fdr_round"}
+    rounds = {rule.decide.__name__ for rule in ERROR_CONTROL_RULES.values()}
+    assert rounds == {"decide_pairs_round", "decide_question_round", "decide_fdr_round"}
