@@ -4,6 +4,7 @@ function is imported when first called."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,14 @@ def test_a_function_is_imported_when_first_called() -> None:
         missing()  # ... calling it imports it
     rounds = {rule.decide.__name__ for rule in ERROR_CONTROL_RULES.values()}
     assert rounds == {"decide_pairs_round", "decide_question_round", "decide_fdr_round"}
+
+
+@pytest.mark.parametrize(
+    "package", ["prefeval_core.protocol", "prefeval_core.decision", "prefeval_core.sequential", "prefeval_core.workflow"]
+)
+def test_every_name_a_package_lists_resolves_from_the_module_it_names(package: str) -> None:
+    module = importlib.import_module(package)
+    assert module.__all__ and module.__all__ == sorted(module.__all__)
+    for name in module.__all__:
+        getattr(module, name)  # an AttributeError or ImportError names a listed name its module lacks
+        assert name in vars(module)  # kept: the next use is a plain attribute

@@ -14,9 +14,9 @@ configure JAX; entry points call :func:`prefeval_core.runtime.configure_jax`.
 
 from typing import TYPE_CHECKING
 
-from prefeval_core.lazy import lazy_names
+from prefeval_core.lazy import lazy_package
 
-if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
+if TYPE_CHECKING:  # the package's names, imported on first use (`X as X`: re-exported)
     from prefeval_core.decision.decide import DecisionResult as DecisionResult
     from prefeval_core.decision.decide import decide_counts as decide_counts
     from prefeval_core.decision.decide import decide_pairs as decide_pairs
@@ -43,34 +43,4 @@ if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
     from prefeval_core.decision.settings import MuRows as MuRows
     from prefeval_core.decision.settings import SamplerSettings as SamplerSettings
 
-_MODULES = {
-    "DecisionResult": "decide",
-    "decide_counts": "decide",
-    "decide_pairs": "decide",
-    "joint_posterior_draws": "draws",
-    "posterior_draws": "draws",
-    "decision_from_theta": "exact",
-    "dirichlet_mean": "exact",
-    "enumerate_posterior": "exact",
-    "human_only_theta": "exact",
-    "MetricContributions": "joint",
-    "decide_joint": "joint",
-    "metric_contributions": "joint",
-    "EXACT_ROUTES": "options",
-    "MAX_SEED": "options",
-    "MODELS": "options",
-    "SAMPLERS": "options",
-    "DecisionSettings": "options",
-    "Model": "options",
-    "Route": "options",
-    "Sampler": "options",
-    "fast_route": "routes",
-    "is_exact": "routes",
-    "joint_route": "routes",
-    "MuRows": "settings",
-    "SamplerSettings": "settings",
-}
-"""Each name of the package and its module, imported on first use (:mod:`prefeval_core.lazy`)."""
-
-__getattr__ = lazy_names(__name__, _MODULES)
-__all__ = sorted(_MODULES)
+__getattr__, __all__ = lazy_package(__name__, __file__)

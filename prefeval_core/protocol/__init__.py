@@ -17,9 +17,9 @@ Live annotation: ``request = next_request(state)`` (export it), collect judgment
 
 from typing import TYPE_CHECKING
 
-from prefeval_core.lazy import lazy_names
+from prefeval_core.lazy import lazy_package
 
-if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
+if TYPE_CHECKING:  # the package's names, imported on first use (`X as X`: re-exported)
     from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES as ERROR_CONTROL_RULES
     from prefeval_core.protocol.error_controls import ErrorControlRule as ErrorControlRule
     from prefeval_core.protocol.policies import POLICIES as POLICIES
@@ -70,58 +70,4 @@ if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
     from prefeval_core.protocol.table import Unit as Unit
     from prefeval_core.protocol.table import build_study_table as build_study_table
 
-_MODULES = {
-    "ERROR_CONTROL_RULES": "error_controls",
-    "ErrorControlRule": "error_controls",
-    "POLICIES": "policies",
-    "closest_first": "policies",
-    "paper_allocation": "policies",
-    "QUESTION_KINDS": "questions",
-    "Question": "questions",
-    "QuestionKind": "questions",
-    "QuestionKindEntry": "questions",
-    "TopKComparison": "questions_top_k",
-    "ProtocolResult": "result",
-    "protocol_result": "result",
-    "Progress": "run",
-    "Source": "run",
-    "replay_source": "run",
-    "run_protocol": "run",
-    "ErrorControl": "settings",
-    "MuRows": "settings",
-    "Policy": "settings",
-    "ProtocolSettings": "settings",
-    "PairStatus": "state",
-    "ProtocolState": "state",
-    "Reveals": "state",
-    "RoundRecord": "state",
-    "new_state": "state",
-    "state_from_dict": "state",
-    "state_from_json": "state",
-    "state_to_dict": "state",
-    "state_to_json": "state",
-    "AnnotationRequest": "steps",
-    "ComparisonJudgment": "steps",
-    "ComparisonTask": "steps",
-    "Judgment": "steps",
-    "ProtocolError": "steps",
-    "RatingJudgment": "steps",
-    "RatingTask": "steps",
-    "Task": "steps",
-    "apply_judgments": "steps",
-    "decide_round": "steps",
-    "is_finished": "steps",
-    "next_request": "steps",
-    "pairs_that_matter": "steps",
-    "stop_reason": "steps",
-    "undo_round": "steps",
-    "withdraw_requests": "steps",
-    "RatingGrid": "table",
-    "StudyTable": "table",
-    "Unit": "table",
-    "build_study_table": "table",
-}
-"""Each name of the package and its module, imported on first use (:mod:`prefeval_core.lazy`)."""
-
-__getattr__ = lazy_names(__name__, _MODULES)
-__all__ = sorted(_MODULES)
+__getattr__, __all__ = lazy_package(__name__, __file__)

@@ -34,9 +34,9 @@ power?, Controlled Clinical Trials); Varadhan & Roland 2008 (SQUAREM).
 
 from typing import TYPE_CHECKING
 
-from prefeval_core.lazy import lazy_names
+from prefeval_core.lazy import lazy_package
 
-if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
+if TYPE_CHECKING:  # the package's names, imported on first use (`X as X`: re-exported)
     from prefeval_core.sequential.evidence import METRIC_SHARE as METRIC_SHARE
     from prefeval_core.sequential.evidence import ErrorControl as ErrorControl
     from prefeval_core.sequential.evidence import EvidenceResult as EvidenceResult
@@ -55,26 +55,4 @@ if TYPE_CHECKING:  # the names below, for type checkers (`X as X`: re-exported)
     from prefeval_core.sequential.simulation import Scenario as Scenario
     from prefeval_core.sequential.simulation import simulate_runs as simulate_runs
 
-_MODULES = {
-    "METRIC_SHARE": "evidence",
-    "ErrorControl": "evidence",
-    "EvidenceResult": "evidence",
-    "anytime_decisions": "evidence",
-    "log_thresholds": "evidence",
-    "FUTILITY_RULES": "futility",
-    "Futility": "futility",
-    "FutilityResult": "futility",
-    "MIXTURE_CONCENTRATION": "human",
-    "human_log_e": "human",
-    "initial_log_numerator": "metric",
-    "metric_log_e": "metric",
-    "update_log_numerator": "metric",
-    "vote_counts": "metric",
-    "RunsResult": "simulation",
-    "Scenario": "simulation",
-    "simulate_runs": "simulation",
-}
-"""Each name of the package and its module, imported on first use (:mod:`prefeval_core.lazy`)."""
-
-__getattr__ = lazy_names(__name__, _MODULES)
-__all__ = sorted(_MODULES)
+__getattr__, __all__ = lazy_package(__name__, __file__)

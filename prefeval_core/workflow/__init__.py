@@ -9,10 +9,11 @@ The names below are imported on first use, so that importing one light module of
 (``prefeval app`` needs only :mod:`~prefeval_core.workflow.dashboard`) does not load the protocol.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the lazily imported names, for type checkers (`X as X`: re-exported)
+from prefeval_core.lazy import lazy_package
+
+if TYPE_CHECKING:  # the package's names, imported on first use (`X as X`: re-exported)
     from prefeval_core.workflow.setup import Mode as Mode
     from prefeval_core.workflow.setup import StudySetup as StudySetup
     from prefeval_core.workflow.setup import protocol_settings as protocol_settings
@@ -23,26 +24,4 @@ if TYPE_CHECKING:  # the lazily imported names, for type checkers (`X as X`: re-
     from prefeval_core.workflow.study import study_table as study_table
     from prefeval_core.workflow.study import summary_json as summary_json
 
-_MODULES = {
-    "Mode": "setup",
-    "StudySetup": "setup",
-    "protocol_settings": "setup",
-    "Replay": "study",
-    "replay_json": "study",
-    "run_replay": "study",
-    "start_study": "study",
-    "study_table": "study",
-    "summary_json": "study",
-}
-"""Each name of the package and the module (of this package) it lives in."""
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _MODULES:
-        raise AttributeError(f"module 'prefeval_core.workflow' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
-    globals()[name] = value  # the next access is a plain attribute
-    return value
-
-
-__all__ = ["Mode", "Replay", "StudySetup", "protocol_settings", "replay_json", "run_replay", "start_study", "study_table", "summary_json"]
+__getattr__, __all__ = lazy_package(__name__, __file__)
