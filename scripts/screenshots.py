@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Locator, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from ui.browser import launch_chromium, served_app  # noqa: E402
 
@@ -38,15 +39,21 @@ def shoot(page: Page, out: Path, name: str) -> None:
     print(f"wrote {out / f'{name}.png'}")
 
 
-def choose(page: Page, box: str, option: str) -> None:
+def choose(page: Page, box: str, option: str, attempts: int = 3) -> None:
     """Pick ``option`` in the select box ``box`` unless it is already chosen (the open list of a
-    chosen value is redrawn under the pointer by the rerun the click starts)."""
+    chosen value is redrawn under the pointer by the rerun the click starts). A rerun that closes
+    the list before the click (seen once in a slow run) opens it again, up to ``attempts`` times."""
     combo = page.get_by_role("combobox", name=box)
-    if combo.input_value() == option:
-        return
-    combo.click()
-    page.get_by_role("option", name=option).click()
-    settle(page)
+    for attempt in range(attempts):
+        if combo.input_value() == option:
+            return
+        combo.click()
+        try:
+            page.get_by_role("option", name=option).click(timeout=10_000)
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
+        settle(page)
 
 
 def start_live(page: Page, main_area: Locator, *, comparisons: bool) -> None:

@@ -20,9 +20,9 @@ from prefeval_core.decision import MODELS, SAMPLERS
 from prefeval_core.protocol import ERROR_CONTROL_RULES, QUESTION_KINDS, ProtocolSettings, Question, QuestionKind
 from prefeval_core.protocol.error_controls import ErrorControlRule
 from prefeval_core.protocol.settings import Policy, Statistic
-from prefeval_core.protocol.table import RatingsPerRequest, Unit
-from prefeval_core.sequential.evidence import ErrorControl
+from prefeval_core.vocabulary.controls import ErrorControl
 from prefeval_core.vocabulary.fields import Bounds
+from prefeval_core.vocabulary.tasks import RatingsPerRequest, Unit
 from prefeval_core.workflow import StudySetup
 from prefeval_core.workflow.input_kinds import TABLE_WORDS, input_kind_words
 from prefeval_core.workflow.setup import Mode, SetupField, setup_fields, setup_from_values, setup_values

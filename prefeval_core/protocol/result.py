@@ -35,7 +35,7 @@ from prefeval_core.protocol.questions_top_k import TopKComparison
 from prefeval_core.protocol.settings import POOL_STATISTICS, Question
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.protocol.steps import is_finished, stop_reason
-from prefeval_core.protocol.table import Unit
+from prefeval_core.vocabulary.tasks import Unit
 
 
 @dataclass(frozen=True)

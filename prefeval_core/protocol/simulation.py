@@ -31,9 +31,10 @@ from prefeval_core.protocol.result import protocol_result
 from prefeval_core.protocol.run import replay_source, run_protocol
 from prefeval_core.protocol.settings import POOL_STATISTICS, ProtocolSettings, Question
 from prefeval_core.protocol.state import ProtocolState, new_state
-from prefeval_core.protocol.table import StudyTable, Unit, build_study_table
+from prefeval_core.protocol.table import StudyTable, build_study_table
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import BETTER, UNDECIDED, WORSE
+from prefeval_core.vocabulary.tasks import Unit
 
 HUMAN = "human"
 ITEM_SD = 0.5

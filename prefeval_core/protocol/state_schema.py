@@ -25,8 +25,9 @@ from prefeval_core.decision import Model, Sampler
 from prefeval_core.errors import Problem, SettingsError
 from prefeval_core.protocol.questions import QUESTION_KINDS
 from prefeval_core.protocol.settings import Policy, Statistic, registered_controls
-from prefeval_core.protocol.table import StudyTable, Unit
+from prefeval_core.protocol.table import StudyTable
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
+from prefeval_core.vocabulary.tasks import Unit
 
 FORMAT_VERSION: Final = 2
 """Version of the JSON layout (1: the earlier per-pair layout)."""

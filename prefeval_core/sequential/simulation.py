@@ -19,11 +19,12 @@ import numpy.typing as npt
 from prefeval_core.decision import Model, MuRows, decision_from_theta, human_only_theta
 from prefeval_core.errors import settings_error
 from prefeval_core.pairs.counts import JointCounts
-from prefeval_core.sequential.evidence import METRIC_SHARE, ErrorControl, anytime_decisions
+from prefeval_core.sequential.evidence import METRIC_SHARE, anytime_decisions
 from prefeval_core.sequential.futility import Futility, futility
 from prefeval_core.sequential.human import MIXTURE_CONCENTRATION
 from prefeval_core.sequential.metric import initial_log_numerator, update_log_numerator
 from prefeval_core.sequential.spending import spending_decisions, spending_futility
+from prefeval_core.vocabulary.controls import ErrorControl
 from prefeval_core.vocabulary.levels import DEFAULT_GAMMA
 from prefeval_core.vocabulary.outcomes import TIE
 
