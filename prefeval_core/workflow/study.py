@@ -112,7 +112,8 @@ def request_design_note(dataset: Dataset, setup: StudySetup) -> str | None:
             return None
         return (
             f"a request bought {PER_REQUEST_WORDS['all']} (up to {most} comparisons, their majority the full evaluation's outcome); "
-            f"asking for {PER_REQUEST_WORDS['one']} instead (ratings_per_request = one) makes the answer about that annotator's outcomes"
+            f"buying {PER_REQUEST_WORDS['one']} instead ('A request buys' on the Protocol page, --ratings-per-request one) "
+            "pays one comparison per request, and the answer is then about that annotator's outcomes"
         )
     if setup.request_design(lambda: True) != "one_pooled":
         return None
