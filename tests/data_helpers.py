@@ -54,3 +54,22 @@ def crowd_csv(rated: int = 3, items: int = 12, uneven: bool = False) -> bytes:
             chosen = rng.choice(9, size=rated - (uneven and (item, system) == (5, "b")), replace=False)
             workers[(item, system)] = {f"w{w}": float(rng.integers(1, 6)) for w in chosen}
     return nested_csv(workers)
+
+
+def annotated_comparisons_csv() -> tuple[bytes, dict[tuple[str, str, str], int]]:
+    """Four items, each with the pairs (a, b) and (a, c), compared by annotators x, y, z who vote
+    ``>``, ``=`` and ``<`` in some order (so a vote names its annotator; the majority, this
+    project's rule, is ``=``); (a, c) on i3 is published as the majority only. Returns the file
+    and the votes by (item, b, annotator)."""
+    symbols = ">=<"
+    votes = {}
+    lines = ["item_id,system_a,system_b,rater,label"]
+    for i in range(4):
+        for b, pattern in (("b", (0, 1, 2)), ("c", (2, 1, 0))):
+            labels = pattern[i % 3 :] + pattern[: i % 3]
+            if (b, i) != ("c", 3):
+                for annotator, label in zip("xyz", labels, strict=True):
+                    lines.append(f"i{i},a,{b},human:{annotator},{symbols[label]}")
+                    votes[(f"i{i}", b, annotator)] = label
+            lines.append(f"i{i},a,{b},human,=")
+    return ("\n".join(lines) + "\n").encode(), votes

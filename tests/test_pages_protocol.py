@@ -14,7 +14,7 @@ from prefeval_core.decision import human_only_theta
 from prefeval_core.protocol import ProtocolState
 from prefeval_core.store import Rating, open_store, utc_now
 from prefeval_core.workflow.session import DataChoice
-from tests.data_helpers import crowd_csv
+from tests.data_helpers import annotated_comparisons_csv, crowd_csv
 from tests.page_fixtures import data_dir, downloads, metric_values, page, page_with_protocol, run_ok, shown, start_protocol  # noqa: F401
 from tests.protocol_fixtures import same_state
 
@@ -284,3 +284,28 @@ def test_the_page_says_why_a_crowd_rated_unequally_often_is_bought_whole(downloa
     html = downloads(run_ok(report), "Download the HTML report (offline, self-contained)").decode()
     settings = html.split("<h2>Settings</h2>")[1]  # the report says it too
     assert "not one at a time: the outputs of 'human:q' were rated 2 to 3 times" in settings
+
+
+def _annotated_comparisons_page(**choices: str) -> AppTest:
+    """The Protocol page on a comparisons file whose three annotators are kept apart, after *Start
+    protocol* with these select boxes set (by label; others: defaults)."""
+    at = page("protocol.py")
+    at.session_state["pe.data"] = DataChoice("upload", "annotated", files=(("p.csv", annotated_comparisons_csv()[0]),))
+    run_ok(at)
+    for label, value in choices.items():
+        next(s for s in at.selectbox if s.label == label).set_value(value)
+    next(b for b in at.button if b.label == "Start protocol").click()  # not a study already on these data
+    return run_ok(at)
+
+
+def test_the_page_says_a_comparisons_replay_bought_every_annotator_and_buys_one_when_asked() -> None:
+    every = _annotated_comparisons_page()
+    protocol: ProtocolState = every.session_state["pe.protocol"]
+    assert protocol.table.unit == "comparisons" and protocol.table.ratings_per_request == "all"
+    captions = shown(" ".join(c.value for c in every.caption))
+    assert "A request bought all annotators' judgments at once (up to 3 comparisons" in captions
+    assert "'A request buys' on the Protocol page" in captions
+    one = _annotated_comparisons_page(**{"A request buys": "one"})
+    protocol = one.session_state["pe.protocol"]
+    assert protocol.table.ratings_per_request == "one" and protocol.table.cost_available() == 7 * 3 + 1
+    assert "A request bought all annotators' judgments" not in shown(" ".join(c.value for c in one.caption))

@@ -8,6 +8,7 @@ import pytest
 from prefeval_core.data.dataset import load_dataset
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import build_study_table
+from tests.data_helpers import annotated_comparisons_csv
 from tests.protocol_fixtures import ratings_csv, ratings_table
 
 GT, EQ, LT = 0, 1, 2
@@ -101,27 +102,8 @@ def test_a_rating_costs_the_annotators_the_data_keep_apart() -> None:
     assert one.grid is not None and set(one.grid.cost[one.grid.requestable].tolist()) == {2}  # not the data's annotators
 
 
-def _annotated_comparisons() -> tuple[bytes, dict[tuple[str, str, str], int]]:
-    """Four items, each with the pairs (a, b) and (a, c), compared by annotators x, y, z who vote
-    ``>``, ``=`` and ``<`` in some order (so a vote names its annotator; the majority, this
-    project's rule, is ``=``); (a, c) on i3 is published as the majority only. Returns the file
-    and the votes by (item, b, annotator)."""
-    symbols = ">=<"
-    votes = {}
-    lines = ["item_id,system_a,system_b,rater,label"]
-    for i in range(4):
-        for b, pattern in (("b", (0, 1, 2)), ("c", (2, 1, 0))):
-            labels = pattern[i % 3 :] + pattern[: i % 3]
-            if (b, i) != ("c", 3):
-                for annotator, label in zip("xyz", labels, strict=True):
-                    lines.append(f"i{i},a,{b},human:{annotator},{symbols[label]}")
-                    votes[(f"i{i}", b, annotator)] = label
-            lines.append(f"i{i},a,{b},human,=")
-    return ("\n".join(lines) + "\n").encode(), votes
-
-
 def test_a_comparisons_replay_can_buy_one_annotators_comparison() -> None:
-    data, votes = _annotated_comparisons()
+    data, votes = annotated_comparisons_csv()
     dataset = load_dataset([("p.csv", data)])
     full = build_study_table(dataset, "human")
     assert full.unit == "comparisons" and full.ratings_per_request == "all" and set(full.human.tolist()) == {EQ}
