@@ -7,6 +7,7 @@ controls are there for contrast: they are expected to exceed it).
     PYTHONPATH=. .venv/bin/python bench/reliability/pool_ties.py --runs 1000
     PYTHONPATH=. .venv/bin/python bench/reliability/pool_ties.py --runs 200 --batches 10 --statistics pool_mean
     PYTHONPATH=. .venv/bin/python bench/reliability/pool_ties.py --runs 300 --batches 10 --controls spending,none --statistics default
+    PYTHONPATH=. .venv/bin/python bench/reliability/pool_ties.py --runs 1000 --designs comparisons --statistics pool_mean
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("PREFEVAL_DATA_DIR", tempfile.mkdtemp())
     print(f"`PYTHONPATH=. .venv/bin/python bench/reliability/pool_ties.py {shlex.join(sys.argv[1:])}`\n")
-    print("8 systems, 60 items, 3 ratings per output; s0-s2 tie exactly in the pool, the others 0.4, 0.4, 0.8, 0.8 and 1.2 lower.\n")
+    print(
+        "8 systems, 60 items, 3 ratings per output (comparisons: 3 annotators compare every pair on every item, one bought per "
+        "request); s0-s2 tie exactly in the pool, the others 0.4, 0.4, 0.8, 0.8 and 1.2 lower.\n"
+    )
     print("| design | question | N | control | statistic | design bought | runs | error share (γ + 2 s.e.) | cost | s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     broken = False

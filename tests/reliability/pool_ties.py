@@ -18,10 +18,18 @@ the named annotators. :func:`default_route_errors` replays many such studies wit
 :class:`~prefeval_core.workflow.setup.StudySetup` (question-level control, the ``pool_mean``
 statistic, ``one_pooled`` where the annotators are kept apart) and counts the runs that broke the
 guarantee: top-k excluding a tied top system, all-pairs deciding a direction between two of them.
+
+The ``comparisons`` design is the same question for a comparisons study whose three annotators are
+kept apart, bought one annotator's comparison at a time (``--ratings-per-request one``): every pair
+is compared on every item; on a pair of two tied systems the annotators agree, with as many ``>`` as
+``<``, so the pair ties exactly in whichever annotator's outcomes a run buys; on the other pairs
+each annotator votes on their own (``=`` one time in five, otherwise the better system with a
+probability that grows with the gap), and the rater's outcome is their majority.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,14 +46,17 @@ HUMAN = "human:q"
 RATINGS_PER_OUTPUT = 3
 CROWD_WORKERS = 12
 GAP = 0.4
-Design = Literal["experts", "crowd"]
+Design = Literal["experts", "crowd", "comparisons"]
 
 
 def pool_tied_study(seed: int, *, systems: int = 8, tied: int = 3, items: int = 60, design: Design = "experts") -> Dataset:
     """A study whose ``tied`` first systems (``s0`` ...) have exactly equal pool means (module
     docstring): ``experts`` ``e0``-``e2`` rate every output of an item, or a ``crowd`` of
-    :data:`CROWD_WORKERS` workers, three drawn for each output."""
+    :data:`CROWD_WORKERS` workers, three drawn for each output; or ``comparisons`` of every pair on
+    every item by ``e0``-``e2`` (module docstring)."""
     rng = np.random.default_rng(seed)
+    if design == "comparisons":
+        return _pool_tied_comparisons(rng, systems, tied, items)
     item_effect = rng.normal(0.0, 0.5, items)
     first = _ratings(rng, 4.0, item_effect)
     rows = []
@@ -64,6 +75,29 @@ def pool_tied_study(seed: int, *, systems: int = 8, tied: int = 3, items: int = 
             rows.append((f"i{item:03d}", f"s{system}", HUMAN, float(scores[item].mean())))
     frame = pd.DataFrame(rows, columns=["item_id", "system", "rater", "score"])
     return load_data([("ratings.csv", frame.to_csv(index=False).encode())])
+
+
+def _pool_tied_comparisons(rng: np.random.Generator, systems: int, tied: int, items: int) -> Dataset:
+    """The ``comparisons`` design (module docstring): labels ``>`` ``=`` ``<`` of annotators
+    ``e0``-``e2`` on every pair and item, and their majority as the rater's."""
+    strength = [0.0 if s < tied else -GAP * (1 + (s - tied) // 2) for s in range(systems)]
+    rows = []
+    for a, b in itertools.combinations(range(systems), 2):
+        if b < tied:  # two tied systems: the annotators agree, as many > as <
+            wins = int(0.4 * items)
+            agreed = rng.permutation([0] * wins + [2] * wins + [1] * (items - 2 * wins))
+            votes = np.repeat(agreed[:, None], RATINGS_PER_OUTPUT, axis=1)
+        else:
+            better = 1.0 / (1.0 + np.exp(-3.0 * (strength[a] - strength[b])))
+            draw = rng.random((items, RATINGS_PER_OUTPUT))
+            votes = np.where(draw < 0.2, 1, np.where(rng.random((items, RATINGS_PER_OUTPUT)) < better, 0, 2))
+        majority = 1 - np.sign((1 - votes).sum(axis=1))  # this project's rule: the sign of the sum of v
+        for item in range(items):
+            key = (f"i{item:03d}", f"s{a}", f"s{b}")
+            rows += [(*key, f"{HUMAN}:e{worker}", ">=<"[votes[item, worker]]) for worker in range(RATINGS_PER_OUTPUT)]
+            rows.append((*key, HUMAN, ">=<"[majority[item]]))
+    frame = pd.DataFrame(rows, columns=["item_id", "system_a", "system_b", "rater", "label"])
+    return load_data([("preferences.csv", frame.to_csv(index=False).encode())])
 
 
 def _ratings(rng: np.random.Generator, mean: float, item_effect: np.ndarray) -> np.ndarray:
@@ -112,7 +146,10 @@ def default_route_errors(
     errors, costs, designs = 0, [], set()
     for seed in range(first_seed, first_seed + runs):
         dataset = pool_tied_study(seed, tied=tied, design=design)
-        setup = StudySetup(human=HUMAN, question=asked, seed=seed, batch=batch, statistic=statistic, error_control=error_control)
+        setup = StudySetup(
+            human=HUMAN, question=asked, seed=seed, batch=batch, statistic=statistic, error_control=error_control,
+            ratings_per_request="one" if design == "comparisons" else None,
+        )  # fmt: skip
         table = study_table(dataset, setup)
         designs.add(table.ratings_per_request)
         replay = run_replay(table, setup)

@@ -30,3 +30,22 @@ def test_the_default_route_keeps_the_answer_within_gamma_at_an_exact_pool_tie(de
     assert found.designs == {"one_pooled"}  # the default buys one rating at a time here
     assert found.share <= found.bound
     assert 0.0 < found.cost < 1.0
+
+
+def test_two_tied_systems_tie_exactly_in_every_annotators_comparisons() -> None:
+    dataset = pool_tied_study(5, design="comparisons")
+    prefs = dataset.preferences
+    for annotator in (f"{HUMAN}:e0", f"{HUMAN}:e1", f"{HUMAN}:e2"):
+        mine = prefs[prefs["rater"] == annotator]
+        tied = mine[mine["system_a"].isin(["s0", "s1", "s2"]) & mine["system_b"].isin(["s0", "s1", "s2"])]
+        assert len(tied) == 3 * 60 and (1 - tied["outcome"].astype(int)).groupby([tied["system_a"], tied["system_b"]]).sum().eq(0).all()
+    apart = prefs[(prefs["system_a"] == "s0") & (prefs["system_b"] == "s7")]
+    assert apart.groupby("item_id")["outcome"].nunique().gt(1).mean() > 0.3  # elsewhere the annotators disagree
+
+
+@pytest.mark.parametrize("question", [Question("top-k", k=1), Question()])
+def test_one_annotators_comparison_per_request_keeps_the_answer_within_gamma_at_an_exact_tie(question: Question) -> None:
+    found = default_route_errors(RUNS, design="comparisons", question=question, first_seed=20_000)
+    assert found.designs == {"one"}
+    assert found.share <= found.bound
+    assert 0.0 < found.cost < 0.5  # one comparison of the three the study paid per request
