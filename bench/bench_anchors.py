@@ -1,10 +1,12 @@
 """Anchors and the ideal-metric grid for the whole answer protected (method.md §13; issue 18).
 
-Part ``real``: SummEval relevance, top-1, human only, buying all three experts per request or one
-rating per request; on each seed's item order (the study's seeded order, the one prefeval's runs
-use), prefeval's rules beside three anchors:
+Part ``real``: SummEval relevance, top-1, human only, buying all three experts per request, one
+rating per request, or one rating per request with every rating in the pool (``one_pooled``: the
+default route's rows only); on each seed's item order (the study's seeded order, the one prefeval's
+runs use), prefeval's rules beside three anchors:
 
-* prefeval ``question (mean)`` and round 2's ``spending (sign)`` (per-pair control), N = 10, β = 0.05;
+* prefeval's default, ``question (pool_mean)``, with the question-level stop (β = 0.05) and without it
+  (``--futility none``), ``question (mean)`` and round 2's ``spending (sign)`` (per-pair control), N = 10;
 * successive elimination (``prefeval_core.baselines.elimination``): looks every 10 items, one-sided
   bounds at ``γ / (K S (S - 1))`` (Bonferroni over the K = 10 looks, the leader and the tied best
   systems), Student t and Hoeffding;
@@ -18,7 +20,8 @@ use), prefeval's rules beside three anchors:
 
 Exact and false exclusions are scored against the full evaluation's tier by the paired t-test on all
 items at γ per pair (the mean statistic's reference, ``t tier``); for ``spending (sign)`` its own (sign)
-reference is given too. *Protected tier*: the answer of the Bonferroni-protected t intervals on every
+reference is given too, and for ``pool_mean`` the pool's (the systems whose mean over the pool is
+highest). *Protected tier*: the answer of the Bonferroni-protected t intervals on every
 item (the last row), what a rule protecting the whole answer can reach with all the data.
 
 Part ``ideal``: the ideal metric of method.md §10 at sign accuracies 0.6 / 0.7 / 0.8 / 0.9
@@ -83,16 +86,18 @@ class Outcome:
     own_reference: BoolArray | None = None
 
 
-def prefeval_run(table: StudyTable, seed: int, control: str, statistic: str) -> Outcome:
+def prefeval_run(table: StudyTable, seed: int, control: str, statistic: str, futility: float | None = 0.05, *, own: bool = True) -> Outcome:
+    """prefeval's rule on the seed's order; with ``own`` its outcome carries its own reference (the
+    full evaluation under its statistic) to be scored against as well."""
     settings = ProtocolSettings(
         budget=table.cost_available(), batch=BATCH, seed=seed, question=Question("top-k", 1), unit=table.unit,
-        model="human_only", error_control=control, statistic=statistic, futility=0.05,  # type: ignore[arg-type]
+        model="human_only", error_control=control, statistic=statistic, futility=futility,  # type: ignore[arg-type]
     )  # fmt: skip
     state = run_protocol(new_state(table, settings), replay_source(table))
     result = protocol_result(state)
     assert result.top_k is not None
-    own = np.isin(np.array(table.systems), result.top_k.reference.members)
-    return Outcome(state.members.copy(), result.cost_fraction, own)
+    reference = np.isin(np.array(table.systems), result.top_k.reference.members) if own else None
+    return Outcome(state.members.copy(), result.cost_fraction, reference)
 
 
 def ordered(table: StudyTable, seed: int) -> tuple[FloatArray, npt.NDArray[np.int64]]:
@@ -162,14 +167,14 @@ def real(seeds: int) -> None:
         "| false exclusions (t tier) | exact (protected tier) | own reference: exact, false excl. |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    for per_request in ("all", "one"):
+    for per_request in ("all", "one", "one_pooled"):
         rows: dict[str, list[Scored]] = {}
         start = time.perf_counter()
         for seed in range(seeds):
             for label, one in seed_outcomes(data, per_request, seed).items():
                 rows.setdefault(label, []).append(one)
         for label, runs in rows.items():
-            print(f"| {per_request} | {label} | {seeds} | " + " | ".join(summary(runs, own="sign" in label)) + " |")
+            print(f"| {per_request} | {label} | {seeds} | " + " | ".join(summary(runs)) + " |")
         print(f"({per_request}: {(time.perf_counter() - start) / seeds:.1f} s per seed)")
         sys.stdout.flush()
 
@@ -184,11 +189,20 @@ class Scored:
 
 
 def seed_outcomes(data: Dataset, per_request: str, seed: int) -> dict[str, Scored]:
-    """Every rule of part ``real`` on one seed's table and item order."""
+    """Every rule of part ``real`` on one seed's table and item order (``one_pooled``: prefeval's
+    default statistic only — its units are (item, annotator) ratings, which the anchors do not take)."""
     table = build_study_table(data, HUMAN, ratings_per_request=per_request, seed=seed)  # type: ignore[arg-type]
     tier = reference_members(paired_t_outcomes(full_differences(table), GAMMA), table.pair_systems, len(table.systems), 1)
+    default = prefeval_run(table, seed, "question", "pool_mean")
+    defaults = {
+        "prefeval question (pool_mean, the default)": default,
+        "prefeval question (pool_mean), the stop off": prefeval_run(table, seed, "question", "pool_mean", None),
+    }
+    if per_request == "one_pooled":
+        protected = protected_tier(data, seed)
+        return {label: Scored(outcome, tier, protected) for label, outcome in defaults.items()}
     judges = judge_scores(data, table)
-    question = prefeval_run(table, seed, "question", "mean")
+    question = prefeval_run(table, seed, "question", "mean", own=False)
     spending = prefeval_run(table, seed, "spending", "sign")
     every_item = ppi_run(table, seed, 1.0, None)
     outcomes = {
@@ -201,13 +215,22 @@ def seed_outcomes(data: Dataset, per_request: str, seed: int) -> dict[str, Score
         "PPI++ human only, at spending (sign)'s cost": ppi_run(table, seed, spending.cost, None),
         "PPI++ with the 3 LLM judges, at spending (sign)'s cost": ppi_run(table, seed, spending.cost, judges),
         "classical t (PPI++ human only), every item": every_item,
+        **defaults,
+        "PPI++ human only, at the default's cost": ppi_run(table, seed, default.cost, None),
+        "PPI++ with the 3 LLM judges, at the default's cost": ppi_run(table, seed, default.cost, judges),
     }
     return {label: Scored(outcome, tier, every_item.members) for label, outcome in outcomes.items()}
 
 
-def summary(scored: list[Scored], *, own: bool) -> list[str]:
-    """Cost, answer size, exact and false exclusions (t tier), exact (protected tier), and with
-    ``own`` the same against the rule's own reference."""
+def protected_tier(data: Dataset, seed: int) -> BoolArray:
+    """The protected tier of the full evaluation (the means of every expert): Bonferroni-protected t
+    intervals on every item of the ``all`` table."""
+    return ppi_run(build_study_table(data, HUMAN, ratings_per_request="all", seed=seed), seed, 1.0, None).members
+
+
+def summary(scored: list[Scored]) -> list[str]:
+    """Cost, answer size, exact and false exclusions (t tier), exact (protected tier), and the same
+    against the rule's own reference where it has one."""
     seeds = len(scored)
     costs = [s.outcome.cost for s in scored]
     size = np.mean([s.outcome.members.sum() for s in scored])
@@ -220,7 +243,7 @@ def summary(scored: list[Scored], *, own: bool) -> list[str]:
         f"{sum(bool(np.array_equal(s.outcome.members, s.protected)) for s in scored)}/{seeds}",
     ]
     references = [(s.outcome.members, s.outcome.own_reference) for s in scored if s.outcome.own_reference is not None]
-    if not own or len(references) < seeds:
+    if len(references) < seeds:
         return [*cells, "–"]
     exact = sum(bool(np.array_equal(members, reference)) for members, reference in references)
     false = sum(int((reference & ~members).sum()) for members, reference in references)

@@ -40,6 +40,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 BETA = 0.05
 STUDIES = (  # label, data folder, human rater, question, margin δ, ratings per request, statistic
     ("SummEval relevance top-1", "summeval", "human:relevance", Question("top-k", 1), None, "one_pooled", "pool_mean"),
+    ("SummEval relevance top-1 (`one`)", "summeval", "human:relevance", Question("top-k", 1), None, "one", "pool_mean"),
     ("SummEval relevance all-pairs", "summeval", "human:relevance", Question(), None, "one_pooled", "pool_mean"),
     ("SummEval relevance all-pairs δ=0.5", "summeval", "human:relevance", Question(), 0.5, "one_pooled", "pool_mean"),
     ("WMT21 TED all-pairs", "wmt21_ted_ende_mqm", "human", Question(), None, "all", "pool_mean"),
