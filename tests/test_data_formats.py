@@ -257,12 +257,15 @@ def test_dataset_wide_errors_name_the_files() -> None:
 
 
 def test_scores_at_the_numeric_edges() -> None:
-    text = "item_id,system,rater,score\ni1,A,h,1e308\ni1,B,h,-1e308\ni2,A,h,-0\ni2,B,h,4.9e-324\ni3,A,h,+7\ni3,B,h,.5\n"
+    text = "item_id,system,rater,score\ni1,A,h,1e15\ni1,B,h,-1e15\ni2,A,h,-0\ni2,B,h,4.9e-324\ni3,A,h,+7\ni3,B,h,.5\n"
     ds = load({"r.csv": text})
-    assert ds.ratings["score"].tolist() == [1e308, -1e308, 0.0, 5e-324, 7.0, 0.5]
+    assert ds.ratings["score"].tolist() == [1e15, -1e15, 0.0, 5e-324, 7.0, 0.5]
     for bad in ("1e309", "-inf", "NaN5", "1_000", "３", "7" * 5_000):
         with pytest.raises(BadValueError, match="expected a number"):
             load({"r.csv": text.replace("+7", bad)})
+    for huge in ("1e308", "-1.0000001e15"):  # representable, but its square overflows or its sums lose precision
+        with pytest.raises(BadValueError, match="expected a score of at most 1e\\+15 in size"):
+            load({"r.csv": text.replace("+7", huge)})
 
 
 def test_sub_raters_that_are_not_annotators_are_dropped_one_at_a_time() -> None:

@@ -138,9 +138,16 @@ def test_studies_invite_and_revoke_from_the_command_line(
     assert capsys.readouterr().out.strip().endswith("[]")
     assert main(["studies", "list", "--all"]) == 0
     assert "live, archived]" in capsys.readouterr().out  # archived: listed on demand, marked
-    with pytest.raises(SystemExit, match="give a name"):
-        main(["studies", "invite", str(study)])
+    capsys.readouterr()
+    assert main(["studies", "invite", str(study)]) == 2  # a usage error, as argparse's
+    assert "give a name" in capsys.readouterr().err
     assert main(["studies", "invite", "999", "dan"]) == 1
+    assert main(["studies", "revoke", "999", "dan"]) == 1  # no such study: said, not "0 links revoked"
+    assert "no study with id 999" in capsys.readouterr().err
+    assert main(["studies", "revoke", str(study), "carol", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"study": study, "annotator": "carol", "revoked": 0}
+    assert main(["studies", "unarchive", str(study), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"study": study, "archived": False}
 
 
 def test_missing_agreement_says_why() -> None:

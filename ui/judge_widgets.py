@@ -47,6 +47,6 @@ def judge(who: Annotator, study: Study, dataset: Dataset) -> None:
     elif isinstance(task, ComparisonTask):
         aw.compare_one(dataset, study.data, study.id, task, who.annotator, study.criterion)
     else:
-        scale = study.rating_scale(dataset)
+        scale = study.scale
         if scale is not None:
             aw.rate_one(dataset, study.data, study.id, task, who.annotator, scale, study.criterion)

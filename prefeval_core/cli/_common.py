@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import UnsupportedFormatError
 from prefeval_core.workflow.input_kinds import MAX_BYTES, file_kinds_help
 
@@ -84,10 +85,22 @@ def loading_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return {"kinds": kinds, "rater_columns": columns, "max_bytes": int(args.max_mb * 1024**2)}
 
 
-def load_from_args(paths: Sequence[str], args: argparse.Namespace) -> Dataset:
+WARNINGS_SHOWN: Final = 5
+"""Data warnings a command that is not about the data prints before it says how many more there are."""
+
+
+def load_from_args(paths: Sequence[str], args: argparse.Namespace, *, warn: bool = True) -> Dataset:
+    """The data of ``paths`` as the loading options say; with ``warn`` its warnings go to stderr
+    (the first :data:`WARNINGS_SHOWN`; ``validate`` lists all), so that a run never hides them."""
     from prefeval_core.workflow.datasets import load_paths  # pandas and the readers: not for a command's --help
 
-    return load_paths(paths, **loading_from_args(args))
+    dataset = load_paths(paths, **loading_from_args(args))
+    warnings = dataset.report.warnings if warn else ()
+    for problem in warnings[:WARNINGS_SHOWN]:
+        print_safe(f"warning: {problem}", file=sys.stderr)
+    if len(warnings) > WARNINGS_SHOWN:
+        progress(f"warning: {len(warnings) - WARNINGS_SHOWN} more (prefeval validate lists them all)")
+    return dataset
 
 
 def read_input_file(file: str) -> tuple[str, bytes]:
@@ -102,6 +115,17 @@ def read_input_file(file: str) -> tuple[str, bytes]:
             return path.name, stream.read(MAX_BYTES + 1)
     except OSError as error:
         raise UnsupportedFormatError.single("unsupported", f"cannot read the file ({error.strerror or error})", file=path.name) from None
+
+
+def check_output_folder(path: str | Path) -> None:
+    """Refuse, before any work is done, a file to write whose folder does not exist.
+
+    Raises:
+        UnsupportedFormatError: naming the file.
+    """
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise UnsupportedFormatError.single("unsupported", f"cannot write the file (no folder {str(folder)!r})", file=str(path))
 
 
 def write_output_file(path: Path, content: bytes) -> None:
@@ -129,13 +153,28 @@ def add_request_exchange_arguments(parser: argparse.ArgumentParser, *, file_help
     (``labelstudio``, ``requests``): ``export|import STUDY [FILE] [--out] [--seed] [--latest-wins] [--json]``."""
     parser.add_argument("action", choices=("export", "import"), help="what to do")
     parser.add_argument("study", type=positive_int, help="the study's id (see `studies list`)")
-    parser.add_argument("file", nargs="?", help=f"import: {file_help}")
-    parser.add_argument("--out", default=out_default, help=f"export: {out_help}")
+    parser.add_argument("file", nargs="?", help=f"import: {file_help}; export: the file to write (or --out)")
+    parser.add_argument("--out", help=f"export: {out_help} (default {out_default})")
+    parser.set_defaults(out_default=out_default)
     parser.add_argument("--seed", type=seed_int, default=0, help="export: seed of the left/right order of comparisons (default 0)")
     parser.add_argument(
         "--latest-wins", action="store_true", help="import: of two different answers by one annotator to one request, the later counts"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def export_target(args: argparse.Namespace) -> Path | None:
+    """The file an ``export`` writes: FILE or ``--out``, else the command's default; ``None`` when both
+    are given (the caller reports the usage error)."""
+    if args.file is not None and args.out is not None:
+        return None
+    return Path(args.file or args.out or args.out_default)
+
+
+def usage_error(message: str) -> int:
+    """Print a usage error and return its exit status (2, as argparse's)."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
 
 
 def open_study(study_id: int) -> tuple[Study, Dataset]:

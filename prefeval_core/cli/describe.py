@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from prefeval_core.workflow.datasets import describe_data
 
-    dataset = load_from_args(files_from_args(args), args)
+    dataset = load_from_args(files_from_args(args), args, warn=False)  # it lists them itself
     summary = describe_data(dataset, args.human, args.metric).to_json()
     if args.json:
         print_json(summary)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from prefeval_core.cli._common import (
     add_data_option,
+    check_output_folder,
     int_in,
     load_from_args,
     non_negative_float,
@@ -18,6 +20,7 @@ from prefeval_core.cli._common import (
     print_json,
     progress,
     seed_int,
+    write_output_file,
 )
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.levels import DEFAULT_FAVI_DRAWS, DEFAULT_GAMMA
@@ -55,15 +58,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from prefeval_core.workflow.metric_check import MetricCheck, check_json, check_metric
 
+    if args.html:
+        check_output_folder(args.html)
     dataset = load_from_args(args.data, args)
     report = check_metric(
         dataset, MetricCheck(args.human, args.metric, eps=args.eps, gamma=args.gamma, seed=args.seed), samples=args.samples
     )
     if args.html:
-        from prefeval_core.figures.report import write_diagnostics_html  # plotly only when a report is asked for
+        from prefeval_core.figures.report import diagnostics_html  # plotly only when a report is asked for
 
-        path = write_diagnostics_html(report, args.html, seed=args.seed)
-        progress(f"wrote {path}")
+        write_output_file(Path(args.html), diagnostics_html(report, seed=args.seed).encode("utf-8"))
+        progress(f"wrote {args.html}")
     summary = check_json(report)
     if args.json:
         print_json(summary)

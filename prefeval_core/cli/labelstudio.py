@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int
+from prefeval_core.cli._common import positive_int, print_json, read_input_file, seed_int, usage_error
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import SettingsError, UnsupportedFormatError
 
@@ -53,6 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from prefeval_core.workflow.labelstudio import connect, import_export, pull_answers, push_round
 
+    if args.action != "import" and args.file is not None:
+        return usage_error(f"labelstudio {args.action} takes no file (export writes to the folder --out)")
+    if args.action == "import" and args.file is None:
+        return usage_error("labelstudio import: give the file Label Studio exported (JSON)")
     output: dict[str, Any]
     if args.action in ("push", "pull"):
         api = connect(*_server(args))
@@ -63,8 +67,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.action == "export":
         output = _export(args.study, Path(args.out), args.seed)
     else:
-        if args.file is None:
-            raise SystemExit("labelstudio import: give the file Label Studio exported (JSON)")
         name, data = read_input_file(args.file)
         output = import_export(args.study, name, data, latest_wins=args.latest_wins).to_json()
     if args.json:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import cast
 
-from prefeval_core.cli._common import positive_int, progress
+from prefeval_core.cli._common import check_output_folder, positive_int, progress
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.text_metrics import METRICS, MetricName
 
@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown or not metrics:
         print_safe(f"error: unknown metric(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(METRICS)}", file=sys.stderr)
         return 2
+    check_output_folder(args.out)
     scored = score_text_files(
         args.texts,
         args.references,

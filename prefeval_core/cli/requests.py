@@ -1,4 +1,4 @@
-"""``requests export STUDY [--out FILE] [--seed N]`` and ``requests import STUDY FILE [--annotator NAME]``:
+"""``requests export STUDY [FILE | --out FILE] [--seed N]`` and ``requests import STUDY FILE [--annotator NAME]``:
 a study's open request as a blind file for annotators (CSV or JSONL by the name's suffix), and the
 file, filled in, back into the store as the study's judgments.
 
@@ -15,7 +15,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefeval_core.cli._common import add_request_exchange_arguments, open_study, print_json, read_input_file, write_output_file
+from prefeval_core.cli._common import (
+    add_request_exchange_arguments,
+    export_target,
+    open_study,
+    print_json,
+    read_input_file,
+    usage_error,
+    write_output_file,
+)
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.errors import UnsupportedFormatError
 
@@ -34,16 +42,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_request_exchange_arguments(
         parser, file_help="the filled-in request file", out_default="prefeval-requests.csv",
-        out_help="the file to write, .csv or .jsonl (default %(default)s)",
+        out_help="the file to write, .csv or .jsonl",
     )  # fmt: skip
     parser.add_argument("--annotator", default="", help="import: the annotator of rows whose annotator column is empty")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    target = export_target(args) if args.action == "export" else None
+    if args.action == "export" and target is None:
+        return usage_error("requests export: give the file to write once, as FILE or as --out")
+    if args.action == "import" and args.out is not None:
+        return usage_error("requests import: --out is for export; the filled-in file is FILE")
+    if args.action == "import" and args.file is None:
+        return usage_error("requests import: give the filled-in request file")
     study, dataset = open_study(args.study)
-    if args.action == "export":
-        output = _export(study, dataset, Path(args.out), args.seed)
+    if target is not None:
+        output = _export(study, dataset, target, args.seed)
     else:
         output = _import(study, dataset, args.file, args.annotator, latest_wins=args.latest_wins)
     if args.json:
@@ -72,9 +87,7 @@ def _export(study: Study, dataset: Dataset, path: Path, seed: int) -> dict[str, 
     return {"study": study.id, "tasks": request.tasks, "unit": request.unit, "file": str(path), "instructions": request.instructions}
 
 
-def _import(study: Study, dataset: Dataset, file: str | None, annotator: str, *, latest_wins: bool) -> dict[str, Any]:
-    if file is None:
-        raise SystemExit("requests import: give the filled-in request file")
+def _import(study: Study, dataset: Dataset, file: str, annotator: str, *, latest_wins: bool) -> dict[str, Any]:
     from prefeval_core.workflow.request_files import import_request_file
     from prefeval_core.workflow.studies import study_store
 

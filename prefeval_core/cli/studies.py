@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int, write_study_report
+from prefeval_core.cli._common import name_list, open_study, positive_int, print_json, progress, seed_int, usage_error, write_study_report
 from prefeval_core.cli._terminal import print_safe
 
 if TYPE_CHECKING:
@@ -45,9 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="list",
         help="what to do (default list)",
     )
-    parser.add_argument(
-        "study", nargs="?", type=positive_int, help="the study's id (show, step, agreement, report, invite, revoke, rename, archive)"
-    )
+    parser.add_argument("study", nargs="?", type=positive_int, help="the study's id (every action but list and start)")
     parser.add_argument("name", nargs="?", help="invite, revoke: the annotator's name; rename: the study's new name")
     parser.add_argument("--base-url", default="http://localhost:8501", help="invite: the dashboard's address the link starts with")
     parser.add_argument("--all", action="store_true", help="list: archived studies too")
@@ -97,9 +95,11 @@ def run(args: argparse.Namespace) -> int:
             print_safe(f"#{row['id']}  {row['name']}  [{row['dataset']}, {mark}]  {row['rounds']} rounds, cost {row['cost'] or 0:g}")
         return 0
     if args.action == "start":
+        if not args.data or not args.human:
+            return usage_error("studies start: give --data and --human")
         args.action, args.study = "show", _start(store, args)
     if args.study is None:
-        raise SystemExit(f"studies {args.action}: give the study's id")
+        return usage_error(f"studies {args.action}: give the study's id")
     if args.action in TEAM_ACTIONS:
         return _team(args)
     study, dataset = open_study(args.study)
@@ -138,8 +138,6 @@ def _start(store: Store, args: argparse.Namespace) -> int:
     from prefeval_core.workflow.live_study import data_choice, start_live_study
     from prefeval_core.workflow.setup import StudySetup
 
-    if not args.data or not args.human:
-        raise SystemExit("studies start: give --data and --human")
     setup = StudySetup(
         human=args.human, metrics=name_list(args.metric) if args.metric else (), unit=args.unit, budget=args.budget, batch=args.batch,
         seed=args.seed, judgments_per_item=args.per_item, mode="live",
@@ -153,20 +151,25 @@ def _team(args: argparse.Namespace) -> int:
 
     store = study_store()
     if args.action in ("invite", "revoke", "rename") and not (args.name or "").strip():
-        raise SystemExit(f"studies {args.action}: give a name after the study's id")
+        return usage_error(f"studies {args.action}: give a name after the study's id")
+    name = (args.name or "").strip()
     if args.action == "invite":
         store.study(args.study)
         link = annotator_link(args.base_url, invite_annotator(store, args.study, args.name))
-        print_json({"study": args.study, "annotator": args.name.strip(), "link": link}) if args.json else print(link)
+        output, words = {"study": args.study, "annotator": name, "link": link}, link
     elif args.action == "revoke":
         revoked = revoke_annotator(store, args.study, args.name)
-        print(f"study #{args.study}: {revoked} link(s) of {args.name} revoked")
+        output = {"study": args.study, "annotator": name, "revoked": revoked}
+        words = f"study #{args.study}: {revoked} link(s) of {name} revoked"
     elif args.action == "rename":
         rename_study(store, args.study, args.name)
-        print(f"study #{args.study} is now named {args.name.strip()}")
+        output, words = {"study": args.study, "name": name}, f"study #{args.study} is now named {name}"
     else:
-        archive_study(store, args.study, args.action == "archive")
-        print(f"study #{args.study} {'archived' if args.action == 'archive' else 'back from the archive'}")
+        archived = args.action == "archive"
+        archive_study(store, args.study, archived)
+        output = {"study": args.study, "archived": archived}
+        words = f"study #{args.study} {'archived' if archived else 'back from the archive'}"
+    print_json(output) if args.json else print_safe(words)
     return 0
 
 

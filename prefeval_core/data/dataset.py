@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, cast
+from typing import Final, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -286,6 +286,7 @@ def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem
     for rater, coverage in scalar_coverage(dataset.ratings).items():
         if rater not in annotators:
             problems += _coverage_problems(rater, coverage, dataset.rater_files.get(rater))
+    problems += _outlying_scores(dataset)
     humans = dataset.human_raters
     if not humans:
         problems.append(Problem("warning", "no_human", "no rater is named 'human' or 'human:<dimension>'; choose the human rater by name"))
@@ -307,6 +308,37 @@ def check_dataset(dataset: Dataset, *, files: str | None = None) -> list[Problem
         unrated = sorted(set(dataset.texts["system"].unique().tolist()) - set(dataset.systems))
         if unrated:
             problems.append(Problem("warning", "unrated_texts", f"texts of systems with no ratings: {', '.join(unrated)}"))
+    return problems
+
+
+OUTLYING_SPREADS: Final = 5.0
+"""How far past the bulk of a human rater's scores one lies before it is flagged, in spreads of the
+bulk (its 5th to 95th percentile): 50 among ratings from 1 to 5 is, the heavy tail of MQM penalties
+is not."""
+
+
+def _outlying_scores(dataset: Dataset) -> list[Problem]:
+    """A warning per human rater or annotator with scores far outside the bulk of its own
+    (:data:`OUTLYING_SPREADS`): a typing error such as 50 for 5.0 moves a mean, and so an answer."""
+    ratings = dataset.ratings
+    humans = ratings[ratings["rater"].isin([*dataset.human_raters, *dataset.annotator_raters])]
+    problems: list[Problem] = []
+    for rater, own in humans.groupby("rater", sort=False, observed=True):
+        scores = own["score"].to_numpy(dtype=np.float64)
+        if len(scores) < 20:
+            continue
+        low, high = np.quantile(scores, [0.05, 0.95])
+        spread = high - low
+        if spread <= 0:
+            continue
+        far = np.flatnonzero((scores < low - OUTLYING_SPREADS * spread) | (scores > high + OUTLYING_SPREADS * spread))
+        if len(far):
+            first = own.iloc[int(far[0])]
+            message = (
+                f"rater '{rater}' has {len(far):,} score(s) far outside the rest (e.g. {first['score']:g} for system {first['system']}, "
+                f"item {first['item_id']}; 90 % of its scores lie between {low:g} and {high:g}): a typing error would move the answer"
+            )
+            problems.append(Problem("warning", "outlying_score", message, dataset.rater_files.get(rater), column="score"))
     return problems
 
 

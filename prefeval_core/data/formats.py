@@ -31,6 +31,7 @@ from prefeval_core.data.field_formats import input_kinds
 from prefeval_core.data.headers import SCORE_NAMES, normal_name
 from prefeval_core.data.kinds import FieldKind as FieldKind
 from prefeval_core.data.kinds import TableKind as TableKind
+from prefeval_core.data.limits import MAX_SCORE
 from prefeval_core.data.reading import RawTable
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, Problem
 from prefeval_core.vocabulary.combine import majority_outcomes
@@ -253,11 +254,16 @@ def _parse_scores(raw: RawTable, columns: Sequence[str]) -> tuple[np.ndarray, li
     scores = _numbers(text)
     empty = (text == "").to_numpy() | text.str.lower().isin(["nan", "na", "null", "none"]).to_numpy()
     bad = (np.isnan(scores) & ~empty) | np.isinf(scores)
-    scores[bad] = np.nan
+    with np.errstate(invalid="ignore"):
+        huge = np.abs(scores) > MAX_SCORE
+    huge &= ~bad
+    scores[bad | huge] = np.nan
     problems: list[Problem] = []
-    for k in np.unique(np.flatnonzero(bad | empty) // max(n_rows, 1)):
+    for k in np.unique(np.flatnonzero(bad | huge | empty) // max(n_rows, 1)):
         column, block = columns[k], slice(k * n_rows, (k + 1) * n_rows)
         problems += cell_problems(raw, np.flatnonzero(bad[block]), column, "bad_number", "expected a number (a score; higher is better)")
+        too_large = f"expected a score of at most {MAX_SCORE:g} in size"
+        problems += cell_problems(raw, np.flatnonzero(huge[block]), column, "bad_number", too_large)
         missing = np.flatnonzero(empty[block])
         if len(missing):
             message = f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})"

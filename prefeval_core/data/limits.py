@@ -37,3 +37,8 @@ MAX_NUMBER_CHARS: Final = 100
 
 MAX_SYSTEMS: Final = 1_000
 """Distinct systems in one dataset (about 500,000 system pairs)."""
+
+MAX_SCORE: Final = 1e15
+"""Largest magnitude of a score. Means, variances and sums of squares of larger numbers lose their
+precision or overflow (1e308 squared), and no metric or human scale comes near it: a score past it
+is a typing or export error, refused with the file, row and column."""

@@ -249,7 +249,14 @@ def question_words() -> dict[str, str]:
 
 
 def check_question(question: Question, systems: Sequence[str]) -> None:
-    """Raise :class:`UnknownNameError` for a baseline that is not a system of the study."""
+    """Raise :class:`UnknownNameError` for a baseline that is not a system of the study, and
+    :class:`SettingsError` for a top-k tier that holds every system (nothing to answer)."""
+    if question.kind == "top-k" and question.k >= len(systems):
+        raise settings_error(
+            f"top-k with k = {question.k} asks for the best {question.k} of {len(systems)} systems, which needs no judgment: "
+            f"k must be smaller than the number of systems ({len(systems)})",
+            field="k",
+        )
     unknown = [b for b in question.baselines if b not in systems]
     if unknown:
         raise UnknownNameError.single(

@@ -207,7 +207,7 @@ def _open(store: Store | None, study_id: int) -> tuple[Store, Study, Dataset]:
 
 
 def _project(store: Store, study: Study, dataset: Dataset, tasks: Sequence[Task], seed: int) -> StudyProject:
-    scale = study.rating_scale(dataset)
+    scale = study.scale
     project = label_studio_project(store, tasks, dataset, study.data.key, scale, study_id=study.id, seed=seed, criterion=study.criterion)
     control: RatingControl | str = "choices" if scale is None else rating_control(scale)
     return StudyProject(study.id, project, study.table.unit, control, len(next_request(study.state).tasks))
@@ -222,7 +222,7 @@ def export_project(study_id: int, *, seed: int = 0, store: Store | None = None) 
 
 def _read(store: Store, study: Study, dataset: Dataset, name: str, data: bytes, *, latest_wins: bool, users: dict[str, str]) -> Imported:
     read = import_label_studio_export(
-        store, name, data, study.data.key, systems=dataset.systems, study_id=study.id, scale=study.rating_scale(dataset),
+        store, name, data, study.data.key, systems=dataset.systems, study_id=study.id, scale=study.scale,
         known=study_tasks(study.table), latest_wins=latest_wins, users=users,
     )  # fmt: skip
     loaded, stored = read.loaded, read.stored
@@ -253,7 +253,7 @@ def push_round(api: LabelStudioApi, study_id: int, *, project: int | None = None
     store, study, dataset = _open(store, study_id)
     key = blind_key(store, study.data.key, study.id)
     title = project_title(study_id, key)
-    wanted = labeling_config(study.rating_scale(dataset), study.criterion)
+    wanted = labeling_config(study.scale, study.criterion)
     found = api.find_project(title) if project is None else (project, None)
     created = found is None
     if found is None:

@@ -128,7 +128,7 @@ def study_request_file(study: Study, dataset: Dataset, file_format: RequestFileF
     keyed left/right order of ``seed`` (keyed with the secret of the default store)."""
     tasks = next_request(study.state).tasks
     content = request_files(tasks, dataset, study.data.key, study_id=study.id, seed=seed, formats=(file_format,))[file_format]
-    instructions = fill_in_instructions(study.rating_scale(dataset), study.criterion)
+    instructions = fill_in_instructions(study.scale, study.criterion)
     return StudyRequestFile(content, len(tasks), study.table.unit, instructions)
 
 
@@ -163,7 +163,7 @@ def import_request_file(
         data,
         study.data.key,
         systems=dataset.systems,
-        scale=study.rating_scale(dataset),
+        scale=study.scale,
         annotator=annotator,
         study_id=study.id,
         store=store,

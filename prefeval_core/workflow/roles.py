@@ -56,7 +56,12 @@ def annotator_link(base_url: str, token: str) -> str:
 
 
 def revoke_annotator(store: Store, study_id: int, name: str) -> int:
-    """Revoke ``name``'s link in the study; returns how many links stopped working (0: none was live)."""
+    """Revoke ``name``'s link in the study; returns how many links stopped working (0: none was live).
+
+    Raises:
+        SettingsError: no such study.
+    """
+    store.study(study_id)
     return revoke(store.db, study_id, name)
 
 

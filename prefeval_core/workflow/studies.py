@@ -17,12 +17,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from prefeval_core.annotation.rating_scale import RatingScale, rating_scale
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.schema import validated
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import (
     ProtocolState,
+    RatingJudgment,
     StudyTable,
     next_request,
     replay_source,
@@ -57,6 +61,9 @@ class Study:
     state: ProtocolState
     details: StudyDetails | None = None
     """The criterion, guidelines, kind and archive mark (``None``: a study stored before they were kept)."""
+    scale: RatingScale | None = None
+    """The scale ratings are asked on (the human rater's in the study's data, :func:`study_scale`);
+    ``None`` in a comparison study."""
 
     @property
     def id(self) -> int:
@@ -72,9 +79,11 @@ class Study:
         """The guidelines (Markdown) shown with the criterion; empty when the lead gave none."""
         return "" if self.details is None else self.details.guidelines
 
-    def rating_scale(self, dataset: Dataset) -> RatingScale | None:
-        """The scale ratings are asked on (the human rater's in ``dataset``); ``None`` in a comparison study."""
-        return rating_scale(dataset, self.setup.human) if self.table.unit == "ratings" else None
+
+def study_scale(dataset: Dataset, setup: StudySetup, table: StudyTable) -> RatingScale | None:
+    """The scale a study's ratings are asked on: its human rater's in ``dataset``; ``None`` when it
+    asks for comparisons."""
+    return rating_scale(dataset, setup.human) if table.unit == "ratings" else None
 
 
 def request_scale(dataset: Dataset, state: ProtocolState) -> RatingScale | None:
@@ -126,7 +135,7 @@ def begin_study(
     record = store.create_study(data.key, table.fingerprint, label, _setup_json(data, setup), judgments_per_item=setup.judgments_per_item)
     store.append_state(record.id, state.round, state_to_json(state), _request_json(state), "start", cost=state.cost_used)
     meta = set_details(store.db, record.id, criterion.strip() or default_criterion(setup.human), guidelines, setup.mode)
-    return Study(record, data, setup, table, state, meta)
+    return Study(record, data, setup, table, state, meta, study_scale(dataset, setup, table))
 
 
 def state_key(state: ProtocolState) -> str:
@@ -153,6 +162,8 @@ def study_parts(record: StudyRecord) -> tuple[DataChoice, StudySetup]:
     """
     try:
         value: dict[str, Any] = json.loads(record.setup_json)
+        if not isinstance(value, dict):
+            raise SettingsError.single("bad_study", f"study {record.id} cannot be read: its record is not a JSON object")
         if value.get("version") != RECORD_VERSION:
             raise SettingsError.single("bad_study", f"study {record.id} was written by another version of prefeval")
         validated(SetupDocument, value["setup"], error=SettingsError, file=None, prefix="setup")  # the session file's checks
@@ -178,7 +189,28 @@ def resume_study(store: Store, study_id: int, dataset: Dataset, *, table: StudyT
         raise SettingsError.single("bad_study", f"study {study_id} was made on other data than these (the data changed)")
     latest = store.latest_state(study_id)
     state = start_study(table, setup) if latest is None else state_from_json(latest.state_json, table)
-    return Study(record, data, setup, table, state, details(store.db, study_id))
+    scale = study_scale(dataset, setup, table)
+    _check_on_scale(study_id, scale, state.reveals.value[state.reveals.round > 0], "its saved state")
+    return Study(record, data, setup, table, state, details(store.db, study_id), scale)
+
+
+def _check_on_scale(study_id: int, scale: RatingScale | None, scores: npt.NDArray[np.float64], where: str) -> None:
+    """Refuse ratings off the study's scale in ``where``: prefeval never stores one (every import
+    checks the scale), so the store was changed by other means.
+
+    Raises:
+        SettingsError: naming the study, the first such score and the scale.
+    """
+    if scale is None or len(scores) == 0:
+        return
+    tolerance = 1e-9 * max(1.0, scale.high - scale.low)
+    off = scores[~((scores >= scale.low - tolerance) & (scores <= scale.high + tolerance))]
+    if len(off):
+        message = (
+            f"study {study_id} cannot be used: {where} holds {len(off):,} rating(s) off its scale {scale.describe()} "
+            f"(e.g. {off[0]:g}); prefeval stores none, so the store was changed by other means"
+        )
+        raise SettingsError.single("bad_study", message)
 
 
 def study_store(where: Store | str | Path | None = None) -> Store:
@@ -215,6 +247,8 @@ def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | 
         kind: StateKind = "round"
     else:
         fed = stored_judgments(store, study.data.key, study.state, study_id=study.id, per_item=study.record.judgments_per_item)
+        scores = np.array([j.score for j in fed if isinstance(j, RatingJudgment)], dtype=np.float64)
+        _check_on_scale(study.id, study.scale, scores, "the store")
         early = decide_now(study.state, fed, open_requests) if fed else None
         if progress is not None:
             withdrawn = f", {early.withdrawn} open requests withdrawn" if early is not None and early.withdrawn else ""

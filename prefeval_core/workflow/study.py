@@ -103,7 +103,32 @@ def request_design_note(dataset: Dataset, setup: StudySetup) -> str | None:
     table's ``all``, :func:`study_table`) although the data keep its annotators apart: for ratings
     under a pool statistic (which would buy them one at a time, ``one_pooled``), the outputs were
     rated different numbers of times; for comparisons, their majority is the full evaluation's
-    outcome, and one annotator's is another study (``one``, asked for by name). ``None`` otherwise."""
+    outcome, and one annotator's is another study (``one``, asked for by name). Before it, the
+    systems of the data a replay leaves out because its human rater judged none of their outputs.
+    ``None`` when there is nothing to say."""
+    left_out = _left_out_note(dataset, setup.human) if setup.mode == "replay" else None
+    notes = [note for note in (left_out, _design_note(dataset, setup)) if note is not None]
+    return "; ".join(notes) if notes else None
+
+
+def _left_out_note(dataset: Dataset, human: str) -> str | None:
+    """``ZZZ: no judgment by human:relevance, so the study leaves it out``, or ``None``."""
+    if human not in dataset.raters:
+        return None
+    ratings, preferences = dataset.ratings, dataset.preferences
+    judged = set(ratings.loc[ratings["rater"] == human, "system"].astype(str))
+    if not preferences.empty:
+        own = preferences[preferences["rater"] == human]
+        judged |= set(own["system_a"].astype(str)) | set(own["system_b"].astype(str))
+    missing = sorted(set(map(str, dataset.systems)) - judged)
+    if not missing:
+        return None
+    shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+    return f"{shown}: no judgment by {human}, so the study leaves {'it' if len(missing) == 1 else 'them'} out"
+
+
+def _design_note(dataset: Dataset, setup: StudySetup) -> str | None:
+    """The design part of :func:`request_design_note`."""
     if setup.ratings_per_request is not None or setup.mode != "replay":
         return None
     if setup.human in dataset.raters and dataset.rater_kind(setup.human) == "pairwise":
