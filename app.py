@@ -42,7 +42,11 @@ if role == "annotator":
 elif role == "refused":
     st.navigation([st.Page(roles.refused_page, title="Link refused", default=True)], position="hidden").run()
 elif role == "login":
-    st.navigation([st.Page(roles.login_page, title="Sign in", default=True)], position="hidden").run()
+    # the sign-in form under every lead page's address, so that a deep link (`/protocol?study=7`) is
+    # no unknown page and, once signed in, opens the page it names (a page's identity is its address)
+    sign_in = [st.Page(roles.login_page, title="Sign in", default=True)]
+    sign_in += [st.Page(roles.login_page, title=page.title, url_path=page.url_path) for page in PAGES[1:]]  # PAGES[0]: the default
+    st.navigation(sign_in, position="hidden").run()
 # At the top: `client.showSidebarNavigation = false` (.streamlit/config.toml) hides the sidebar
 # listing Streamlit's legacy mode would show, and with it any sidebar navigation.
 else:

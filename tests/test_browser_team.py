@@ -91,3 +91,24 @@ def test_a_lead_invites_two_annotators_and_each_link_opens_only_its_queue(tmp_pa
     assert sorted(r.annotator for r in ratings) == ["alice", "alice", "bob"]
     assert {r.criterion for r in ratings} == {"relevance"} and len({r.study_id for r in ratings}) == 1
     assert len({(r.item_id, r.system) for r in ratings}) == 3  # each judged a task of their own
+
+
+def test_a_lead_deep_link_behind_the_password_signs_in_to_the_page_it_names(tmp_path: Path) -> None:
+    """``/protocol?…`` with ``$PREFEVAL_LEAD_PASSWORD`` set: the sign-in form, no "page not found"
+    dialog over it, and once signed in the Protocol page, not the default one."""
+    from playwright.sync_api import expect, sync_playwright
+
+    env = {"PREFEVAL_DATA_DIR": str(tmp_path / "store"), "PREFEVAL_LEAD_PASSWORD": "correct horse"}
+    with sync_playwright() as playwright, served_app(tmp_path / "app.log", env) as url:
+        browser = launch_chromium(playwright)
+        expect.set_options(timeout=TIMEOUT_MS)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{url}/protocol?study=7")
+        expect(page.get_by_text("prefeval: lead sign-in")).to_be_visible()
+        expect(page.get_by_text("Page not found")).to_have_count(0)
+        page.get_by_label("Lead password").fill("correct horse")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.locator(MAIN).get_by_text("Human rater human:relevance")).to_be_visible()
+        assert "/protocol" in page.url and page.get_by_text("Page not found").count() == 0
+        browser.close()

@@ -50,6 +50,17 @@ def test_a_bad_file_names_the_row() -> None:
     assert not at.metric  # the page stopped before the summary
 
 
+def test_removing_every_file_clears_the_upload_and_its_error() -> None:
+    bad = b"item_id,system,rater,score\n"  # a header and no rows
+    at = upload(run_ok(page("data.py")), ("header_only.csv", bad))
+    at.run()
+    assert at.error and "header_only.csv" in shown(at.error[0].value)
+    at.file_uploader(key="pe.w.upload").set_value([]).run()
+    assert not at.exception and not at.error
+    assert at.session_state["pe.data"].kind == "sample"
+    assert any("No files yet" in shown(c.value) for c in at.caption)
+
+
 def test_wide_file_with_column_mapping() -> None:
     at = upload(run_ok(page("data.py")), ("wide.csv", WIDE))
     run_ok(at)

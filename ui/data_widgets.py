@@ -36,6 +36,8 @@ def _on_upload() -> None:
     if files:
         name = files[0].name if len(files) == 1 else f"{files[0].name} + {len(files) - 1} more"
         state.set_data(DataChoice("upload", name, tuple((f.name, f.getvalue()) for f in files)))
+    elif state.data_choice().kind == "upload":  # every file removed: nothing of them (nor their errors) stays
+        state.set_data(DataChoice.sample())
 
 
 def data_source_picker() -> DataChoice:
@@ -57,6 +59,8 @@ def data_source_picker() -> DataChoice:
         )
         if state.data_choice().kind == "upload":
             column_mapping(state.data_choice())
+        else:
+            st.caption(f"No files yet: the pages show the bundled sample {state.data_choice().name} until you upload.")
     return state.data_choice()
 
 
