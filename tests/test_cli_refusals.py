@@ -101,7 +101,7 @@ def test_a_store_changed_by_other_means_is_refused(data_dir: Path, capsys: pytes
     database.commit()
     capsys.readouterr()
     assert main(["studies", "step", str(study)]) == 1
-    assert "the store holds 1 rating(s) off its scale" in capsys.readouterr().err
+    assert "the store holds 1 rating(s) far off its scale" in capsys.readouterr().err
     database.execute("update ratings set score = 3 where id = (select max(id) from ratings)")
     database.commit()
     assert main(["studies", "step", str(study)]) == 0
@@ -118,7 +118,7 @@ def test_a_store_changed_by_other_means_is_refused(data_dir: Path, capsys: pytes
     database.execute("update studies set setup_json = ? where id = ?", (setup_json, study))
     database.commit()
     assert main(["studies", "show", str(study)]) == 1
-    assert "its saved state holds 1 rating(s) off its scale" in capsys.readouterr().err
+    assert "its saved state holds 1 rating(s) far off its scale" in capsys.readouterr().err
 
 
 def test_an_export_takes_its_file_once(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811

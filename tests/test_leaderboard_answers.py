@@ -54,6 +54,11 @@ def decided(
         ),
         (decided(Question("all-pairs")), "No pair has a significant winner yet."),
         (
+            # `>` between tiers is the longest chain: a vs c is open though a > b > c, and the words say so
+            decided(Question("all-pairs"), ab=BETTER, bc=BETTER),
+            "a > b > c; d cannot be placed yet (no pair decided); 4 pairs cannot be separated yet, 1 of them across the tiers (a vs c).",
+        ),
+        (
             # equivalence is not transitive: b ≈ c, c ≈ d, b ≈ d but a ≈ b only; a direction within δ counts
             decided(Question("all-pairs"), True, equivalent=("ab", "bc", "bd", "cd"), ab=BETTER),
             # c and d are placed by their equivalences, not called unplaceable

@@ -13,7 +13,7 @@ Decision codes: 0 ``>`` (A better), 1 undecided, 2 ``<``; pairs canonical.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -72,6 +72,10 @@ def tiers(d: Decided) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     return ordered, tuple(d.systems[s] for s in np.flatnonzero(~placed))
 
 
+ACROSS_SHOWN: Final = 4
+"""Open pairs across tiers named in the answer's words (the rest are counted)."""
+
+
 def words(d: Decided) -> str:
     """E.g. "M17 > {M0, M22, M23} > M8; M3 cannot be placed yet; practically equal within the margin:
     {M0, M22} (1 pair); 12 pairs cannot be separated yet"."""
@@ -92,10 +96,24 @@ def words(d: Decided) -> str:
         more = "" if len(groups) <= GROUPS_SHOWN else f" and {len(groups) - GROUPS_SHOWN} smaller groups"
         parts.append(f"practically equal within the margin: {sets}{more} ({shown} {'pair' if shown == 1 else 'pairs'} equivalent)")
     if open_pairs:
-        parts.append(f"{open_pairs} {'pair' if open_pairs == 1 else 'pairs'} cannot be separated {d.when}")
+        parts.append(f"{open_pairs} {'pair' if open_pairs == 1 else 'pairs'} cannot be separated {d.when}{_across(d, ranked, equivalent)}")
     else:
         parts.append("every pair is decided")
     return "; ".join(parts) + "."
+
+
+def _across(d: Decided, ranked: tuple[tuple[str, ...], ...], equivalent: npt.NDArray[np.bool_]) -> str:
+    """The open pairs whose systems sit in different tiers, which ``>`` between tiers does not decide
+    (a tier is placed below the longest chain of decisions above it, not below every system above):
+    ``, 4 of them across the tiers (M0 vs M5, …)``; empty when there are none."""
+    tier_of = {name: depth for depth, tier in enumerate(ranked) for name in tier}
+    open_pairs = np.flatnonzero(d.asked & (d.decisions == TIE) & ~equivalent)
+    names = [(d.systems[d.pair_systems[k, 0]], d.systems[d.pair_systems[k, 1]]) for k in open_pairs]
+    across = [(a, b) for a, b in names if a in tier_of and b in tier_of and tier_of[a] != tier_of[b]]
+    if not across:
+        return ""
+    shown = ", ".join(f"{a} vs {b}" for a, b in across[:ACROSS_SHOWN]) + (", …" if len(across) > ACROSS_SHOWN else "")
+    return f", {len(across)} of them across the tiers ({shown})"
 
 
 def status(d: Decided) -> tuple[str, ...]:

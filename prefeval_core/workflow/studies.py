@@ -195,20 +195,21 @@ def resume_study(store: Store, study_id: int, dataset: Dataset, *, table: StudyT
 
 
 def _check_on_scale(study_id: int, scale: RatingScale | None, scores: npt.NDArray[np.float64], where: str) -> None:
-    """Refuse ratings off the study's scale in ``where``: prefeval never stores one (every import
-    checks the scale), so the store was changed by other means.
+    """Refuse ratings in ``where`` that lie farther off the study's scale than the scale is wide (50
+    or 1e308 on a 1-5 scale): no judgment made through prefeval is, so the store was changed by
+    other means, and such a number would move every mean, or overflow, without a word.
 
     Raises:
         SettingsError: naming the study, the first such score and the scale.
     """
     if scale is None or len(scores) == 0:
         return
-    tolerance = 1e-9 * max(1.0, scale.high - scale.low)
-    off = scores[~((scores >= scale.low - tolerance) & (scores <= scale.high + tolerance))]
+    width = max(scale.high - scale.low, 1.0)
+    off = scores[~((scores >= scale.low - width) & (scores <= scale.high + width))]
     if len(off):
         message = (
-            f"study {study_id} cannot be used: {where} holds {len(off):,} rating(s) off its scale {scale.describe()} "
-            f"(e.g. {off[0]:g}); prefeval stores none, so the store was changed by other means"
+            f"study {study_id} cannot be used: {where} holds {len(off):,} rating(s) far off its scale {scale.describe()} "
+            f"(e.g. {off[0]:g}), which no judgment made through prefeval is: the store was changed by other means"
         )
         raise SettingsError.single("bad_study", message)
 

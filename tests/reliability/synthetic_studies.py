@@ -153,7 +153,7 @@ def replay_arguments(study: SyntheticStudy, seed: int) -> list[list[str]]:
         if control in ("question", "fdr"):
             args += _statistic_arguments(study, rng)
         if question == "top-k":
-            args += ["--k", str(int(rng.integers(1, len(study.systems) + 1)))]
+            args += ["--k", str(int(rng.integers(1, len(study.systems))))]  # k < the systems: k = S needs no judgment
         if question == "baseline":
             args += ["--baseline", study.systems[int(rng.integers(len(study.systems)))]]
         if study.metrics and rng.random() < 0.7:

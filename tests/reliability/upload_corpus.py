@@ -343,11 +343,14 @@ def nan_scores(rng: np.random.Generator, scale: Scale) -> _Made:
 
 def extreme_finite_scores(rng: np.random.Generator, scale: Scale) -> _Made:
     frame = _ratings(rng)
-    extremes = ["1e308", "-1e308", "-0", "1e-320", "4.9e-324", "0.1e1", "+7", ".5", "5."]
+    extremes = ["1e15", "-1e15", "-0", "1e-320", "4.9e-324", "0.1e1", "+7", ".5", "5."]
     at = rng.integers(0, len(frame), 3)
     frame.loc[at, "score"] = [extremes[int(k)] for k in rng.integers(0, len(extremes), 3)]
+    huge = bool(rng.integers(2))  # past MAX_SCORE: representable, but its square overflows
+    if huge:
+        frame.loc[int(at[0]), "score"] = ["1e308", "-1e308", "1e16"][int(rng.integers(3))]
     suffix, data = _encode(frame, _fmt(rng, ("csv", "tsv", "parquet")))
-    return _Made(suffix, data, "accept")
+    return _Made(suffix, data, "refuse" if huge else "accept")
 
 
 def long_digit_numbers(rng: np.random.Generator, scale: Scale) -> _Made:
