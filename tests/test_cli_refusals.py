@@ -128,3 +128,12 @@ def test_an_export_takes_its_file_once(data_dir: Path, capsys: pytest.CaptureFix
     assert main(["requests", "import", str(study)]) == 2
     assert main(["labelstudio", "export", str(study), "extra.json"]) == 2
     assert "takes no file" in capsys.readouterr().err
+
+
+def test_a_kind_must_be_one_that_exists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = relevance_csv(tmp_path / "ratings.csv")
+    assert main(["describe", str(data), "--kind", "ratings.csv=bogus"]) == 1
+    assert "--kind 'ratings.csv=bogus': expected FILE=KIND with KIND one of ratings, wide_ratings" in capsys.readouterr().err
+    assert main(["describe", str(data), "--kind", "ratings.csv"]) == 1
+    assert main(["describe", str(data), "--kind", "other.csv=ratings"]) == 0
+    assert "warning: --kind other.csv: no file of that name was given" in capsys.readouterr().err

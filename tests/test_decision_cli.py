@@ -73,6 +73,34 @@ def test_bad_batch_line_names_the_line_before_anything_is_decided(tmp_path, caps
     assert "line 3" in err and "more than the 1 human outcomes '>'" in err
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"n": [40, 10, 50], "confusoin": [[30, 5, 2], [6, 3, 4], [4, 2, 44]]}', "unknown key(s) 'confusoin'; expected n, confusion"),
+        ('{"n": [true, false, true]}', "key 'n': expected three counts (>, =, <), found [true, false, true]"),
+        ('{"n": ["1", "2", "3"]}', "key 'n': expected three counts"),
+        ('{"n": [1e20, 0, 0]}', "key 'n': a count of 9,223,372,036,854,775,808 or more"),
+        ('{"n": [1, 2, 3], "m": [1, 2, 3, 4]}', "key 'm': expected three counts (>, =, <), found [1, 2, 3, 4]"),
+        ('{"n": [1, 2, 3], "confusion": [[1, 0], [0, 1]]}', "key 'confusion': expected a 3x3 matrix of counts"),
+        (
+            '{"n": [1, 2, 3], "K": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "confusion": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}',
+            "give the confusion matrix once",
+        ),
+        ('[{"n": [1, 2, 3]}]', "expected an object of counts (n, confusion, m, mu, id), found a JSON list"),
+        ("{}", "key 'n' is missing"),
+        ("not json", "not JSON (Expecting value at character 1)"),
+    ],
+)
+def test_a_batch_line_is_checked_key_by_key(tmp_path, capsys, line: str, said: str) -> None:  # type: ignore[no-untyped-def]
+    """Nothing in a line is ignored or coerced: a misspelled key would decide the pair without its
+    metric counts, and true or "1" would be taken as counts."""
+    batch = tmp_path / "pairs.jsonl"
+    batch.write_text(line + "\n")
+    assert main(["decide", "--batch", str(batch)]) == 1
+    err = capsys.readouterr().err
+    assert f"pairs.jsonl, line 1: {said}" in err and err.count("\n") == 1
+
+
 def test_counts_that_contradict_each_other_are_refused(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["decide", "--n", "4,1,5", "--confusion", "30,5,2;6,3,4;4,2,44"]) == 1
     err = capsys.readouterr().err

@@ -8,11 +8,11 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from prefeval_core.cli._terminal import print_safe
-from prefeval_core.errors import UnsupportedFormatError
-from prefeval_core.workflow.input_kinds import MAX_BYTES, file_kinds_help
+from prefeval_core.errors import SettingsError, UnsupportedFormatError
+from prefeval_core.workflow.input_kinds import MAX_BYTES, file_kinds_help, input_kinds
 
 if TYPE_CHECKING:
     from prefeval_core.protocol import ProtocolState
@@ -80,7 +80,11 @@ def loading_from_args(args: argparse.Namespace) -> dict[str, Any]:
     kinds: dict[str, InputKind] = {}
     for spec in args.kind:
         file, _, kind = spec.partition("=")
-        kinds[file.rsplit("/", 1)[-1]] = kind
+        if not file or kind not in input_kinds():
+            raise SettingsError.single(
+                "bad_setting", f"--kind {spec!r}: expected FILE=KIND with KIND one of {', '.join(input_kinds())}", column="kind"
+            )
+        kinds[file.rsplit("/", 1)[-1]] = cast("InputKind", kind)
     columns = [c.strip() for c in args.rater_columns.split(",")] if args.rater_columns else None
     return {"kinds": kinds, "rater_columns": columns, "max_bytes": int(args.max_mb * 1024**2)}
 
@@ -94,7 +98,12 @@ def load_from_args(paths: Sequence[str], args: argparse.Namespace, *, warn: bool
     (the first :data:`WARNINGS_SHOWN`; ``validate`` lists all), so that a run never hides them."""
     from prefeval_core.workflow.datasets import load_paths  # pandas and the readers: not for a command's --help
 
-    dataset = load_paths(paths, **loading_from_args(args))
+    loading = loading_from_args(args)
+    named = {Path(path).name for path in paths}
+    if not any(Path(path).is_dir() for path in paths):
+        for file in sorted(set(loading["kinds"]) - named):
+            print_safe(f"warning: --kind {file}: no file of that name was given", file=sys.stderr)
+    dataset = load_paths(paths, **loading)
     warnings = dataset.report.warnings if warn else ()
     for problem in warnings[:WARNINGS_SHOWN]:
         print_safe(f"warning: {problem}", file=sys.stderr)

@@ -266,7 +266,7 @@ def _parse_scores(raw: RawTable, columns: Sequence[str]) -> tuple[np.ndarray, li
         problems += cell_problems(raw, np.flatnonzero(huge[block]), column, "bad_number", too_large)
         missing = np.flatnonzero(empty[block])
         if len(missing):
-            message = f"{len(missing):,} empty scores were skipped (first at row {missing[0] + 1})"
+            message = f"{len(missing):,} empty or missing (NaN, NA, null) scores were skipped (first at row {missing[0] + 1})"
             problems.append(Problem("warning", "missing_score", message, raw.name, column=column))
     return scores.reshape(len(columns), n_rows), problems
 

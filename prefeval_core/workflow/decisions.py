@@ -29,6 +29,7 @@ from prefeval_core.decision.decide import check_counts, check_mu
 from prefeval_core.errors import MAX_PROBLEMS_PER_KIND, DataError, PrefevalError, Problem, SettingsError, settings_error
 from prefeval_core.pairs.counts import align_outcomes, count_triples
 from prefeval_core.pairs.preferences import pair_outcomes
+from prefeval_core.vocabulary.fields import INT_LIMIT
 from prefeval_core.vocabulary.outcomes import SYMBOLS
 
 OUTCOME_NAMES: Final = ("a", "tie", "b")
@@ -97,22 +98,73 @@ _BATCH_DEPTH = 4
 """Nesting of a batch line: the object, a 3x3 matrix (2 levels), and one level of slack."""
 
 
+BATCH_KEYS: Final = ("n", "confusion", "K", "m", "mu", "id")
+"""The keys a batch line may hold (``confusion`` and ``K`` name the same matrix)."""
+_COUNTS_WORDS: Final = {
+    "n": "three counts (>, =, <)",
+    "m": "three counts (>, =, <)",
+    "confusion": "a 3x3 matrix of counts (rows = metric outcome, columns = human outcome)",
+    "mu": "a 3x3 matrix of probabilities (rows = metric outcome, columns = human outcome)",
+}
+
+
+class _BadLine(ValueError):
+    """A batch line's problem, in words."""
+
+
 def _parse_line(path: Path, number: int, line: str) -> PairCounts:
     if line_too_deep(line, _BATCH_DEPTH) is not None:
         message = f"a line nested more than {_BATCH_DEPTH} levels deep; expected an object of counts (n, confusion, m, mu, id)"
         raise DataError.single("invalid_batch_line", message, file=str(path), line=number)
     try:
-        record = json.loads(line)
-        n = np.asarray(record["n"], dtype=float).reshape(3)
-        K = np.asarray(record.get("confusion", record.get("K", np.zeros((3, 3)))), dtype=float).reshape(3, 3)
-        m = np.asarray(record.get("m", np.zeros(3)), dtype=float).reshape(3)
-        mu = None if record.get("mu") is None else np.asarray(record["mu"], dtype=float).reshape(3, 3)
-        return checked_pair(n, K, m, mu, record.get("id"))
+        record = _record(line)
+        n = _numbers(record, "n", (3,))
+        assert n is not None  # _record checked it
+        K = _numbers(record, "confusion" if "confusion" in record else "K", (3, 3))
+        m = _numbers(record, "m", (3,))
+        mu = None if record.get("mu") is None else _numbers(record, "mu", (3, 3))
+        return checked_pair(n, np.zeros((3, 3)) if K is None else K, np.zeros(3) if m is None else m, mu, record.get("id"))
     except SettingsError as exc:
         message = "; ".join(p.message for p in exc.problems)
         raise DataError.single("invalid_counts", message, file=str(path), line=number) from None
-    except (json.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
-        raise DataError.single("invalid_batch_line", f"{exc}", file=str(path), line=number) from None
+    except _BadLine as exc:
+        raise DataError.single("invalid_batch_line", str(exc), file=str(path), line=number) from None
+
+
+def _record(line: str) -> dict[str, Any]:
+    """A batch line as its object, its keys checked (none unknown, the matrix given once, ``n`` there)."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _BadLine(f"not JSON ({exc.msg} at character {exc.pos + 1}); expected an object of counts (n, confusion, m, mu, id)") from None
+    if not isinstance(record, dict):
+        raise _BadLine(f"expected an object of counts (n, confusion, m, mu, id), found a JSON {type(record).__name__}")
+    unknown = [key for key in record if key not in BATCH_KEYS]
+    if unknown:
+        raise _BadLine(f"unknown key(s) {', '.join(map(repr, unknown))}; expected {', '.join(BATCH_KEYS)} (confusion and K are one matrix)")
+    if "confusion" in record and "K" in record:
+        raise _BadLine("give the confusion matrix once, as 'confusion' or as 'K'")
+    if record.get("n") is None:
+        raise _BadLine(f"key 'n' is missing; expected {_COUNTS_WORDS['n']}")
+    return record
+
+
+def _numbers(record: dict[str, Any], key: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``record[key]`` as an array of ``shape`` (``None`` when absent or null); numbers only (no
+    text, no true / false)."""
+    value = record.get(key)
+    if value is None:
+        return None
+    expected = _COUNTS_WORDS["confusion" if key == "K" else key]
+    rows = value if len(shape) == 2 and isinstance(value, list) else [value]
+    cells = [cell for row in rows if isinstance(row, list) for cell in row]
+    fits = all(isinstance(row, list) and len(row) == shape[-1] for row in rows) and len(rows) == (shape[0] if len(shape) == 2 else 1)
+    if not fits or not all(isinstance(cell, int | float) and not isinstance(cell, bool) for cell in cells):
+        raise _BadLine(f"key {key!r}: expected {expected}, found {json.dumps(value)[:80]}")
+    array = np.asarray(cells, dtype=float).reshape(shape)
+    if np.any(np.abs(array) >= INT_LIMIT):
+        raise _BadLine(f"key {key!r}: a count of {INT_LIMIT:,} or more")
+    return array
 
 
 def scan_batch(path: Path) -> tuple[int, bool]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from prefeval_core.data.field_formats import FIELD_FORMATS, field_format_help, input_kinds
+from prefeval_core.data.field_formats import FIELD_FORMATS, field_format_help
+from prefeval_core.data.field_formats import input_kinds as input_kinds
 from prefeval_core.data.limits import MAX_BYTES as MAX_BYTES
 
 DETECT: Final = ""
