@@ -154,3 +154,14 @@ def test_replay_of_pandalm_buys_one_annotators_comparison_when_asked(shared_data
     assert "a request bought one annotator's judgment (rotated)" in capsys.readouterr().out
     assert main(base[:-1]) == 0  # the default buys every annotator's comparison, and says what else it could buy
     assert "a request bought all annotators' judgments at once (up to 3 comparisons" in capsys.readouterr().out
+
+
+def test_a_run_stopped_by_its_round_limit_says_the_futility_stop_was_not_why(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = str(Path(__file__).resolve().parents[1] / "sample_data" / "summeval")
+    assert main(["replay", "--data", sample, "--human", "human:relevance", "--max-rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "pairs open before the run stopped (max_rounds): judging them" in out
+    assert main(["replay", "--data", sample, "--human", "human:relevance"]) == 0
+    out = capsys.readouterr().out
+    assert "(futile)" in out
+    assert "the futility stop left " in out and "before the run stopped" not in out

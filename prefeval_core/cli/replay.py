@@ -206,9 +206,10 @@ def print_replay(output: dict[str, Any], design_note: str | None) -> None:
     )
     if summary["cost_to_settle"]:
         open_pairs = len(summary["futile_pairs"])
+        before = "" if summary["stop_reason"] == "futile" else f" before the run stopped ({summary['stop_reason']})"
         print_safe(
-            f"the futility stop left {open_pairs} pair{'s' if open_pairs != 1 else ''} open: judging them to the end of their items "
-            f"would cost at most {summary['cost_to_settle']} more {summary['cost_unit']} (--futility none)"
+            f"the futility stop left {open_pairs} pair{'s' if open_pairs != 1 else ''} open{before}: judging them to the end of their "
+            f"items would cost at most {summary['cost_to_settle']} more {summary['cost_unit']} (--futility none)"
         )
     if summary["ratings_per_request"] != "all":
         print_safe(f"a request bought {PER_REQUEST_WORDS[summary['ratings_per_request']]}")
