@@ -50,6 +50,16 @@ def test_a_report_into_a_missing_folder_is_refused_before_the_work(tmp_path: Pat
     texts.write_text("item_id,system,output\ni1,A,a cat\n")
     assert main(["metrics", "--texts", str(texts), "--metrics", "bleu", "--out", str(target)]) == 1
     assert "cannot write the file (no folder" in capsys.readouterr().err
+    assert main(["metrics", "--texts", str(texts), "--metrics", "bleu", "--out", str(tmp_path / "m.csv")]) == 1
+    assert "texts.csv: nothing to compare the outputs with: give a references file (--references)" in capsys.readouterr().err
+    references = tmp_path / "references.csv"
+    references.write_text("item_id,reference\ni1,a cat\n")
+    texts.write_text("item_id,system,output\ni1,A,a cat\ni2,A,a dog\ni3,B,a cow\n")
+    assert (
+        main(["metrics", "--texts", str(texts), "--references", str(references), "--metrics", "bleu", "--out", str(tmp_path / "m.csv")])
+        == 0
+    )
+    assert "2 outputs have nothing to compare with and get no rating (items i2, i3)" in capsys.readouterr().err
 
 
 def test_a_typed_wrong_score_is_flagged_and_an_absurd_one_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,6 +40,7 @@ class Segments:
         hypotheses: H outputs.
         references: H tuples of reference texts (ordered by ``ref_index``).
         missing: outputs left out because their item has no reference.
+        missing_items: those outputs' items, each once, in the texts' order.
     """
 
     item_id: np.ndarray
@@ -47,6 +48,7 @@ class Segments:
     hypotheses: tuple[str, ...]
     references: tuple[tuple[str, ...], ...]
     missing: int
+    missing_items: tuple[str, ...] = ()
 
 
 def align_segments(
@@ -73,7 +75,7 @@ def align_segments(
     found = texts["item_id"].isin(grouped.index).to_numpy()
     kept = texts[found]
     if kept.empty:
-        what = "a source" if against == "sources" else "a reference"
+        what = "a source (the sources file)" if against == "sources" else "a reference (the references file)"
         raise CoverageError.single("no_references", f"no output has {what} for its item", column="item_id")
     return Segments(
         item_id=kept["item_id"].to_numpy(dtype=object),
@@ -81,6 +83,7 @@ def align_segments(
         hypotheses=tuple(str(t) for t in kept["output"]),
         references=tuple(grouped.loc[kept["item_id"]].tolist()),
         missing=int((~found).sum()),
+        missing_items=tuple(str(item) for item in pd.unique(texts["item_id"][~found])),
     )
 
 

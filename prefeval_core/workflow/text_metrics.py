@@ -22,7 +22,7 @@ from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.formats import TableKind, parse_table
 from prefeval_core.data.reading import read_table
 from prefeval_core.data.safe_csv import write_safe_csv
-from prefeval_core.errors import raise_if_errors
+from prefeval_core.errors import CoverageError, raise_if_errors
 from prefeval_core.textmetrics.embedding import Reduce, SentenceEncoder, load_encoder
 from prefeval_core.textmetrics.rate import LEARNED_METRICS, Against, MetricName, align_segments, metric_ratings
 from prefeval_core.textmetrics.sescore2.corpus import DEFAULT_CORPUS, read_corpus
@@ -107,11 +107,18 @@ def score_text_files(
     if sources_frame is not None and "reference" in sources_frame.columns:  # e.g. WMT: source and reference side by side
         extra = sources_frame[["item_id", "reference"]].assign(ref_index=0)
         references_frame = extra if references_frame is None else pd.concat([references_frame, extra], ignore_index=True)
+    if references_frame is None and against == "references":
+        raise CoverageError.single(
+            "no_references",
+            f"{Path(str(texts)).name}: nothing to compare the outputs with: give a references file (--references), "
+            "or a sources file with a reference column, or score against the sources (--against sources)",
+        )
     if references_frame is None:
         references_frame = pd.DataFrame({"item_id": [], "ref_index": [], "reference": []})
     segments = align_segments(texts_frame, references_frame, sources_frame, against, max_references)
     if segments.missing:
-        say(f"warning: {segments.missing} outputs have nothing to compare with and get no rating")
+        named = ", ".join(segments.missing_items[:5]) + (", …" if len(segments.missing_items) > 5 else "")
+        say(f"warning: {segments.missing} outputs have nothing to compare with and get no rating (items {named})")
     encoder = sescore2 = None
     if LEARNED_METRICS.intersection(metrics):
         say("loading the sentence encoder ...")
