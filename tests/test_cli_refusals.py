@@ -147,3 +147,16 @@ def test_a_kind_must_be_one_that_exists(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["describe", str(data), "--kind", "ratings.csv"]) == 1
     assert main(["describe", str(data), "--kind", "other.csv=ratings"]) == 0
     assert "warning: --kind other.csv: no file of that name was given" in capsys.readouterr().err
+
+
+def test_validate_names_every_unknown_rater_and_takes_comma_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", SAMPLE, "--human", "nope", "--metric", "nope2"]) == 1
+    out = capsys.readouterr().out
+    assert "no rater named 'nope' " in out and "no rater named 'nope2' " in out and "2 errors" in out
+    assert main(["validate", SAMPLE, "--human", "human:relevance", "--metric", "rougeL,gpt-4-0314-rts:relevance"]) == 0
+
+
+def test_reproduce_names_an_unknown_metric_before_any_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "--data", SAMPLE, "--human", "human:relevance", "--metrics", "nope", "--seeds", "2"]) == 1
+    captured = capsys.readouterr()
+    assert "no rater named 'nope'" in captured.err and "human only" not in captured.err  # no run reported its progress

@@ -16,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Check data files and report every error (file, row, column, what was expected) and warning.",
     )
     parser.add_argument("--human", help="the human rater that will be used (checks that it gives preferences)")
-    parser.add_argument("--metric", action="append", default=[], help="a metric that will be used (repeatable)")
+    parser.add_argument(
+        "--metric", action="append", default=[], help="a metric that will be used (repeatable, or several separated by commas)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_files_option(parser)
     parser.set_defaults(run=run)
@@ -37,7 +39,7 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from prefeval_core.workflow.datasets import check_paths
 
-    raters = ([args.human] if args.human else []) + args.metric
+    raters = ([args.human] if args.human else []) + [name.strip() for given in args.metric for name in given.split(",") if name.strip()]
     check = check_paths(files_from_args(args), raters, **loading_from_args(args))
     if args.json:
         print_json({"ok": not check.errors, "notes": list(check.notes), "problems": [_problem_json(p) for p in check.problems]})

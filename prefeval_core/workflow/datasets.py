@@ -111,12 +111,17 @@ def check_paths(
 ) -> DataCheck:
     """Load ``paths`` (as :func:`load_paths`) and check that each of ``raters`` gives preferences;
     every problem is reported, none raised."""
+    notes: tuple[str, ...] = ()
     try:
         dataset = load_paths(paths, kinds=kinds, rater_columns=rater_columns, max_bytes=max_bytes)
-        for rater in raters:
-            pair_outcomes(dataset, rater)
-        problems, notes = list(dataset.report.problems), tuple(dataset.notes)
     except DataError as exc:
-        problems, notes = list(exc.problems), ()
+        problems = list(exc.problems)
+    else:
+        problems, notes = list(dataset.report.problems), tuple(dataset.notes)
+        for rater in raters:
+            try:  # every rater checked: one unknown name does not hide the next
+                pair_outcomes(dataset, rater)
+            except DataError as exc:
+                problems += exc.problems
     files = ", ".join(Path(f).name for f in paths)
     return DataCheck(tuple(p if p.file is not None else replace(p, file=files) for p in problems), notes)

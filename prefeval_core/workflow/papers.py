@@ -14,6 +14,7 @@ import numpy as np
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.diagnostics.comparison import naive_metric_comparison
 from prefeval_core.pairs.counts import count_triples
+from prefeval_core.pairs.preferences import pair_outcomes
 from prefeval_core.protocol.ideal_metric import IDEAL_METRIC_NAME
 from prefeval_core.protocol.table import StudyTable
 from prefeval_core.workflow.setup import StudySetup
@@ -93,6 +94,9 @@ def paper_tables(
         [{"metric", "seeds", "pairs", "correct": {"mean", "sd", "min", "max"}, ...}]}``.
     """
     chosen = default_metrics(dataset, human) if metrics is None else tuple(metrics)
+    for name in chosen:  # before any run: an unknown name is said at once, not after the human-only seeds
+        if name != IDEAL_METRIC_NAME:
+            pair_outcomes(dataset, name)
     rows: list[str | None] = [None, *chosen] + ([IDEAL_METRIC_NAME] if ideal else [])
     runs: list[dict[str, Any]] = []
     naive: list[dict[str, Any]] = []
