@@ -160,3 +160,8 @@ def test_reproduce_names_an_unknown_metric_before_any_run(capsys: pytest.Capture
     assert main(["reproduce", "--data", SAMPLE, "--human", "human:relevance", "--metrics", "nope", "--seeds", "2"]) == 1
     captured = capsys.readouterr()
     assert "no rater named 'nope'" in captured.err and "human only" not in captured.err  # no run reported its progress
+
+
+def test_a_human_rater_is_not_checked_as_its_own_metric(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagnose", "--data", SAMPLE, "--human", "human:relevance", "--metric", "human:relevance"]) == 1
+    assert "cannot also be the metric checked against it" in capsys.readouterr().err

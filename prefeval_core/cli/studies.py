@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data-key", help="list only the studies of this data key (e.g. sample:summeval)")
     parser.add_argument(
         "--metric",
-        help="agreement: the metric to compare the annotators with (default: the study's first metric); start: the metric rater(s), A[,B]",
+        help="agreement: the metric to compare the annotators with (default: the study's first metric, else the data's first metric); "
+        "start: the metric rater(s), A[,B]",
     )
     start = parser.add_argument_group("start: a new live study (then shown as by `show`)")
     start.add_argument("--data", nargs="+", metavar="PATH", help="files, a folder, or sample:NAME (kept with the study)")

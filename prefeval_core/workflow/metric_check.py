@@ -47,6 +47,8 @@ class MetricCheck:
             raise settings_error(f"the tie threshold must be >= 0, got {self.eps}", field="eps")
         if not 0.0 < self.gamma < 1.0:
             raise settings_error(f"gamma must be in (0, 1), got {self.gamma}", field="gamma")
+        if self.metric == self.human:
+            raise settings_error(f"the human rater {self.human!r} cannot also be the metric checked against it", field="metric")
 
 
 def check_metric(dataset: Dataset, check: MetricCheck, *, samples: int = DEFAULT_FAVI_DRAWS) -> MetricReport:
