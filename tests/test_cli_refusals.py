@@ -165,3 +165,13 @@ def test_reproduce_names_an_unknown_metric_before_any_run(capsys: pytest.Capture
 def test_a_human_rater_is_not_checked_as_its_own_metric(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diagnose", "--data", SAMPLE, "--human", "human:relevance", "--metric", "human:relevance"]) == 1
     assert "cannot also be the metric checked against it" in capsys.readouterr().err
+
+
+def test_an_option_the_question_does_not_use_is_said_to_be_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["replay", "--data", SAMPLE, "--human", "human:relevance", "--question", "top-k", "--baseline", "M8", "--ideal-items", "5"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "warning: --baseline is ignored: only the baseline question uses it (the question is top-k)" in err
+    assert "warning: --ideal-items is ignored" in err
+    assert main(["replay", "--data", SAMPLE, "--human", "human:relevance", "--k", "3"]) == 0
+    assert "warning: --k is ignored" in capsys.readouterr().err

@@ -23,7 +23,17 @@ from prefeval_core.cli._common import (
 )
 from prefeval_core.cli._terminal import print_safe
 from prefeval_core.vocabulary.fields import Bounds
-from prefeval_core.workflow.setup import COUNT, LEVEL, PER_REQUEST_WORDS, POSITIVE, THRESHOLD, SetupField, setup_fields, setup_from_values
+from prefeval_core.workflow.setup import (
+    COUNT,
+    IDEAL_METRIC_NAME,
+    LEVEL,
+    PER_REQUEST_WORDS,
+    POSITIVE,
+    THRESHOLD,
+    SetupField,
+    setup_fields,
+    setup_from_values,
+)
 
 if TYPE_CHECKING:
     from prefeval_core.protocol import ProtocolState
@@ -110,6 +120,20 @@ def setup_from_args(args: argparse.Namespace, metrics: tuple[str, ...], seed: in
     return setup_from_values({**values, "metrics": metrics, "seed": seed})
 
 
+def unused_options(args: argparse.Namespace, setup: StudySetup) -> list[str]:
+    """The options given that ``setup`` does not use, in words (a form may send every field; a
+    person who typed one should hear that it changed nothing)."""
+    kind = setup.question.kind
+    unused = []
+    if getattr(args, "baseline", None) and kind != "baseline":
+        unused.append(f"--baseline is ignored: only the baseline question uses it (the question is {kind})")
+    if getattr(args, "k", 1) != 1 and kind != "top-k":
+        unused.append(f"--k is ignored: only the top-k question uses it (the question is {kind})")
+    if getattr(args, "ideal_items", 0) and IDEAL_METRIC_NAME not in setup.metrics:
+        unused.append("--ideal-items is ignored: only the simulated ideal metric (--metric ideal) uses it")
+    return unused
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "replay",
@@ -135,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
 
     dataset = load_from_args(args.data, args)
     setup = setup_from_args(args, tuple(args.metric), args.seed)
+    for option in unused_options(args, setup):
+        progress(f"warning: {option}")
     table = study_table(dataset, setup)
 
     def report(state: ProtocolState) -> None:
