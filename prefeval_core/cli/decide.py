@@ -63,7 +63,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="ROW;ROW;ROW",
         help="known mixture matrix (rows = metric, columns = human, columns sum to 1)",
     )
-    parser.add_argument("--human-only", action="store_true", help="ignore the metric: exact Dirichlet(n + 1)")
+    parser.add_argument(
+        "--human-only", action="store_true", help="ignore the metric: Dirichlet(n + 1), exact (by NUTS with --sampler nuts, as a check)"
+    )
     parser.add_argument("--batch", metavar="FILE.jsonl", help="decide every pair of a JSON-lines file, streamed")
     parser.add_argument("--chunk", type=positive_int, default=256, help="pairs per engine call in a batch (default %(default)s)")
     parser.add_argument("--sampler", choices=tuple(SAMPLER_WORDS), default="fast", help="fast (default) or the NUTS reference (slow)")

@@ -292,7 +292,7 @@ def _dedupe(
         problems += cell_problems(raw, rows, value_columns[int(block)], "duplicate", describe)
     exact = int(frame.duplicated([*keys, value]).sum())
     if exact:
-        problems.append(Problem("warning", "duplicate_rows", f"{exact:,} exact duplicate rows were dropped", raw.name))
+        problems.append(Problem("warning", "duplicate_rows", f"{exact:,} rows that repeat another one's judgment were dropped", raw.name))
     return frame.drop_duplicates([*keys, value]), problems
 
 
