@@ -96,6 +96,9 @@ def test_live_protocol_asks_and_takes_the_stored_annotations(data_dir: Path) -> 
     for _ in range(3):
         annotate.button(key="pe_ann_left").click()
         run_ok(annotate)
+        if len(open_store(data_dir).comparisons("sample:summeval")) == 1:  # one judgment, in the singular
+            assert annotate.button(key="pe_feed").label == "Decide now with 1 new judgment (1 of 120 requested)"
+    assert annotate.button(key="pe_feed").label == "Decide now with 3 new judgments (3 of 120 requested)"
     annotate.button(key="pe_feed").click()
     run_ok(annotate).button(key="pe_decide_keep").click()  # part-way: asked first
     run_ok(annotate)
@@ -144,3 +147,51 @@ def test_request_file_round_trip(data_dir: Path, downloads) -> None:  # noqa: F8
     at.file_uploader(key="pe.w.annotated").set_value(("bad.csv", buffer.getvalue().encode(), "text/csv"))
     at.run()
     assert "bad.csv, row 4" in shown(at.error[0].value)
+
+
+def test_a_replay_study_offers_nothing_to_judge_and_is_never_fed(data_dir: Path) -> None:  # noqa: F811
+    from prefeval_core.errors import SettingsError
+    from prefeval_core.workflow import StudySetup
+    from prefeval_core.workflow.studies import begin_study
+    from tests.test_partial_round import four_systems
+
+    store, data = open_store(data_dir), four_systems()
+    study = begin_study(store, data, data.load(), StudySetup(human="human", unit="ratings", mode="replay", budget=20, batch=4))
+    at = page("annotate.py")
+    at.query_params["study"] = str(study.id)
+    run_ok(at)
+    assert at.session_state["pe.protocol"] is not None  # the replay is the session's study, part-way
+    assert "A replay's judgments come from its data" in at.info[0].value and "Protocol page" in at.info[0].value
+    assert [t.label for t in at.tabs] == ["Stored judgments", "Team"]  # no queue, no rating screen, no request files
+    keys = {b.key for b in at.button}
+    assert "pe_feed" not in keys and not {k for k in keys if k and k.startswith(("pe_rate_", "pe_ann_"))}
+    assert not at.get("progress") and not at.file_uploader
+    from prefeval_core.workflow.feed import decide_stored
+
+    with pytest.raises(SettingsError, match="a replay study takes its judgments from its data"):  # Decide now refuses it too
+        decide_stored(store, data.key, study.state, mode="replay", study_id=study.id)
+    assert store.latest_state(study.id).kind == "start"
+
+
+def test_the_file_instructions_show_column_names_as_written(data_dir: Path) -> None:  # noqa: F811
+    at = run_ok(page("annotate.py"))
+    [how] = [c.value for c in at.caption if "digest" in c.value]
+    assert "leave `request_id`, the texts and `digest` as exported" in how and "\\_" not in how
+
+
+def test_the_open_tab_stays_open_after_saving_on_team(data_dir: Path) -> None:  # noqa: F811
+    from tests.test_partial_round import study_with_16_of_100
+
+    study, _ = study_with_16_of_100(open_store(data_dir))
+    at = page("annotate.py")
+    at.query_params["study"] = str(study.id)
+    run_ok(at)
+    at.session_state["pe.w.annotate_tab"] = "Team"  # the lead opened the Team tab
+    run_ok(at)
+    next(t for t in at.text_input if t.label.startswith("Criterion")).set_value("fluency")
+    next(b for b in at.button if b.label == "Save").click()
+    run_ok(at)
+    assert "Saved" in at.success[0].value
+    assert at.session_state["pe.w.annotate_tab"] == "Team"
+    [container] = [n for n in at._tree if getattr(n, "type", None) == "tab_container"]
+    assert container.proto.tab_container.default_tab_index == 3  # the browser shows Team, not "In the app"

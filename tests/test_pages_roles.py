@@ -58,6 +58,33 @@ def test_an_annotator_link_opens_only_that_queue_with_the_criterion(data_dir: Pa
     assert not lead_page.exception and not lead_page.title and not lead_page.button
 
 
+@pytest.mark.parametrize("address", ["keeps the token", "lost the token"])
+def test_a_tab_left_open_after_the_link_is_revoked_stores_nothing(data_dir: Path, address: str) -> None:
+    study = live_study(data_dir)
+    at = app(token=invite_annotator(open_store(data_dir), study, "alice"))
+    at.run()
+    assert at.title[0].value == "Judge the relevance"
+    revoke_annotator(open_store(data_dir), study, "alice")  # the lead revokes; alice's tab is still drawn
+    if address == "lost the token":
+        at.query_params.pop("token")  # a session that entered through a link stays the annotator's
+    at.button(key="pe_rate_1").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert open_store(data_dir).ratings(study_id=study) == []  # nothing stored, nothing fed to the protocol
+    assert at.title[0].value == "This link does not open a study"
+    assert at.error[0].value.startswith("This link was withdrawn by the study's lead")
+    assert not at.button
+    at.run()  # and it stays refused
+    assert at.title[0].value == "This link does not open a study" and not at.button
+
+
+def test_a_human_rater_naming_no_criterion_asks_for_overall_quality(data_dir: Path) -> None:
+    study = live_study(data_dir, criterion="")  # the data's human rater is `human`
+    at = app(token=invite_annotator(open_store(data_dir), study, "alice"))
+    at.run()
+    assert at.title[0].value == "Judge the overall quality"
+    assert "Rate the overall quality of this output from" in texts(at) and "human" not in texts(at)
+
+
 @pytest.mark.parametrize("case", ["forged", "revoked", "another study"])
 def test_a_refused_link_opens_nothing(data_dir: Path, case: str) -> None:
     study, other = live_study(data_dir), live_study(data_dir)

@@ -112,3 +112,43 @@ def test_bad_files_are_one_line_errors(data_dir: Path, capsys: pytest.CaptureFix
     assert main(["requests", "import", str(study), str(data_dir / "tampered.csv")]) == 1
     err = capsys.readouterr().err
     assert "tampered.csv, row 1 (line 2), column 'request_id'" in err and "not one of a comparison of item 'i00'" in err
+
+
+def test_imported_judgments_carry_the_studys_criterion(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from prefeval_core.protocol import next_request
+    from prefeval_core.workflow.judgments import import_judged_requests
+    from prefeval_core.workflow.labelstudio import import_label_studio_export, label_studio_project
+    from prefeval_core.workflow.studies import resume_study
+    from tests.labelstudio_fixtures import Answer, choice, label_studio_export
+
+    data, store = study_data(), open_store(data_dir)
+    setup = StudySetup(human="human", unit="comparisons", mode="live", budget=200, batch=10)
+    study = begin_study(store, data, data.load(), setup, criterion="relevance").id
+    out = data_dir / "round1.csv"
+    assert main(["requests", "export", str(study), "--out", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    filled = io.StringIO()
+    writer = csv.DictWriter(filled, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows([{**row, "label": ">"} for row in rows[:5]])
+    (data_dir / "filled.csv").write_text(filled.getvalue())
+    assert main(["requests", "import", str(study), str(data_dir / "filled.csv"), "--annotator", "kim"]) == 0  # the CLI
+    dataset = data.load()
+    imported = import_judged_requests(  # the Annotate page's "As files"
+        store, "filled.csv", filled.getvalue().encode(), data.key, systems=dataset.systems, scale=None, annotator="lee", study_id=study
+    )
+    assert imported.added == 5
+    tasks = next_request(resume_study(store, study, dataset).state).tasks[:3]
+    project = label_studio_project(store, tasks, dataset, data.key, None, study_id=study, seed=0, criterion="relevance")
+    export = label_studio_export(json.loads(project.tasks_json()), lambda task: [Answer(choice("Equal"), user=9)])
+    stored = import_label_studio_export(store, "export.json", export, data.key, systems=dataset.systems, study_id=study, scale=None)
+    assert stored.stored.added == 3
+    judged = open_store(data_dir).comparisons(data.key, study_id=study)
+    assert len(judged) == 13 and {c.origin for c in judged} == {"import"}
+    assert {c.criterion for c in judged} == {"relevance"}, sorted({(c.annotator, c.criterion) for c in judged})
+    exported = list(csv.DictReader(io.StringIO(store.export("csv", data.key, study_id=study).decode())))
+    assert {(r["annotator"], r["origin"], r["criterion"]) for r in exported} == {
+        ("kim", "import", "relevance"),
+        ("lee", "import", "relevance"),
+        ("labelstudio:9", "import", "relevance"),
+    }

@@ -15,6 +15,7 @@ from prefeval_core.cli import main
 from prefeval_core.store import Rating, Store, open_store, utc_now
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask
 from prefeval_core.workflow import StudySetup
+from prefeval_core.workflow.judgments import record_comparison, record_rating, undo_last
 from prefeval_core.workflow.queue import annotator_queue
 from prefeval_core.workflow.roles import AccessError, Annotator, annotator_for_token, invitations, invite_annotator, revoke_annotator
 from prefeval_core.workflow.studies import (
@@ -74,7 +75,7 @@ def test_the_criterion_travels_with_the_study_and_its_judgments(store_url: str) 
     plain = live_study(store)
     told = live_study(store, criterion="relevance", guidelines="Does the summary keep **only** what matters?")
     data = study_data()
-    assert study_details(store, plain).criterion == "human" and study_details(store, plain).kind == "live"
+    assert study_details(store, plain).criterion == "overall quality" and study_details(store, plain).kind == "live"
     resumed = resume_study(store, told, data.load())
     assert (resumed.criterion, resumed.guidelines) == ("relevance", "Does the summary keep **only** what matters?")
     set_criterion(store, told, "faithfulness", "")
@@ -88,8 +89,45 @@ def test_the_criterion_travels_with_the_study_and_its_judgments(store_url: str) 
 def test_default_criterion_is_the_human_raters_criterion() -> None:
     assert default_criterion("human:relevance") == "relevance"
     assert default_criterion("human:mqm:rater1") == "mqm"
-    assert default_criterion("human") == "human"
     assert default_criterion("fluency") == "fluency"
+
+
+def test_a_human_rater_naming_no_criterion_asks_for_overall_quality() -> None:
+    # "Judge the human" asks nothing: a name that states no criterion gets a neutral one
+    for name in ("human", "human::alice", "human:", " human "):
+        assert default_criterion(name) == "overall quality", name
+
+
+def test_a_withdrawn_link_stores_nothing_whenever_its_page_was_drawn(store_url: str) -> None:
+    store = Store.at(store_url)
+    study, other = live_study(store, criterion="relevance"), live_study(store)
+    alice = annotator_for_token(store, invite_annotator(store, study, "alice"))  # the page is drawn with this
+    key, task = study_data().key, RatingTask("i01", "good")
+
+    def rate(name: str, study_id: int, score: float = 4.0) -> Rating:
+        return record_rating(store, key, task, score, name, study_id=study_id, criterion="relevance", link=alice.token)
+
+    assert rate("alice", study).annotator == "alice"
+    refusals = {}
+    for case, (name, study_id) in {"another annotator": ("bob", study), "another study": ("alice", other)}.items():
+        with pytest.raises(AccessError) as refused:
+            rate(name, study_id, 3.0)
+        refusals[case] = refused.value.problems[0].kind
+    assert refusals == {"another annotator": "other_annotator", "another study": "other_study"}
+    revoke_annotator(store, study, "alice")
+    with pytest.raises(AccessError, match="This link was withdrawn by the study's lead") as refused:
+        rate("alice", study, 2.0)  # a click in the tab left open
+    assert refused.value.problems[0].kind == "revoked_link"
+    comparison = ComparisonTask("i01", "good", "poor")
+    with pytest.raises(AccessError, match="withdrawn"):
+        record_comparison(store, key, comparison, "left", "good", "alice", study_id=study, criterion="relevance", link=alice.token)
+    with pytest.raises(AccessError, match="withdrawn"):
+        undo_last(store, key, "alice", "rating", study_id=study, link=alice.token)
+    assert [(r.annotator, r.score, r.undone_at) for r in store.ratings(key, study_id=study, include_undone=True)] == [("alice", 4.0, None)]
+    assert store.ratings(key, study_id=other) == [] and store.comparisons(key) == []
+    lead = record_rating(store, key, task, 5.0, "lead", study_id=study, criterion="relevance")  # the lead's page has no link
+    assert store.ratings(key, study_id=study)[-1] == lead
+    store.dispose()
 
 
 def test_studies_are_renamed_and_archived_never_deleted(store_url: str) -> None:

@@ -31,12 +31,13 @@ from prefeval_core.workflow.judgments import (
 from prefeval_core.workflow.labelstudio import import_label_studio_export, label_studio_project
 from prefeval_core.workflow.queue import next_for
 from prefeval_core.workflow.request_files import RatingScale, blind_key, fill_in_instructions
-from prefeval_core.workflow.roles import invitations
+from prefeval_core.workflow.roles import AccessError, invitations
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import study_store
 from ui import cache, state
 from ui.errors import escape_markdown, show_problems
 from ui.page import flash
+from ui.roles import REFUSED
 
 BUTTONS: dict[Choice, tuple[str, str, str]] = {
     "left": ("pe_ann_left", "A better", "A"),
@@ -154,26 +155,58 @@ def _output(text: str, label: str) -> None:
         st.markdown(escape_markdown(text) or "*(no output)*")
 
 
+def _refused(error: AccessError) -> None:
+    """A judgment through a link the lead withdrew since the page was drawn: nothing was stored;
+    the next run opens the refusal page with this message (:func:`ui.roles.resolve` checks the link again)."""
+    st.session_state[REFUSED] = error.problems[0].message
+
+
 def _record_comparison(
-    dataset_key: str, study_id: int | None, task: ComparisonTask, choice: Choice, left: str, annotator: str, criterion: str | None
+    dataset_key: str,
+    study_id: int | None,
+    task: ComparisonTask,
+    choice: Choice,
+    left: str,
+    annotator: str,
+    criterion: str | None,
+    link: str | None = None,
 ) -> None:
-    record_comparison(study_store(), dataset_key, task, choice, left, annotator, study_id=study_id, criterion=criterion)
+    try:
+        record_comparison(study_store(), dataset_key, task, choice, left, annotator, study_id=study_id, criterion=criterion, link=link)
+    except AccessError as error:
+        _refused(error)
 
 
-def _record_rating(dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str, criterion: str | None) -> None:
-    record_rating(study_store(), dataset_key, task, score, annotator, study_id=study_id, criterion=criterion)
+def _record_rating(
+    dataset_key: str, study_id: int | None, task: RatingTask, score: float, annotator: str, criterion: str | None, link: str | None = None
+) -> None:
+    try:
+        record_rating(study_store(), dataset_key, task, score, annotator, study_id=study_id, criterion=criterion, link=link)
+    except AccessError as error:
+        _refused(error)
 
 
-def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: JudgmentKind) -> None:
-    undone = undo_last(study_store(), dataset_key, annotator, kind, study_id=study_id)
+def _undo(dataset_key: str, study_id: int | None, annotator: str, kind: JudgmentKind, link: str | None = None) -> None:
+    try:
+        undone = undo_last(study_store(), dataset_key, annotator, kind, study_id=study_id, link=link)
+    except AccessError as error:
+        _refused(error)
+        return
     flash(f"Undid {annotator}'s judgment of item {undone.item_id}." if undone else "Nothing to undo.")
 
 
 def compare_one(
-    dataset: Dataset, choice: DataChoice, study_id: int | None, task: ComparisonTask, annotator: str, criterion: str | None = None
+    dataset: Dataset,
+    choice: DataChoice,
+    study_id: int | None,
+    task: ComparisonTask,
+    annotator: str,
+    criterion: str | None = None,
+    link: str | None = None,
 ) -> None:
     """The source, the two outputs in seeded random left/right order, the question (with the
-    study's criterion), the buttons and shortcuts."""
+    study's criterion), the buttons and shortcuts. ``link``: the token of the annotator link the
+    page was opened with (checked again as each judgment is stored; ``None``: the lead's page)."""
     left, right = shown_sides(st.session_state[state.ANNOTATION_SEED], choice.key, task)
     _source(dataset, task.item_id, collapsed=True)  # two outputs side by side: the source opens on demand
     columns = st.columns(2)
@@ -184,9 +217,10 @@ def compare_one(
     st.caption(f"Which output is better{about}?")
     buttons = st.columns(5)
     for column, (option, (key, label, shortcut)) in zip(buttons, BUTTONS.items(), strict=False):
-        args = (choice.key, study_id, task, option, left, annotator, criterion)
+        args = (choice.key, study_id, task, option, left, annotator, criterion, link)
         column.button(label, key=key, on_click=_record_comparison, args=args, width="stretch", shortcut=shortcut)
-    buttons[4].button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "comparison"), width="stretch")
+    undo = (choice.key, study_id, annotator, "comparison", link)
+    buttons[4].button("Undo last", key="pe_ann_undo", on_click=_undo, args=undo, width="stretch")
 
 
 def rate_one(
@@ -197,10 +231,11 @@ def rate_one(
     annotator: str,
     scale: RatingScale,
     criterion: str | None = None,
+    link: str | None = None,
 ) -> None:
     """The source, one output, the question (with the study's criterion), and the study's scale:
     a button per level (keyboard digits) or a number. The source and the output stand side by
-    side, the buttons right under the output."""
+    side, the buttons right under the output. ``link``: as for :func:`compare_one`."""
     source_side, output_side = st.columns([1, 1]) if not dataset.sources.empty else (st.container(), st.container())
     with source_side:
         _source(dataset, task.item_id)
@@ -209,18 +244,24 @@ def rate_one(
         what = "this output" if criterion is None else f"the {escape_markdown(criterion)} of this output"
         st.caption(f"Rate {what} from {escape_markdown(scale.describe())}.")
         if scale.levels is not None:
-            _level_buttons(choice, study_id, task, annotator, scale.levels, criterion)
+            _level_buttons(choice, study_id, task, annotator, scale.levels, criterion, link)
             return
         with st.form("pe.w.rate"):
             score = st.number_input("Score", scale.low, scale.high, (scale.low + scale.high) / 2, key="pe.w.score")
             if st.form_submit_button("Store the rating"):
-                _record_rating(choice.key, study_id, task, float(score), annotator, criterion)
+                _record_rating(choice.key, study_id, task, float(score), annotator, criterion, link)
                 st.rerun()
-        st.button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"))
+        st.button("Undo last", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating", link))
 
 
 def _level_buttons(
-    choice: DataChoice, study_id: int | None, task: RatingTask, annotator: str, levels: tuple[float, ...], criterion: str | None
+    choice: DataChoice,
+    study_id: int | None,
+    task: RatingTask,
+    annotator: str,
+    levels: tuple[float, ...],
+    criterion: str | None,
+    link: str | None = None,
 ) -> None:
     """A button per level with its keyboard digit. Streamlit draws a button's shortcut beside its
     label, so a level whose digit is its own shortcut is labelled by the shortcut alone (a
@@ -229,12 +270,13 @@ def _level_buttons(
     for digit, (column, level) in enumerate(zip(buttons, levels, strict=False), start=1):
         shortcut = str(digit % 10) if len(levels) <= 10 else None
         label = f"{level:g}"
-        args = (choice.key, study_id, task, level, annotator, criterion)
+        args = (choice.key, study_id, task, level, annotator, criterion, link)
         column.button(
             ZERO_WIDTH if label == shortcut else label, key=f"pe_rate_{digit}", on_click=_record_rating, args=args,
             width="stretch", shortcut=shortcut, help=f"rate {label} (key {shortcut})" if shortcut else f"rate {label}",
         )  # fmt: skip
-    buttons[-1].button("Undo", key="pe_ann_undo", on_click=_undo, args=(choice.key, study_id, annotator, "rating"), width="stretch")
+    undo = (choice.key, study_id, annotator, "rating", link)
+    buttons[-1].button("Undo", key="pe_ann_undo", on_click=_undo, args=undo, width="stretch")
 
 
 ZERO_WIDTH = "\u200b"
@@ -254,6 +296,16 @@ def _on_import(dataset_key: str, study_id: int | None, annotator: str, systems: 
     flash(f"Imported {result.added} judgments from {upload.name} ({result.already_there} were already stored).")
 
 
+def _with_code(text: str) -> str:
+    """``text`` as Markdown: its code spans (between backticks) kept, since a code span shows its
+    text as written and an escape in it would show as a backslash; the rest escaped
+    (:func:`~ui.errors.escape_markdown`). An unpaired backtick: all of it escaped."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return escape_markdown(text)
+    return "`".join(part if k % 2 else escape_markdown(part) for k, part in enumerate(parts))
+
+
 def request_files(
     dataset: Dataset,
     choice: DataChoice,
@@ -270,7 +322,7 @@ def request_files(
     left, right = st.columns(2)
     left.download_button("Requests as CSV", files["csv"], "prefeval-requests.csv", "text/csv", key="pe.w.req_csv")
     right.download_button("Requests as JSONL", files["jsonl"], "prefeval-requests.jsonl", "application/jsonl", key="pe.w.req_jsonl")
-    st.caption(escape_markdown(how).replace("\\`", "`"))
+    st.caption(_with_code(how))
     st.file_uploader(
         "Judged request file", type=["csv", "tsv", "jsonl", "json", "gz"], key="pe.w.annotated",
         on_change=_on_import, args=(choice.key, study_id, annotator, dataset.systems, scale),

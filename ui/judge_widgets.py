@@ -45,8 +45,8 @@ def judge(who: Annotator, study: Study, dataset: Dataset) -> None:
     if task is None:
         st.success("Thank you: nothing is left for you in this round.")
     elif isinstance(task, ComparisonTask):
-        aw.compare_one(dataset, study.data, study.id, task, who.annotator, study.criterion)
+        aw.compare_one(dataset, study.data, study.id, task, who.annotator, study.criterion, who.token)
     else:
         scale = study.scale
         if scale is not None:
-            aw.rate_one(dataset, study.data, study.id, task, who.annotator, scale, study.criterion)
+            aw.rate_one(dataset, study.data, study.id, task, who.annotator, scale, study.criterion, who.token)

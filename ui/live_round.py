@@ -1,12 +1,13 @@
 """Deciding a live round from the stored judgments, on the Protocol and the Annotate pages alike:
 part-way through a request it asks first, and the lead keeps the unjudged requests queued (the
-default) or withdraws them; nothing stored is dropped either way."""
+default) or withdraws them; nothing stored is dropped either way. A replay study is never fed
+(:func:`~prefeval_core.workflow.feed.decide_stored` refuses it)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from prefeval_core.workflow.feed import Judgment, OpenRequests, ProtocolState, decide_now, round_progress, stored_judgments
+from prefeval_core.workflow.feed import Judgment, OpenRequests, ProtocolState, decide_stored, round_progress, stored_judgments
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.studies import study_store
 from ui import state, studies
@@ -25,8 +26,12 @@ CONFIRM = "pe.confirm_decide"
 
 
 def _decide(choice: DataChoice, protocol: ProtocolState, open_requests: OpenRequests = "keep") -> None:
+    record, setup = st.session_state[state.STUDY], state.setup()
     with user_errors("Deciding the round", stop=False):
-        early = decide_now(protocol, fresh_judgments(choice, protocol), open_requests)
+        early = decide_stored(
+            study_store(), choice.key, protocol, mode=None if setup is None else setup.mode, study_id=None if record is None else record.id,
+            per_item=1 if record is None else record.judgments_per_item, open_requests=open_requests,
+        )  # fmt: skip
         studies.commit(early.state, "feed")
         p = early.progress
         if early.withdrawn:
@@ -49,7 +54,7 @@ def decide_button(choice: DataChoice, protocol: ProtocolState) -> None:
     for them are stored, and count once they are asked for again)."""
     fed = fresh_judgments(choice, protocol)
     progress = round_progress(protocol, fed)
-    label = f"Decide now with {len(fed)} new judgments ({progress.judged} of {progress.requested} requested)"
+    label = f"Decide now with {len(fed)} new judgment{'' if len(fed) == 1 else 's'} ({progress.judged} of {progress.requested} requested)"
     if not st.session_state.get(CONFIRM):
         if st.button(label, key="pe_feed", disabled=not fed):
             if progress.open:

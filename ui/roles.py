@@ -3,7 +3,9 @@
 An address with ``?token=...`` (an annotator's link) opens only that annotator's queue in that
 study; a token the store refuses opens a page that says why, and nothing else. Without a token
 the session is the lead's: the lead's pages, behind ``$PREFEVAL_LEAD_PASSWORD`` when it is set.
-A session that entered through a link stays the annotator's even if the token leaves the address.
+A session that entered through a link stays the annotator's even if the token leaves the address,
+and its link is checked again on every run: once the lead withdraws it, the session opens only the
+refusal page (and the store refuses what a page drawn before still sends).
 """
 
 from __future__ import annotations
@@ -39,15 +41,14 @@ def _study_in_address() -> int | None:
 
 def resolve() -> str:
     """The session's role from the address and the session: ``annotator``, ``refused``, ``login`` or ``lead``."""
-    token = st.query_params.get(TOKEN_PARAM, "")
-    if token:
+    known: Annotator | None = st.session_state.get(INVITEE)
+    link = st.query_params.get(TOKEN_PARAM, "") or ("" if known is None else known.token)
+    if link or known is not None:
         try:
-            st.session_state[INVITEE] = annotator_for_token(open_store(), token, _study_in_address())
+            st.session_state[INVITEE] = annotator_for_token(open_store(), link, _study_in_address())
         except AccessError as error:
-            st.session_state.pop(INVITEE, None)
             st.session_state[REFUSED] = error.problems[0].message
-            return "refused"
-    if INVITEE in st.session_state:
+            return "refused"  # a session that was an annotator's stays one: never the lead's
         return "annotator"
     password = lead_password()
     if password is not None and not st.session_state.get(LEAD):

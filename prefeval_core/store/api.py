@@ -68,12 +68,14 @@ class Store:
     # --- judgments ---------------------------------------------------------------------
 
     @overload
-    def add(self, judgment: Comparison) -> Comparison: ...
+    def add(self, judgment: Comparison, *, link: str | None = None) -> Comparison: ...
     @overload
-    def add(self, judgment: Rating) -> Rating: ...
-    def add(self, judgment: Judgment) -> Judgment:
-        """Store one judgment now; returns it as stored (or the identical one already there)."""
-        return judgments.add_judgment(self.db, judgment)
+    def add(self, judgment: Rating, *, link: str | None = None) -> Rating: ...
+    def add(self, judgment: Judgment, *, link: str | None = None) -> Judgment:
+        """Store one judgment now; returns it as stored (or the identical one already there).
+        ``link``: the token of the annotator link it is made through, checked as it is stored
+        (``AccessError`` when the link no longer works: nothing is stored)."""
+        return judgments.add_judgment(self.db, judgment, link=link)
 
     def add_many(self, items: Sequence[Judgment], *, supersede: bool = False) -> ImportResult:
         """Store several judgments in one transaction; says how many were new and how many already
@@ -82,11 +84,17 @@ class Store:
         return judgments.add_judgments(self.db, items, supersede=supersede)
 
     def undo_last(
-        self, dataset: str, annotator: str | None = None, *, study_id: int | None = None, kind: JudgmentKind = "comparison"
+        self,
+        dataset: str,
+        annotator: str | None = None,
+        *,
+        study_id: int | None = None,
+        kind: JudgmentKind = "comparison",
+        link: str | None = None,
     ) -> Judgment | None:
         """Mark the newest judgment of ``kind`` that counts (of ``annotator``, in ``study_id``
-        where given) as undone; returns it, or ``None``."""
-        return judgments.undo_last(self.db, kind, dataset, annotator, study_id=study_id)
+        where given) as undone; returns it, or ``None``. ``link``: as for :meth:`add`."""
+        return judgments.undo_last(self.db, kind, dataset, annotator, study_id=study_id, link=link)
 
     def comparisons(self, dataset: str | None = None, *, study_id: int | None = None, include_undone: bool = False) -> list[Comparison]:
         """Stored comparisons, oldest first (only those that count unless ``include_undone``)."""

@@ -4,7 +4,8 @@ The lead invites an annotator by name; the store keeps the SHA-256 of the link's
 (``secrets.token_urlsafe(32)``: 256 random bits, so a hash without salt cannot be reversed by
 guessing), who it names and for which study. Whoever opens the link is that annotator in that
 study and nothing else. Revoking marks the invitation (never a delete): the token stops working,
-the annotator's judgments stay.
+the annotator's judgments stay. A judgment made through a link is stored only if the link still
+works at that moment (:func:`check_link`, in the judgment's write transaction).
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Connection, select, update
 
-from prefeval_core.errors import settings_error
+from prefeval_core.errors import PrefevalError, settings_error
 from prefeval_core.store.engine import Database
 from prefeval_core.store.records import utc_now
 from prefeval_core.store.schema import invitations, studies
 
 TOKEN_BYTES = 32
 """Random bytes in a link's token (``secrets.token_urlsafe``: 43 characters)."""
+
+
+class AccessError(PrefevalError, PermissionError):
+    """An annotator link that opens nothing: forged, revoked, or for another study."""
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,44 @@ def revoke(db: Database, study_id: int, annotator: str) -> int:
 def by_token(db: Database, token: str) -> Invitation | None:
     """The invitation whose token this is (revoked or not), or ``None`` for a token never issued."""
     with db.reading() as conn:
-        row = conn.execute(select(invitations).where(invitations.c.token_hash == token_hash(token))).mappings().first()
+        return _by_token(conn, token)
+
+
+def _by_token(conn: Connection, token: str, *, lock: bool = False) -> Invitation | None:
+    query = select(invitations).where(invitations.c.token_hash == token_hash(token))
+    row = conn.execute(query.with_for_update() if lock else query).mappings().first()
     return None if row is None else _invitation(row)
+
+
+def check_link(conn: Connection, token: str, study_id: int | None = None, *, lock: bool = False) -> Invitation:
+    """The working invitation of ``token``, read on ``conn`` (``study_id``: the study the link must
+    open, where known). ``lock``: hold the invitation's row until the transaction ends, so that a
+    revocation waits for a write made through the link (PostgreSQL; SQLite's writers are serialised).
+
+    Raises:
+        AccessError: a token never issued (``unknown_link``), a revoked one (``revoked_link``), or
+            one of another study (``other_study``); the message is what the annotator is shown.
+    """
+    found = _by_token(conn, token.strip(), lock=lock) if token.strip() else None
+    if found is None:
+        raise AccessError.single("unknown_link", "This link is not valid: ask the study's lead for your own link.")
+    if found.revoked_at is not None:
+        raise AccessError.single(
+            "revoked_link", "This link was withdrawn by the study's lead: ask them for a new one if you should still judge."
+        )
+    if study_id is not None and study_id != found.study_id:
+        raise AccessError.single("other_study", "This link is for another study: open it exactly as the lead sent it.")
+    return found
+
+
+def open_link(db: Database, token: str, study_id: int | None = None) -> Invitation:
+    """The working invitation of ``token`` (see :func:`check_link`).
+
+    Raises:
+        AccessError: as :func:`check_link`.
+    """
+    with db.reading() as conn:
+        return check_link(conn, token, study_id)
 
 
 def study_invitations(db: Database, study_id: int) -> list[Invitation]:

@@ -10,6 +10,11 @@ Writes are idempotent: a judgment whose identity is already among the judgments 
 is not stored again (``INSERT ... ON CONFLICT DO NOTHING`` on the partial unique index, the
 same statement on SQLite and PostgreSQL), whether it comes twice from one process or at the
 same time from two.
+
+A judgment made through an annotator's link is written with the link's token: the same
+transaction checks that the link still works and names that annotator and study
+(:func:`~prefeval_core.store.invitations.check_link`), so a tab left open after the lead revoked
+the link stores nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from sqlalchemy import Connection, Insert, Table, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from prefeval_core.store.engine import Database
+from prefeval_core.store.invitations import AccessError, check_link
 from prefeval_core.store.records import Comparison, ImportResult, Judgment, JudgmentKind, Rating, judgment_values, utc_now
 from prefeval_core.store.schema import comparisons, ratings
 
@@ -56,15 +62,36 @@ def _live_with_identity(conn: Connection, table: Table, identity: str) -> Any:
     return conn.execute(select(table).where(table.c.identity == identity, table.c.undone_at.is_(None))).mappings().one()
 
 
+def _through_link(conn: Connection, link: str, study_id: int | None, annotator: str | None) -> None:
+    """Refuse a write through the link ``link`` unless it still works, for ``study_id`` and ``annotator``.
+
+    Raises:
+        AccessError: the link does not work (:func:`~prefeval_core.store.invitations.check_link`), or
+            opens another study or names another annotator.
+    """
+    found = check_link(conn, link, lock=True)
+    if found.study_id != study_id:
+        raise AccessError.single("other_study", "This link is for another study: open it exactly as the lead sent it.")
+    if annotator is not None and found.annotator != annotator:
+        raise AccessError.single("other_annotator", "This link names another annotator: open it exactly as the lead sent it.")
+
+
 @overload
-def add_judgment(db: Database, judgment: Comparison) -> Comparison: ...
+def add_judgment(db: Database, judgment: Comparison, *, link: str | None = None) -> Comparison: ...
 @overload
-def add_judgment(db: Database, judgment: Rating) -> Rating: ...
-def add_judgment(db: Database, judgment: Judgment) -> Judgment:
+def add_judgment(db: Database, judgment: Rating, *, link: str | None = None) -> Rating: ...
+def add_judgment(db: Database, judgment: Judgment, *, link: str | None = None) -> Judgment:
     """Store one judgment now (committed before returning). Returns it as stored, with its id;
-    if one with the same identity already counts, that one (nothing is written)."""
+    if one with the same identity already counts, that one (nothing is written). ``link``: the
+    token of the annotator link it is made through, checked in the same transaction.
+
+    Raises:
+        AccessError: ``link`` is given and no longer works, or is not the judgment's annotator's in its study; nothing is stored.
+    """
     table = _table(judgment)
     with db.writing() as conn:
+        if link is not None:
+            _through_link(conn, link, judgment.study_id, judgment.annotator)
         new_id = conn.execute(_insert_new(db, table).returning(table.c.id), _row(judgment)).scalar_one_or_none()
         if new_id is None:
             return _judgment(judgment.kind, _live_with_identity(conn, table, judgment.identity))
@@ -133,10 +160,15 @@ def _chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
 
 
 def undo_last(
-    db: Database, kind: JudgmentKind, dataset: str, annotator: str | None = None, *, study_id: int | None = None
+    db: Database, kind: JudgmentKind, dataset: str, annotator: str | None = None, *, study_id: int | None = None, link: str | None = None
 ) -> Judgment | None:
     """Mark the newest judgment of ``kind`` on ``dataset`` that counts (by ``annotator``, in
-    ``study_id``, where given) as undone; returns it, or ``None`` if there is none."""
+    ``study_id``, where given) as undone; returns it, or ``None`` if there is none. ``link``: as
+    for :func:`add_judgment`.
+
+    Raises:
+        AccessError: as :func:`add_judgment`; nothing is undone.
+    """
     table = _TABLES[kind]
     query = select(table).where(table.c.dataset == dataset, table.c.undone_at.is_(None))
     if annotator is not None:
@@ -144,6 +176,8 @@ def undo_last(
     if study_id is not None:
         query = query.where(table.c.study_id == study_id)
     with db.writing() as conn:
+        if link is not None:
+            _through_link(conn, link, study_id, annotator)
         row = conn.execute(query.order_by(table.c.id.desc()).limit(1).with_for_update()).mappings().first()
         if row is None:
             return None

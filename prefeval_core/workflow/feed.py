@@ -1,4 +1,5 @@
-"""Feeding stored human judgments into the protocol (live studies).
+"""Feeding stored human judgments into the protocol (live studies only: a replay study takes its
+judgments from its data, :func:`decide_stored` refuses it).
 
 The store combines the annotators' answers per task (majority for comparisons, mean for
 ratings, :mod:`prefeval_core.vocabulary.combine`) and keeps only complete tasks (judged by at least
@@ -24,6 +25,7 @@ from typing import Literal
 
 import pandas as pd
 
+from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import (
     ComparisonJudgment,
     ComparisonTask,
@@ -37,6 +39,9 @@ from prefeval_core.protocol import (
     withdraw_requests,
 )
 from prefeval_core.store import Store
+from prefeval_core.workflow.setup import Mode
+
+REPLAY_NOT_FED = "a replay study takes its judgments from its data, never from the store: step it on the Protocol page"
 
 
 def unseen_judgments(state: ProtocolState, complete: pd.DataFrame) -> list[Judgment]:
@@ -163,3 +168,26 @@ def _judgment_key(judgment: Judgment) -> tuple[str, ...]:
     if isinstance(judgment, RatingJudgment):
         return (judgment.item_id, judgment.system)
     return (judgment.item_id, judgment.system_a, judgment.system_b)
+
+
+def decide_stored(
+    store: Store,
+    dataset_key: str,
+    state: ProtocolState,
+    *,
+    mode: Mode | None,
+    study_id: int | None = None,
+    per_item: int = 1,
+    open_requests: OpenRequests = "keep",
+) -> DecidedEarly:
+    """*Decide now*: feed the store's complete judgments the protocol has not seen
+    (:func:`stored_judgments`) and decide the round (:func:`decide_now`), for a study in ``mode``
+    ``live`` only.
+
+    Raises:
+        SettingsError: ``mode`` is not ``live`` (a replay's judgments come from its data: none is fed).
+    """
+    if mode != "live":
+        raise SettingsError.single("replay_study", REPLAY_NOT_FED)
+    fed = stored_judgments(store, dataset_key, state, study_id=study_id, per_item=per_item)
+    return decide_now(state, fed, open_requests)

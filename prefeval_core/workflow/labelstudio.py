@@ -16,7 +16,7 @@ config and checks: :mod:`prefeval_core.annotation.labelstudio`.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from prefeval_core.annotation.blind import BlindKey
@@ -39,7 +39,7 @@ from prefeval_core.protocol import next_request
 from prefeval_core.store import ImportResult, Store, open_store
 from prefeval_core.vocabulary.tasks import ComparisonTask, RatingTask, Task
 from prefeval_core.workflow.request_files import blind_key
-from prefeval_core.workflow.studies import Study, resume_study, study_parts
+from prefeval_core.workflow.studies import Study, resume_study, study_criterion, study_parts
 
 MISSING_SDK = "talking to a Label Studio server needs label-studio-sdk: pip install 'prefeval[labelstudio]'"
 
@@ -178,18 +178,22 @@ def import_label_studio_export(
 ) -> LabelStudioImported:
     """Store every judgment of Label Studio's JSON export ``data`` (file ``name``) of a project
     exported for ``dataset_key`` and ``study_id``, in one transaction, one per request and
-    annotator: the latest answer replaces the one stored before (arguments as
+    annotator, each carrying the study's criterion (none outside a study): the latest answer
+    replaces the one stored before (arguments as
     :func:`~prefeval_core.annotation.labelstudio.read_label_studio_export`; ``users``: the e-mail
     of each user id).
 
     Raises:
         DataError: not a JSON export, or an answer that cannot be taken; nothing is stored then.
+        SettingsError: no study ``study_id``.
     """
     key = blind_key(store, dataset_key, study_id)
     loaded = read_label_studio_export(
         name, data, dataset_key, study_id=study_id, systems=systems, scale=scale, known=known, key=key, latest_wins=latest_wins,
         users=users,
     )  # fmt: skip
+    criterion = study_criterion(store, study_id)
+    loaded = replace(loaded, judgments=tuple(replace(judgment, criterion=criterion) for judgment in loaded.judgments))
     return LabelStudioImported(loaded, store.add_many(loaded.judgments, supersede=True))
 
 

@@ -11,7 +11,7 @@ file, or one that names the systems (:mod:`prefeval_core.annotation.requests`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from prefeval_core.annotation.blind import BlindKey
@@ -80,30 +80,30 @@ def judged_requests(
     study_id: int | None = None,
     store: Store | None = None,
     latest_wins: bool = False,
+    criterion: str | None = None,
 ) -> list[Judgment]:
     """The judgments in a filled-in request file ``name`` (its bytes ``data``) of the data ``key``:
     comparisons when ``scale`` is None, else ratings on ``scale``; ``annotator`` where the file's
-    ``annotator`` column is empty; checked with the scope's secret in ``store`` (default
-    :func:`~prefeval_core.store.open_store`). Two different answers by one annotator to one
-    request are refused, or with ``latest_wins`` the later row counts.
+    ``annotator`` column is empty; each carrying ``criterion`` (the study's); checked with the
+    scope's secret in ``store`` (default :func:`~prefeval_core.store.open_store`). Two different
+    answers by one annotator to one request are refused, or with ``latest_wins`` the later row counts.
 
     Raises:
         DataError: the file's problems (rows not as exported, conflicting answers, ...), each
             naming its row and column.
     """
     secret = blind_key(store, key, study_id)
+    read: Sequence[Judgment]
     if scale is None:
-        return list(
-            read_annotated_requests(
-                name, data, key, annotator=annotator, systems=systems, study_id=study_id, key=secret, latest_wins=latest_wins
-            )
+        read = read_annotated_requests(
+            name, data, key, annotator=annotator, systems=systems, study_id=study_id, key=secret, latest_wins=latest_wins
         )
-    bounds = (scale.low, scale.high)
-    return list(
-        read_rated_requests(
+    else:
+        bounds = (scale.low, scale.high)
+        read = read_rated_requests(
             name, data, key, annotator=annotator, systems=systems, study_id=study_id, scale=bounds, key=secret, latest_wins=latest_wins
         )
-    )
+    return [replace(judgment, criterion=criterion) for judgment in read]
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,8 @@ def import_request_file(
     store: Store, study: Study, dataset: Dataset, name: str, data: bytes, *, annotator: str = "", latest_wins: bool = False
 ) -> StoredFile:
     """Store the judgments of a filled-in request file ``name`` (its bytes ``data``) of ``study``
-    (as :func:`judged_requests` reads them); each is stored once however often the file comes in.
+    (as :func:`judged_requests` reads them), each carrying the study's criterion; each is stored
+    once however often the file comes in.
 
     Raises:
         DataError: the file's problems, each naming its row and column.
@@ -168,6 +169,7 @@ def import_request_file(
         study_id=study.id,
         store=store,
         latest_wins=latest_wins,
+        criterion=study.criterion,
     )
     stored = store.add_many(judgments)
     return StoredFile(study.id, len(judgments), stored.added, stored.already_there)

@@ -5,7 +5,10 @@ an **annotator** sees only the queue of the one study they were invited to.
   token, kept in the store only as a hash. The annotator's identity comes from the token, never
   from a name in the address; :func:`annotator_for_token` refuses a token never issued
   (forged), a revoked one, or one shown with another study's id, with a :class:`AccessError`
-  whose message the refusal page shows.
+  whose message the refusal page shows. Every judgment made through a link is checked again as it
+  is stored (the ``link`` of :func:`~prefeval_core.workflow.judgments.record_rating` and
+  :func:`~prefeval_core.workflow.judgments.record_comparison`): a page left open after the lead
+  revoked the link stores nothing.
 * The lead's pages ask for ``$PREFEVAL_LEAD_PASSWORD`` when it is set (:func:`lead_password`,
   :func:`password_matches`); unset, the dashboard opens to whoever reaches it, as on one's own
   machine (the server listens on 127.0.0.1 by default).
@@ -15,12 +18,26 @@ from __future__ import annotations
 
 import hmac
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
-from prefeval_core.errors import PrefevalError
 from prefeval_core.store import Store
-from prefeval_core.store.invitations import Invitation, by_token, invite, revoke, study_invitations
+from prefeval_core.store.invitations import AccessError, Invitation, invite, open_link, revoke, study_invitations
+
+__all__ = [
+    "LEAD_PASSWORD_ENV",
+    "TOKEN_PARAM",
+    "AccessError",
+    "Annotator",
+    "Invitation",
+    "annotator_for_token",
+    "annotator_link",
+    "invitations",
+    "invite_annotator",
+    "lead_password",
+    "password_matches",
+    "revoke_annotator",
+]
 
 LEAD_PASSWORD_ENV: Final = "PREFEVAL_LEAD_PASSWORD"
 """Environment variable holding the lead's password; unset: the lead's pages open without one."""
@@ -28,16 +45,14 @@ TOKEN_PARAM: Final = "token"
 """The query parameter of an annotator's link."""
 
 
-class AccessError(PrefevalError, PermissionError):
-    """An annotator link that opens nothing: forged, revoked, or for another study."""
-
-
 @dataclass(frozen=True)
 class Annotator:
-    """Who an annotator link lets in: ``annotator`` (the name their judgments carry) in ``study_id``."""
+    """Who an annotator link lets in: ``annotator`` (the name their judgments carry) in ``study_id``;
+    ``token``, the link's, is what each of their judgments is stored with (and checked by)."""
 
     study_id: int
     annotator: str
+    token: str = field(default="", repr=False, compare=False)
 
 
 def invite_annotator(store: Store, study_id: int, name: str) -> str:
@@ -77,16 +92,8 @@ def annotator_for_token(store: Store, token: str, study_id: int | None = None) -
     Raises:
         AccessError: a token never issued, a revoked one, or one of another study.
     """
-    found = by_token(store.db, token.strip()) if token.strip() else None
-    if found is None:
-        raise AccessError.single("unknown_link", "This link is not valid: ask the study's lead for your own link.")
-    if found.revoked_at is not None:
-        raise AccessError.single(
-            "revoked_link", "This link was withdrawn by the study's lead: ask them for a new one if you should still judge."
-        )
-    if study_id is not None and study_id != found.study_id:
-        raise AccessError.single("other_study", "This link is for another study: open it exactly as the lead sent it.")
-    return Annotator(found.study_id, found.annotator)
+    found = open_link(store.db, token, study_id)
+    return Annotator(found.study_id, found.annotator, token.strip())
 
 
 def lead_password() -> str | None:

@@ -92,12 +92,19 @@ def request_scale(dataset: Dataset, state: ProtocolState) -> RatingScale | None:
     return rating_scale(dataset, state.settings.human or "") if state.table.unit == "ratings" else None
 
 
+NEUTRAL_CRITERION = "overall quality"
+"""What annotators judge when the human rater's name states no criterion (``human``, ``human::alice``)."""
+
+
 def default_criterion(human: str) -> str:
     """The criterion a human rater's name states: the part after ``human:`` up to the next colon
-    (``human:relevance`` -> ``relevance``, ``human:mqm:rater1`` -> ``mqm``); a name without that
-    prefix is its own criterion."""
-    parts = human.split(":")
-    return parts[1] if len(parts) > 1 and parts[0] == "human" and parts[1] else human
+    (``human:relevance`` -> ``relevance``, ``human:mqm:rater1`` -> ``mqm``); :data:`NEUTRAL_CRITERION`
+    when that part is missing or empty (``human``, ``human::alice``: "judge the human" asks
+    nothing); any other name is its own criterion (``fluency``)."""
+    parts = [part.strip() for part in human.split(":")]
+    if parts[0].lower() == "human" or not parts[0]:
+        return parts[1] if len(parts) > 1 and parts[1] else NEUTRAL_CRITERION
+    return human.strip()
 
 
 def _setup_json(data: DataChoice, setup: StudySetup) -> str:
@@ -304,6 +311,15 @@ def study_details(store: Store, study_id: int) -> StudyDetails:
     record = store.study(study_id)
     _, setup = study_parts(record)
     return set_details(store.db, study_id, default_criterion(setup.human), "", setup.mode)
+
+
+def study_criterion(store: Store, study_id: int | None) -> str | None:
+    """The criterion the study's judgments carry (:func:`study_details`); ``None`` outside a study.
+
+    Raises:
+        SettingsError: no such study.
+    """
+    return None if study_id is None else study_details(store, study_id).criterion
 
 
 def set_criterion(store: Store, study_id: int, criterion: str, guidelines: str) -> StudyDetails:
