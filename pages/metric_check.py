@@ -23,7 +23,7 @@ render = [
     lambda: summary_figures(choice, check),
     lambda: judges_view(choice, dataset, check),
     lambda: confusion_of_pair(report),
-    lambda: dags_side_by_side(choice, check),
+    lambda: dags_side_by_side(choice, check, report),
 ]
 for tab, show in zip(tabs, render, strict=True):
     if tab.open:  # only the open tab is computed and sent

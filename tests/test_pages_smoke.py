@@ -51,3 +51,4 @@ def test_metric_check_tabs_show_their_figures() -> None:
         at.session_state["pe.w.check_tab"] = tab
         run_ok(at)
         assert len(at.get("plotly_chart")) == charts
+    assert "drawn as a matrix: a coloured cell (row A, column B)" in at.caption[-1].value  # 16 systems: no arrows to point

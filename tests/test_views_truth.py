@@ -73,14 +73,13 @@ def test_undecided_systems_are_drawn_apart_from_the_best() -> None:
 def test_nothing_is_scored_before_it_is_decided_and_top_k_scores_its_own_pairs() -> None:
     from prefeval_core.protocol import protocol_result
     from prefeval_core.workflow import start_study, study_table
-    from prefeval_core.workflow.views import scored_pairs
 
     data = pe.load_sample("summeval")
     run = pe.replay(data, "human:relevance", question="top-k", k=3)
     fresh = start_study(study_table(data, run.setup), run.setup)
-    assert not scored_pairs(fresh, protocol_result(fresh)).any()  # round 0: no omission counted yet
+    assert not protocol_result(fresh).scored.any()  # round 0: no omission counted yet
     result = run.run.result
-    scored = scored_pairs(run.run.state, result)
+    scored = result.scored
     assert result.top_k is not None
     named = set(result.top_k.answer.members) | set(result.top_k.reference.members)
     assert 0 < scored.sum() < len(result.pairs)

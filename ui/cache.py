@@ -164,11 +164,16 @@ def metric_figure(choice: DataChoice, check: MetricCheck, name: MetricFigure) ->
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def decisions_dag_figure(
-    pairs: tuple[tuple[str, str], ...], decisions: tuple[int, ...], reference: tuple[int, ...] | None, theta: tuple[float, ...], title: str
+    pairs: tuple[tuple[str, str], ...],
+    decisions: tuple[int, ...],
+    reference: tuple[int, ...] | None,
+    theta: tuple[float, ...],
+    title: str,
+    verdicts: tuple[str, ...] | None = None,
 ) -> tuple[go.Figure, tuple[tuple[str, ...], ...]]:
-    """The DAG of a set of pair decisions (edges coloured by error type against ``reference``
-    when given), and its cycles."""
-    return views.decisions_dag(pairs, decisions, reference, theta, title)
+    """:func:`prefeval_core.workflow.views.decisions_dag`: the DAG of a set of pair decisions (edges
+    coloured by their verdicts against ``reference`` when given; open pairs counted apart), and its cycles."""
+    return views.decisions_dag(pairs, decisions, reference, theta, title, verdicts)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from prefeval_core.figures.confusion import confusion_heatmap
+from prefeval_core.figures.dag import dag_caption
 from prefeval_core.workflow.datasets import Dataset
 from prefeval_core.workflow.judges import default_judges, judge_candidates, judges_frame
 from prefeval_core.workflow.metric_check import MetricCheck, MetricReport
@@ -75,11 +76,8 @@ def confusion_of_pair(report: MetricReport) -> None:
     )
 
 
-def dags_side_by_side(choice: DataChoice, check: MetricCheck) -> None:
+def dags_side_by_side(choice: DataChoice, check: MetricCheck, report: MetricReport) -> None:
     left, right = st.columns(2)
     left.plotly_chart(cache.metric_figure(choice, check, "dag_human"), key="pe.fig.dag_human")
     right.plotly_chart(cache.metric_figure(choice, check, "dag_metric"), key="pe.fig.dag_metric")
-    st.caption(
-        "Arrows point from the significantly better system to the worse (transitive edges left out); "
-        "colours: error type against the human reference."
-    )
+    st.caption(dag_caption(report.dags.human.graph.number_of_nodes()))

@@ -10,19 +10,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from prefeval_core.figures.posterior import win_rate_figure
 from prefeval_core.vocabulary.outcomes import UNDECIDED
+from prefeval_core.vocabulary.words import first_upper
 from prefeval_core.workflow import StudySetup, views
 from prefeval_core.workflow.answers import exclusion_words, exclusions_frame, leaderboard_frame, status_words, study_leaderboard
-from prefeval_core.workflow.replay_steps import ERROR_LABELS, is_finished, next_round, run_to_end, start_recorded, undo_last
+from prefeval_core.workflow.replay_steps import is_finished, next_round, run_to_end, start_recorded, undo_last
 from prefeval_core.workflow.replay_steps import replay_result as compare_with_reference
 from prefeval_core.workflow.session import DataChoice
-from prefeval_core.workflow.setup import SetupField, setup_fields, setup_from_values, setup_values
-from prefeval_core.workflow.status import judge_role, judge_sentence
+from prefeval_core.workflow.setup import FUTILITY_OFF_WORDS, SetupField, futility_in_force, setup_fields, setup_from_values, setup_values
+from prefeval_core.workflow.status import judge_role, judge_words
 from ui import cache, state, studies
 from ui.errors import escape_markdown, user_errors
 from ui.live_round import decide_button, fresh_judgments
@@ -100,9 +100,16 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
         c = list(st.columns(4))
         chosen["error_control"] = pick(c[0], f["error_control"], values["error_control"])
         chosen["gamma"] = float(number(c[1], f["gamma"], values["gamma"], step=0.01, format="%.3f"))
-        futility_on = c[2].toggle("Futility stop", value=values["futility"] is not None, help=f["futility"].setting.help)
+        # the toggle shows what the run of these settings does: off under the paper's rule, which has no
+        # futility stop; the level chosen is kept for the other rules (it comes back when the rule changes)
+        paper = futility_in_force(values["error_control"], values["futility"]) is None and values["futility"] is not None
+        futility_on = c[2].toggle(
+            "Futility stop", value=values["futility"] is not None and not paper, help=f["futility"].setting.help, disabled=paper
+        )
+        if paper:
+            c[2].caption(first_upper(FUTILITY_OFF_WORDS) + ".")
         beta = number(c[3], f["futility"], values["futility"] or f["futility"].default, step=0.01, format="%.3f")
-        chosen["futility"] = float(beta) if futility_on else None
+        chosen["futility"] = float(beta) if futility_on or paper else None
         c = list(st.columns(4))
         models = {key: word for key, word in f["model"].setting.words().items() if key in (FORM_MODELS if metrics else ("human_only",))}
         chosen["model"] = pick(c[0], f["model"], current_setup(human, metrics).decision_model, models)
@@ -123,6 +130,7 @@ def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tup
                 if mode == "live":
                     setup = live_setup(choice, setup)
                 start(choice, setup)
+            st.rerun()  # the form then shows what the run does (e.g. no futility stop under the paper's rule)
 
 
 def live_setup(choice: DataChoice, setup: StudySetup) -> StudySetup:
@@ -178,7 +186,8 @@ def undo(protocol: ProtocolState) -> None:
 def status(protocol: ProtocolState) -> None:
     """The run at a glance: the answer in names first, then round, cost in the study's unit, decided pairs."""
     now = views.study_status(protocol)
-    st.info(f"**{escape_markdown(protocol.settings.question.describe().capitalize())}:** {escape_markdown(now.answer)}")
+    question = first_upper(protocol.settings.question.describe())
+    st.info(f"**Question:** {escape_markdown(question)}  \n**Answer:** {escape_markdown(now.answer)}")
     c = st.columns(4)
     c[0].metric("Round", now.round)
     c[1].metric(f"{now.unit.capitalize()} used", f"{now.cost_used:,}", help=f"of a budget of {now.budget:,} {now.unit}")
@@ -202,10 +211,9 @@ def status(protocol: ProtocolState) -> None:
     if now.finished and (setup is None or setup.mode == "replay"):
         with user_errors("Measuring what the judge bought", stop=False):
             bought = cache.judge_bought(protocol)
-            st.caption("No judge in the decision model: human judgments only." if bought is None else bought.words())
-    elif (role := judge_role(protocol.settings)) is not None:  # before the end, and in a live study: what the judge can do
-        sentence = judge_sentence(protocol.settings.metrics, role)
-        st.caption(escape_markdown(sentence[0].upper() + sentence[1:]))
+            st.caption(escape_markdown(judge_words(protocol.settings) if bought is None else bought.words()))
+    elif judge_role(protocol.settings) is not None:  # before the end, and in a live study: what the judge can do
+        st.caption(escape_markdown(judge_words(protocol.settings)))
 
 
 def design_note(choice: DataChoice) -> None:
@@ -214,7 +222,7 @@ def design_note(choice: DataChoice) -> None:
     setup = state.setup()
     note = None if setup is None else cache.design_note(choice, setup)
     if note is not None:
-        st.caption(escape_markdown(note[0].upper() + note[1:]) + ".")
+        st.caption(escape_markdown(first_upper(note)) + ".")
 
 
 def leaderboard(protocol: ProtocolState) -> None:
@@ -224,11 +232,12 @@ def leaderboard(protocol: ProtocolState) -> None:
         st.info("No judgment is revealed yet: the leaderboard fills in after the first round.")
         return
     frame = leaderboard_frame(board)
-    numbers = {name: st.column_config.NumberColumn(format="%.3f") for name in frame.select_dtypes("float").columns}  # as the report
-    st.dataframe(
-        frame, hide_index=True, width="stretch",
-        column_config=numbers | {f"P(top {board.k})": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
-    )  # fmt: skip
+    chance = f"P(top {board.k})"
+    numbers = [name for name in frame.select_dtypes("float").columns if name != chance]
+    # unknown (no judgment, or too few for an interval or P(top k)): a dash, as the report shows it
+    shown = frame.style.format("{:.3f}", subset=numbers, na_rep="–").format("{:.2f}", subset=[chance], na_rep="–")
+    progress = st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={} if board.too_few.any() else {chance: progress})
     st.caption(board.method() + " " + status_words(protocol.settings.question.kind))
 
 
@@ -271,14 +280,15 @@ def decided_dag(protocol: ProtocolState, result: ProtocolResult | None) -> None:
             return
     pairs = tuple(protocol.table.pairs)
     theta = tuple(float(t) for t in protocol.status.theta)
-    reference = None
+    reference = verdicts = None
     if result is not None and len(result.pairs) == len(pairs):
         reference = tuple(int(c) for c in result.comparison.reference)
+        verdicts = views.table_verdicts(protocol, result)  # the Pairs tab's verdicts: an open pair is no decision and no omission
     control = views.CONTROL_WORDS[protocol.settings.error_control].split(" (")[0]
     title = f"What is decided so far (error control: {control}, γ = {protocol.settings.gamma:g})" + (
-        "<br><sup>edges coloured by error type against the full human evaluation</sup>" if reference else ""
+        "<br><sup>decisions coloured by error type against the full human evaluation; open pairs are not drawn</sup>" if reference else ""
     )
-    figure, cycles = cache.decisions_dag_figure(pairs, tuple(int(d) for d in protocol.decisions), reference, theta, title)
+    figure, cycles = cache.decisions_dag_figure(pairs, tuple(int(d) for d in protocol.decisions), reference, theta, title, verdicts)
     st.plotly_chart(figure, key="pe.fig.dag")
     if cycles:
         st.warning("The decisions contain a cycle: " + escape_markdown("; ".join(" > ".join((*c, c[0])) for c in cycles)))
@@ -301,10 +311,8 @@ def pairs_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
 
 def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:
     """Cost in the study's unit, the paper's pair-outcome fraction, agreement with the full evaluation
-    over the pairs that may be scored (:func:`~prefeval_core.workflow.views.scored_pairs`)."""
-    scored = views.scored_pairs(protocol, result)
-    types = result.comparison.error_types[scored]
-    correct = np.isin(types, ["correct_significant", "correct_undecided"]).mean() if scored.any() else float("nan")
+    over the pairs scored (:attr:`~prefeval_core.protocol.result.ProtocolResult.verdicts`, as every view counts them)."""
+    correct = result.correct_share
     c = st.columns(4)
     c[0].metric(
         f"Share of the full evaluation's {result.unit}",
@@ -314,7 +322,7 @@ def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:
     c[1].metric("Pair outcomes used (the paper's Ann.)", f"{result.annotation_fraction:.1%}", help="human pair outcomes used / available")
     c[2].metric("Mean KLD to the human evaluation", f"{result.comparison.mean_kld:.4f} nats")
     if result.top_k is None:
-        c[3].metric("Correct decisions", "–" if np.isnan(correct) else f"{correct:.1%}", help=SCORED_HELP)
+        c[3].metric("Correct decisions", "–" if np.isnan(correct) else f"{correct:.1%}", help=views.SCORED_WORDS)
     else:  # a tier question is judged by its tier: pairs it never decided are no verdict
         c[3].metric("Tier members left out", result.top_k.false_exclusions, help="members of the full evaluation's tier not in the answer")
     if result.top_k is not None:
@@ -325,16 +333,9 @@ def comparison_view(protocol: ProtocolState, result: ProtocolResult) -> None:
         )
     if views.decides_tier_only(protocol):  # closed testing asked no pair: every scored pair would read as an omission
         return
-    names, counts = np.unique(types, return_counts=True)
-    frame = pd.DataFrame({"error type": [ERROR_LABELS.get(t, t) for t in names], "pairs": counts, "share": counts / max(1, counts.sum())})
-    st.caption(f"Error types over {int(scored.sum())} of the question's {len(result.pairs)} pairs. {SCORED_HELP}")
-    st.dataframe(frame, hide_index=True)
-
-
-SCORED_HELP = (
-    "Counted: the question's pairs (top-k: those with a system in the answer or the full evaluation's tier); "
-    "while the run goes on, only pairs already decided — an open pair is no error yet."
-)
+    st.caption(f"{views.verdicts_words(result)} {views.SCORED_WORDS}")
+    share = {"share of the scored pairs": st.column_config.NumberColumn(format="%.3f")}
+    st.dataframe(views.verdicts_frame(result), hide_index=True, column_config=share)
 
 
 def baselines_view(protocol: ProtocolState, result: ProtocolResult | None) -> None:
@@ -342,13 +343,7 @@ def baselines_view(protocol: ProtocolState, result: ProtocolResult | None) -> No
     if result is None:
         st.info("The baselines are compared with the full human evaluation: replay studies only.")
         return
-    st.caption(
-        f"On the {int(result.human_used.sum()):,} human pair outcomes this run revealed ({views.cost_sentence(protocol, result)}) "
-        "every method decides every pair of the question; the counts are pairs per error type against the full human evaluation. "
-        "PPI++, the classical interval and Bradley–Terry look once at everything revealed, with no sequential error control and "
-        "no question to stop at: they decide more pairs than a run that stopped asking about pairs that could no longer "
-        "change its answer, and pay for it in inversions and insertions."
-    )
+    st.caption(views.baselines_caption(protocol, result))
     if st.button("Compare with PPI++ and Bradley–Terry", key="pe_baselines"):
         with user_errors("Running the baselines"):
             st.dataframe(cache.baselines(protocol), hide_index=True, width="stretch")

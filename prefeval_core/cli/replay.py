@@ -198,10 +198,15 @@ def print_replay(output: dict[str, Any], design_note: str | None) -> None:
         width = max((len(row["system"]) for row in summary["leaderboard"]), default=0)
         unit = summary["cost_unit"]
         ruled_out = {e["system"]: f"  ruled out after round {e['round']} ({e['cost']} {unit})" for e in summary.get("ruled_out", [])}
+
+        def shown(value: float | None, digits: int) -> str:  # null: no judgment, or too few for an interval or P(top k)
+            return "-" if value is None else f"{value:.{digits}f}"
+
         for row in summary["leaderboard"]:
+            interval = "[-]" if row["low"] is None else f"[{row['low']:.3f}, {row['high']:.3f}]"
             print_safe(
-                f"{row['system']:<{width}}  {row['status']:<4}  {summary['leaderboard_score']} {row['score']:.3f} "
-                f"[{row['low']:.3f}, {row['high']:.3f}]  P(top {summary['leaderboard_k']}) {row['p_top']:.2f}  judgments {row['judgments']}"
+                f"{row['system']:<{width}}  {row['status']:<4}  {summary['leaderboard_score']} {shown(row['score'], 3)} "
+                f"{interval}  P(top {summary['leaderboard_k']}) {shown(row['p_top'], 2)}  judgments {row['judgments']}"
                 + ruled_out.get(row["system"], "")
             )
     else:

@@ -39,6 +39,12 @@ ERROR_LABELS: Final[dict[ErrorType, str]] = {
     "omission": "Omission",
     "insertion": "Insertion",
 }
+OPEN: Final = "open"
+"""The verdict of a pair that an evaluation still going on has not decided (neither a direction nor an
+equivalence): no error yet — it can still be decided — so it is counted apart from the error types
+and never drawn as a decision (:attr:`~prefeval_core.protocol.result.ProtocolResult.verdicts`)."""
+OPEN_LABEL: Final = "Open (not decided yet)"
+"""How every view names :data:`OPEN` pairs."""
 ERROR_COLOURS: Final[dict[ErrorType, str]] = {
     # The paper's green / olive / red / blue / yellow, in shades that stay distinct for
     # colour-blind readers (Okabe-Ito vermillion, blue, yellow, bluish green; Tol olive).

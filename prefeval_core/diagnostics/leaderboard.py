@@ -12,6 +12,12 @@ comparisons study the point sums the system's comparisons on that item (1 a win,
 * **p_top**: the share of the same bootstrap resamples in which the system's score is among the
   k highest (a system with no weight in a resample is not ranked in it; ties broken by order of
   the systems). Monte-Carlo error at most ``0.5 / sqrt(draws)``.
+* **too few judgments** (:data:`MIN_JUDGMENTS`): a system whose score rests on fewer than two
+  judged items (ratings: revealed outputs; comparisons: items it was compared on) has no interval (NaN), since
+  one item resampled has no spread and would show its score as certain; and while any system has
+  that few, ``p_top`` is unknown (NaN) for every system, since a system judged once or not at all
+  could be anywhere, so no chance of being among the best k can be read from the resamples (a
+  system judged once would be ranked as certain, an unjudged one as never best).
 * **a finite pool** (optional ``pool``: the weight each score would have with all of the study's
   items revealed): where the estimand is the mean over the study's own items (the pool
   statistics), each resample's deviation from the score is scaled by ``sqrt(1 - revealed / pool)``,
@@ -36,6 +42,9 @@ ScoreKind = Literal["mean score", "win rate"]
 """What a leaderboard's score is: a mean human score (ratings) or a win rate (comparisons; ties count half)."""
 LEVEL = 0.95
 """Coverage of the leaderboard's bootstrap percentile interval."""
+MIN_JUDGMENTS = 2
+"""The fewest judged items (ratings: outputs; comparisons: items compared on) behind a score for its
+interval, and behind every score for P(top k) (module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +55,10 @@ class Leaderboard:
         systems: (S,) names, best score first (systems without any judgment last).
         score: (S,) mean human score or win rate (NaN: no judgment).
         low, high: (S,) the bootstrap percentile interval of the score (``LEVEL`` coverage).
-        p_top: (S,) share of bootstrap resamples with the system among the k best.
+        p_top: (S,) share of bootstrap resamples with the system among the k best; NaN (unknown)
+            for every system while any has fewer than :data:`MIN_JUDGMENTS` judged items.
         spent: (S,) judgments behind the score (ratings of its outputs, or comparisons it took part in).
+        judged: (S,) judged items behind the score (the bootstrap's units: items with a revealed rating or comparison).
         status: (S,) the system's status for the question (see the workflow that fills it; "" if none).
         kind: what the score is.
         k: the k of ``p_top``.
@@ -62,11 +73,17 @@ class Leaderboard:
     p_top: npt.NDArray[np.float64]
     spent: npt.NDArray[np.int64]
     status: tuple[str, ...]
+    judged: npt.NDArray[np.int64]
     kind: ScoreKind
     k: int
     draws: int
     seed: int
     finite_pool: bool = False
+
+    @property
+    def too_few(self) -> npt.NDArray[np.bool_]:
+        """(S,) systems with fewer than :data:`MIN_JUDGMENTS` judged items: no interval, and no P(top k) for anyone."""
+        return np.asarray(self.judged < MIN_JUDGMENTS)
 
     def method(self) -> str:
         """How the columns were computed, in one sentence for a caption."""
@@ -77,10 +94,18 @@ class Leaderboard:
             if self.finite_pool
             else ""
         )
+        few = int(self.too_few.sum())
+        unknown = (
+            f" Blank: unknown — {few} {'system has' if few == 1 else 'systems have'} fewer than {MIN_JUDGMENTS} items judged, "
+            f"so {'its' if few == 1 else 'their'} interval is unknown, and so is every system's P(top {self.k}) "
+            "(a system judged once or never could be anywhere)."
+            if few
+            else ""
+        )
         return (
             f"Score: {what} on the judgments revealed; interval: {LEVEL:.0%} percentile bootstrap over items{pool}; "
             f"P(top {self.k}): share of the same {self.draws:,} bootstrap resamples (seed {self.seed}) with the system among "
-            f"the best {self.k} (Monte-Carlo error at most ±{0.5 / np.sqrt(self.draws):.3f})."
+            f"the best {self.k} (Monte-Carlo error at most ±{0.5 / np.sqrt(self.draws):.3f}).{unknown}"
         )
 
 
@@ -126,15 +151,17 @@ def leaderboard(
     tail = (1 - LEVEL) / 2
     low, high = np.full(n_systems, np.nan), np.full(n_systems, np.nan)
     rated = total > 0
-    if rated.any():
-        low[rated] = np.nanquantile(boot[:, rated], tail, axis=0)
-        high[rated] = np.nanquantile(boot[:, rated], 1 - tail, axis=0)
+    judged = (weights > 0).sum(axis=1).astype(np.int64)  # the bootstrap's units: items
+    spread = judged >= MIN_JUDGMENTS  # one judged item resampled has no spread: no interval from it
+    if spread.any():
+        low[spread] = np.nanquantile(boot[:, spread], tail, axis=0)
+        high[spread] = np.nanquantile(boot[:, spread], 1 - tail, axis=0)
     ranked = np.where(np.isnan(boot), -np.inf, boot)
     order = np.argsort(-ranked, axis=1, kind="stable")[:, : min(k, n_systems)]
     in_top = np.zeros((draws, n_systems), dtype=bool)
     np.put_along_axis(in_top, order, True, axis=1)
     in_top &= ~np.isnan(boot)
-    p_top = in_top.mean(axis=0)
+    p_top = in_top.mean(axis=0) if spread.all() else np.full(n_systems, np.nan)  # one system unknown: every chance unknown
     show = np.argsort(-np.where(rated, score, -np.inf), kind="stable")
     words = tuple(status) if status is not None else ("",) * n_systems
     return Leaderboard(
@@ -144,6 +171,7 @@ def leaderboard(
         high=high[show],
         p_top=p_top[show],
         spent=np.asarray(spent, dtype=np.int64)[show],
+        judged=judged[show],
         status=tuple(words[i] for i in show),
         kind=kind,
         k=k,

@@ -10,7 +10,9 @@ not run through the systems between. Systems on a cycle get a thick reddish-purp
 the cycles are listed under the title.
 
 Legend counts are **pairs**, all of them (the same counts as any list of error types beside the
-figure), with how many are drawn as edges when the transitive reduction leaves some out.
+figure), with how many are drawn as edges when the transitive reduction leaves some out. Pairs a run
+still going on has not decided (``open_pairs``) are no decision and no omission: they are never
+drawn, and the legend counts them apart (:data:`~prefeval_core.diagnostics.comparison.OPEN_LABEL`).
 Systems without any decided pair are drawn on their own row under the layers, never beside the
 best. From :data:`MATRIX_FROM` systems on, :func:`dag_figure` draws a matrix instead of a graph
 (a diagram of that many systems is a tangle).
@@ -24,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS, ERROR_TYPES
+from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS, ERROR_TYPES, OPEN_LABEL
 from prefeval_core.diagnostics.partial_order import PartialOrder
 from prefeval_core.figures._style import CYCLE_COLOUR, NEUTRAL, base_layout
 
@@ -87,6 +89,13 @@ def _legend(label: str, pairs: int, drawn: int) -> str:
     return f"{label}: {pairs} {unit}" + ("" if drawn == pairs else f" ({drawn} drawn)")
 
 
+def _open_legend(open_pairs: int) -> go.Scatter:
+    """A legend entry only: the pairs not decided yet, which no edge or cell shows."""
+    marker = {"color": "rgba(0,0,0,0)", "line": {"color": NEUTRAL, "width": 1}, "size": 10, "symbol": "square"}
+    name = f"{OPEN_LABEL}: {open_pairs} {'pair' if open_pairs == 1 else 'pairs'}, not drawn"
+    return go.Scatter(x=[None], y=[None], mode="markers", marker=marker, name=name, showlegend=True)
+
+
 def edge_path(
     start: tuple[float, float], end: tuple[float, float], points: int = 25
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -106,7 +115,12 @@ def edge_path(
 
 
 def dag_figure(
-    order: PartialOrder, *, title: str = "Significance DAG", reference: PartialOrder | None = None, show_omitted: bool = True
+    order: PartialOrder,
+    *,
+    title: str = "Significance DAG",
+    reference: PartialOrder | None = None,
+    show_omitted: bool = True,
+    open_pairs: int = 0,
 ) -> go.Figure:
     """Plot the Hasse diagram of ``order`` in rank layers, edges coloured by error type.
 
@@ -116,9 +130,10 @@ def dag_figure(
         reference: the human reference's partial order; when given, only omissions that are
             edges of its Hasse diagram are drawn (the rest are implied by them).
         show_omitted: draw the reference's decisions missing here as dotted blue lines.
+        open_pairs: pairs a run still going on has not decided: counted in the legend, never drawn.
     """
     if order.graph.number_of_nodes() >= MATRIX_FROM:
-        return decision_matrix_figure(order, title=title, reference=reference)
+        return decision_matrix_figure(order, title=title, reference=reference, open_pairs=open_pairs)
     positions = layer_positions(order)
     counts = type_counts(order, reference)
     figure = go.Figure()
@@ -167,6 +182,8 @@ def dag_figure(
                 dash="dot",
             )
         )
+    if open_pairs:
+        figure.add_trace(_open_legend(open_pairs))
     figure.add_trace(_edge_hover(order, positions))
     figure.add_trace(_nodes(order, positions))
     on_cycle = {system for cycle in order.cycles for system in cycle}
@@ -202,10 +219,26 @@ def dag_figure(
     return base_layout(figure, title + subtitle, height=max(360, 110 * len(rows) + 140))
 
 
-def decision_matrix_figure(order: PartialOrder, *, title: str, reference: PartialOrder | None = None) -> go.Figure:
+def dag_caption(n_systems: int) -> str:
+    """How to read :func:`dag_figure` for a study of ``n_systems``: arrows in a graph, cells from
+    :data:`MATRIX_FROM` systems on (both coloured by error type against the human reference)."""
+    if n_systems >= MATRIX_FROM:
+        return (
+            f"With {n_systems} systems the decisions are drawn as a matrix: a coloured cell (row A, column B) means A is "
+            "significantly better than B, its colour the error type of that decision against the human reference; "
+            "omissions are the reference's decisions missing here."
+        )
+    return (
+        "Arrows point from the significantly better system to the worse (transitive edges left out); "
+        "colours: error type against the human reference."
+    )
+
+
+def decision_matrix_figure(order: PartialOrder, *, title: str, reference: PartialOrder | None = None, open_pairs: int = 0) -> go.Figure:
     """The decisions as a matrix: cell (row A, column B) coloured by the error type of "A
     significantly better than B" (omissions: the reference's decision missing here); systems by
-    rank layer, undecided ones last. Legend counts as in :func:`dag_figure` (pairs)."""
+    rank layer, undecided ones last. Legend counts as in :func:`dag_figure` (pairs; ``open_pairs``
+    apart, no cell)."""
     systems = [s for layer in drawn_layers(order) for s in layer]
     index = {s: i for i, s in enumerate(systems)}
     kinds = [*ERROR_TYPES, ""]
@@ -232,6 +265,8 @@ def decision_matrix_figure(order: PartialOrder, *, title: str, reference: Partia
                 go.Scatter(x=[None], y=[None], mode="markers", marker={"color": colours[kinds.index(kind)], "size": 10, "symbol": "square"},
                            name=_legend(label, counts[kind][0], counts[kind][0]))
             )  # fmt: skip
+    if open_pairs:
+        figure.add_trace(_open_legend(open_pairs))
     figure.update_yaxes(autorange="reversed", title_text="significantly better (row) …")
     figure.update_xaxes(title_text="… than (column)", tickangle=-45)
     figure.update_layout(legend={"title": {"text": "cell: row significantly better than column"}}, plot_bgcolor="#F7F7F7")

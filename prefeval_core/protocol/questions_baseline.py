@@ -48,7 +48,7 @@ def words(d: Decided) -> str:
         same = tuple(names[others & equal[:, b] & ~beats[:, b] & ~beats[b, :]])
         open_ = tuple(names[others & ~beats[:, b] & ~beats[b, :] & ~equal[:, b]])
         parts = [
-            f"{listing(above)} {'beats' if len(above) == 1 else 'beat'} {baseline}" if above else f"no system beats {baseline}",
+            f"{listing(above)} {'beats' if len(above) == 1 else 'beat'} {baseline}" if above else f"No system beats {baseline}",
             f"{listing(below)} {'loses' if len(below) == 1 else 'lose'} to {baseline}" if below else f"none loses to {baseline}",
         ]
         if same:

@@ -3,8 +3,14 @@
 Per question:
 
 * every question: the error types of its pairs against the human reference (§6: the
-  decision function on all human judgments of the pair, human only), the mean KLD, the
-  paper's pair-outcome fraction ("Ann."), and the cost in the study's unit (§12);
+  decision function on all human judgments of the pair, human only; §13: the run's statistic's
+  reference), the mean KLD, the paper's pair-outcome fraction ("Ann."), and the cost in the study's
+  unit (§12);
+* each pair's **verdict** (:func:`pair_verdicts`), the one definition every view of a run counts
+  and draws "against the full evaluation" by: its error type; while the run goes on, an undecided
+  pair is *open* (no error yet: it can still be decided) — an omission only once the run has ended;
+  a tier question's pair that names no system of its answer or of the full evaluation's tier is not
+  scored (it cannot change the answer);
 * the kind's answer against the full evaluation's, where its registry entry compares them
   (``compare``; top-k: the members and sure members, the reference tier by the same rule on the
   reference decisions, exact match, false exclusions (reference members left out: the serious
@@ -15,11 +21,14 @@ Per question:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from prefeval_core.diagnostics.comparison import (
+    ERROR_TYPES,
+    OPEN,
     Comparison,
     annotation_fraction,
     compare_with_reference,
@@ -35,7 +44,35 @@ from prefeval_core.protocol.questions_top_k import TopKComparison
 from prefeval_core.protocol.settings import POOL_STATISTICS, Question
 from prefeval_core.protocol.state import ProtocolState
 from prefeval_core.protocol.steps import is_finished, stop_reason
+from prefeval_core.vocabulary.outcomes import TIE
 from prefeval_core.vocabulary.tasks import Unit
+
+NOT_SCORED: Final = ""
+"""The verdict of a tier question's pair that names no system of the run's answer or of the full
+evaluation's tier: it cannot change the answer, so it is no error (a decision there is just "decided")."""
+
+
+def pair_verdicts(
+    error_types: npt.NDArray[np.str_],
+    outcomes: npt.NDArray[np.int8],
+    equivalent: npt.NDArray[np.bool_],
+    *,
+    finished: bool,
+    counted: npt.NDArray[np.bool_] | None = None,
+) -> npt.NDArray[np.str_]:
+    """(P,) each pair's verdict against the full evaluation: its error type (method.md §6), except
+
+    * :data:`~prefeval_core.diagnostics.comparison.OPEN` for a pair with neither a direction nor an
+      equivalence while the run goes on (``finished`` false): it is no error yet, and no decision;
+    * :data:`NOT_SCORED` for a pair outside ``counted`` (a tier question's pairs that can change its
+      answer, :meth:`~prefeval_core.protocol.questions.AnswerComparison.scored`; ``None``: all count).
+    """
+    verdicts = np.asarray(error_types).astype(f"<U{max(19, len(OPEN))}")
+    if not finished:
+        verdicts[(np.asarray(outcomes) == TIE) & ~np.asarray(equivalent, dtype=bool)] = OPEN
+    if counted is not None:
+        verdicts[~np.asarray(counted, dtype=bool)] = NOT_SCORED
+    return verdicts
 
 
 @dataclass(frozen=True)
@@ -65,6 +102,8 @@ class ProtocolResult:
         mean_difference: (P,) the mean A − B of the differences revealed
             (:func:`~prefeval_core.protocol.question_control.revealed_means`; NaN: none).
         reference_mean: (P,) the same on the full evaluation (:func:`reference_means`).
+        finished: whether the run has ended (until then an undecided pair is open, not an omission).
+        verdicts: (P,) each pair's verdict (:func:`pair_verdicts`): what every view counts and draws.
     """
 
     question: Question
@@ -86,6 +125,24 @@ class ProtocolResult:
     false_equivalent: npt.NDArray[np.bool_]
     mean_difference: npt.NDArray[np.float64]
     reference_mean: npt.NDArray[np.float64]
+    finished: bool
+    verdicts: npt.NDArray[np.str_]
+
+    @property
+    def scored(self) -> npt.NDArray[np.bool_]:
+        """(P,) the pairs whose error type counts: neither open nor outside a tier question's answer."""
+        return np.isin(self.verdicts, ERROR_TYPES)
+
+    def tally(self) -> dict[str, int]:
+        """Pairs per verdict, every error type (``ERROR_TYPES`` order) and then :data:`OPEN`, zeros
+        included; pairs not scored are left out."""
+        return {kind: int(np.sum(self.verdicts == kind)) for kind in (*ERROR_TYPES, OPEN)}
+
+    @property
+    def correct_share(self) -> float:
+        """The share of the scored pairs that agree with the full evaluation (either correct kind); NaN with none."""
+        tally, scored = self.tally(), int(self.scored.sum())
+        return (tally["correct_significant"] + tally["correct_undecided"]) / scored if scored else float("nan")
 
     @property
     def top_k(self) -> TopKComparison | None:
@@ -106,16 +163,24 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
     available = table.human_available()[keep]
     cost_available = table.cost_available(keep)
     means = reference_means(state)  # once: the JSON's reference means and the false equivalences
+    pairs = tuple(pair for pair, kept in zip(table.pairs, keep, strict=True) if kept)
+    comparison = compare_with_reference(
+        status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma, reference=reference_all[keep]
+    )
+    answer = None if question.entry.compare is None else question.entry.compare(decided(state), reference_all)
+    finished = is_finished(state)
+    verdicts = pair_verdicts(
+        comparison.error_types, status.decision[keep], status.equivalent[keep], finished=finished,
+        counted=None if answer is None else answer.scored(pairs),
+    )  # fmt: skip
     return ProtocolResult(
         question=question,
-        pairs=tuple(pair for pair, kept in zip(table.pairs, keep, strict=True) if kept),
+        pairs=pairs,
         outcomes=status.decision[keep],
         theta=status.theta[keep],
         human_used=used,
         human_available=available,
-        comparison=compare_with_reference(
-            status.decision[keep], status.p_mean[keep], n_all[keep], settings.gamma, reference=reference_all[keep]
-        ),
+        comparison=comparison,
         annotation_fraction=annotation_fraction(int(used.sum()), int(available.sum())),
         unit=table.unit,
         cost_used=state.cost_used,
@@ -123,11 +188,13 @@ def protocol_result(state: ProtocolState) -> ProtocolResult:
         cost_fraction=state.cost_used / cost_available if cost_available else float("nan"),
         rounds=state.round,
         stop_reason=stop_reason(state),
-        answer=None if question.entry.compare is None else question.entry.compare(decided(state), reference_all),
+        answer=answer,
         equivalent=status.equivalent[keep],
         false_equivalent=false_equivalences(state, means)[keep],
         mean_difference=revealed_means(state)[keep],
         reference_mean=means[keep],
+        finished=finished,
+        verdicts=verdicts,
     )
 
 

@@ -15,6 +15,12 @@ def listing(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def first_upper(text: str) -> str:
+    """``text`` with its first letter upper-cased and nothing else touched (``str.capitalize`` would
+    lower-case the rest, system names included: "than M8" must not become "than m8")."""
+    return text[:1].upper() + text[1:]
+
+
 def number_word(n: int) -> str:
     """``n`` in words up to ten, in digits above."""
     return _NUMBER_WORDS.get(n, str(n))

@@ -147,7 +147,8 @@ def leaderboard_frame(board: Leaderboard) -> pd.DataFrame:
 
 
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
-    """The leaderboard's keys of the ``replay --json`` summary (NaN as null)."""
+    """The leaderboard's keys of the ``replay --json`` summary (NaN as null: a score without a judgment,
+    an interval from fewer than two items judged, P(top k) while any system has that few)."""
 
     def number(value: float) -> float | None:
         return None if np.isnan(value) else float(value)
@@ -158,7 +159,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
             "score": number(board.score[i]),
             "low": number(board.low[i]),
             "high": number(board.high[i]),
-            "p_top": float(board.p_top[i]),
+            "p_top": number(board.p_top[i]),
             "status": board.status[i],
             "judgments": int(board.spent[i]),
         }

@@ -350,6 +350,16 @@ def setup_values(setup: StudySetup) -> dict[str, Any]:
     return {**{name: getattr(setup, name) for name in declared(StudySetup) if name != "question"}, **question}
 
 
+FUTILITY_OFF_WORDS = "off: the paper's rule (error control none) has no futility stop"
+"""Why a setup's futility level is not used under error control ``none`` (:func:`futility_in_force`)."""
+
+
+def futility_in_force(error_control: ErrorControl, futility: float | None) -> float | None:
+    """The futility level β a run uses: ``futility``, except under the paper's rule (``none``), which
+    has none (:data:`FUTILITY_OFF_WORDS`); the form shows this, not the setup's value."""
+    return None if error_control == "none" else futility
+
+
 def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
     """The protocol's settings for ``setup`` on its study table (budget ``None``: everything
     the table can reveal)."""
@@ -372,7 +382,7 @@ def protocol_settings(setup: StudySetup, table: StudyTable) -> ProtocolSettings:
         question=setup.question,
         unit=table.unit,
         error_control=setup.error_control,
-        futility=None if setup.error_control == "none" else setup.futility,
+        futility=futility_in_force(setup.error_control, setup.futility),
         max_rounds=setup.max_rounds,
         statistic=setup.decision_statistic,
         delta=setup.delta,

@@ -13,6 +13,7 @@ from prefeval_core.protocol.questions import question_pairs
 from prefeval_core.protocol.settings import CLT_STATISTICS
 from prefeval_core.protocol.stop import cost_to_settle, futile_pairs
 from prefeval_core.vocabulary.outcomes import TIE
+from prefeval_core.vocabulary.words import first_upper
 from prefeval_core.workflow.answers import answer_words
 
 STOP_WORDS = {
@@ -158,3 +159,15 @@ def judge_sentence(metrics: Sequence[str], role: str) -> str:
     """``the judge (rougeL, bleu): <role>``: the line ``replay`` and ``studies show`` print and the
     Protocol page shows (:func:`judge_role` gives ``role``)."""
     return f"the judge ({', '.join(metrics)}): {role}"
+
+
+NO_JUDGE_WORDS = "No judge in the decision model: human judgments only."
+"""What the page and the report say of a run without a judge in its decision model."""
+
+
+def judge_words(settings: ProtocolSettings) -> str:
+    """How the judge enters the decisions, as a sentence of its own (:func:`judge_sentence`), or
+    :data:`NO_JUDGE_WORDS`: what the Protocol page and the report say where no run without the judge
+    was measured (a live study, or a replay still going on)."""
+    role = judge_role(settings)
+    return NO_JUDGE_WORDS if role is None else first_upper(judge_sentence(settings.metrics, role))

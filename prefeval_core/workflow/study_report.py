@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS
+from prefeval_core.diagnostics.comparison import ERROR_COLOURS, ERROR_LABELS, OPEN
 from prefeval_core.diagnostics.leaderboard import Leaderboard
 from prefeval_core.diagnostics.metric_report import MetricReport
 from prefeval_core.figures.report import ReportSection, diagnostics_sections, html_report
@@ -33,17 +33,17 @@ from prefeval_core.protocol import (
 )
 from prefeval_core.protocol.settings import CLT_STATISTICS
 from prefeval_core.vocabulary.outcomes import BETTER, TIE
+from prefeval_core.vocabulary.words import first_upper
 from prefeval_core.workflow.answers import answer_words, exclusion_words, exclusions_frame, status_words, study_leaderboard
 from prefeval_core.workflow.judges import JudgeComparison, judges_frame
 from prefeval_core.workflow.setup import PER_REQUEST_WORDS, STATISTIC_WORDS, StudySetup
-from prefeval_core.workflow.status import judge_role, study_status
+from prefeval_core.workflow.status import judge_role, judge_words, study_status
 from prefeval_core.workflow.views import (
     CONTROL_WORDS,
     NOT_PAIRWISE_WORDS,
     cost_sentence,
     decides_tier_only,
     pairs_frame,
-    scored_pairs,
     theta_history_figure,
     theta_words,
 )
@@ -137,21 +137,21 @@ def summary_section(state: ProtocolState, result: ProtocolResult | None, bought:
     if settings.futility is not None:
         control += f"; futility stop at β = {settings.futility:g}"
     rows = [
-        ("Question", settings.question.describe().capitalize() + "."),
+        ("Question", first_upper(settings.question.describe()) + "."),
         ("Answer", answer_words(state)),
         ("Status", f"round {status.round}; " + (f"finished: {status.stop_words}." if status.finished else "running.")),
         ("Cost", cost_sentence(state, result)),
-        ("What the judge bought", "No judge: human judgments only." if bought is None else bought.words()),
+        ("What the judge bought", judge_words(settings) if bought is None else bought.words()),  # as the Protocol page says it
         ("Error control", control + "."),
     ]
     if result is not None:
-        scored = scored_pairs(state, result)
-        types = result.comparison.error_types[scored]
-        correct = np.isin(types, ["correct_significant", "correct_undecided"])
-        inversions = int(np.sum(types == "inversion"))
+        scored, tally = result.scored, result.tally()  # the verdicts every view counts
+        correct = tally["correct_significant"] + tally["correct_undecided"]
+        inversions = tally["inversion"]
+        still_open = f"; {tally[OPEN]} open (not decided yet: no error yet)" if tally[OPEN] else ""
         text = (
-            f"{int(correct.sum())} of {int(scored.sum())} scored pairs agree with the full human evaluation; "
-            f"{inversions} {'inversion' if inversions == 1 else 'inversions'}."
+            f"{correct} of {int(scored.sum())} scored pairs agree with the full human evaluation; "
+            f"{inversions} {'inversion' if inversions == 1 else 'inversions'}{still_open}."
         )
         if result.answer is not None:  # a tier question is judged by its tier first; pairs it never decided are no verdict
             decided = int(np.sum(result.outcomes[scored] != TIE))
@@ -169,7 +169,7 @@ def leaderboard_section(board: Leaderboard, question_kind: QuestionKind) -> Repo
     span = (hi - lo) or 1.0
 
     def bar(i: int) -> str:
-        if math.isnan(board.score[i]):
+        if math.isnan(board.low[i]):  # no interval (fewer than two items judged): no bar
             return ""
         left, right, mid = ((v - lo) / span * 100 for v in (board.low[i], board.high[i], board.score[i]))
         return f'<div class="bar"><span style="left:{left:.1f}%;width:{right - left:.1f}%"></span><i style="left:{mid:.1f}%"></i></div>'
@@ -183,7 +183,7 @@ def leaderboard_section(board: Leaderboard, question_kind: QuestionKind) -> Repo
             "–" if math.isnan(board.score[i]) else f"{board.score[i]:.3f}",
             "–" if math.isnan(board.low[i]) else f"{board.low[i]:.3f} – {board.high[i]:.3f}",
             bar(i),
-            f"{board.p_top[i]:.2f}",
+            "–" if math.isnan(board.p_top[i]) else f"{board.p_top[i]:.2f}",
             html.escape(board.status[i]),
             f"{board.spent[i]:,}",
         ]
@@ -246,7 +246,7 @@ def decisions_matrix_section(state: ProtocolState, result: ProtocolResult | None
     marks: dict[tuple[int, int], str] = {}
     types, false_equal = {}, set()
     if result is not None:
-        types = {pair: str(t) for pair, t in zip(result.pairs, result.comparison.error_types, strict=True)}
+        types = {pair: str(t) for pair, t in zip(result.pairs, result.verdicts, strict=True)}  # "": a pair not scored
         false_equal = {pair for pair, wrong in zip(result.pairs, result.false_equivalent, strict=True) if wrong}
     for (a, b), decision, same in zip(table.pairs, state.decisions.tolist(), state.status.equivalent.tolist(), strict=True):
         if decision != TIE:

@@ -13,17 +13,20 @@ import plotly.graph_objects as go
 
 from prefeval_core.data.safe_csv import to_safe_csv
 from prefeval_core.decision import Model, SamplerSettings, fast_route, metric_contributions, posterior_draws
+from prefeval_core.diagnostics.comparison import ERROR_LABELS, OPEN, OPEN_LABEL
 from prefeval_core.diagnostics.partial_order import partial_order
 from prefeval_core.diagnostics.win_rate import WinRateDensities, win_rate_densities
 from prefeval_core.figures.dag import dag_figure
 from prefeval_core.figures.report import ReportSection
-from prefeval_core.protocol import ProtocolResult, ProtocolState, is_finished
+from prefeval_core.protocol import ProtocolResult, ProtocolState
 from prefeval_core.protocol.error_controls import ERROR_CONTROL_RULES, theta_source
 from prefeval_core.protocol.question_control import revealed_means
 from prefeval_core.protocol.questions import question_pairs
+from prefeval_core.protocol.result import NOT_SCORED
 from prefeval_core.protocol.settings import OUTCOME_STATISTICS, POOL_STATISTICS
 from prefeval_core.sequential.spending import spending_decisions
 from prefeval_core.vocabulary.outcomes import BETTER, TIE, WORSE
+from prefeval_core.vocabulary.words import first_upper
 from prefeval_core.workflow.answers import exclusions
 from prefeval_core.workflow.status import study_status
 
@@ -55,14 +58,37 @@ WIN_RATE_DRAWS = 4000
 """Posterior draws per pair behind the win-rate plots (MC error of a plotted θ about ±0.008 at θ = 0.5)."""
 
 
-def scored_pairs(state: ProtocolState, result: ProtocolResult) -> npt.NDArray[np.bool_]:
-    """(P_result,) the pairs of ``result`` whose error type may be counted: pairs of the question
-    (top-k: those with a system in the answer or in the full evaluation's tier — the others cannot
-    change it); while the run goes on, only those already decided (an open pair is no error yet)."""
-    keep = np.ones(len(result.pairs), dtype=bool) if result.answer is None else result.answer.scored(result.pairs)
-    if not is_finished(state):
-        keep &= result.outcomes != TIE
-    return keep
+SCORED_WORDS = (
+    "Counted: the question's pairs (top-k: those with a system in the answer or the full evaluation's tier); "
+    "while the run goes on, only pairs already decided — an open pair is no error yet."
+)
+"""What the verdicts count (:attr:`~prefeval_core.protocol.result.ProtocolResult.verdicts`), for a caption."""
+
+
+def table_verdicts(state: ProtocolState, result: ProtocolResult) -> tuple[str, ...]:
+    """Each pair of the study table's verdict against the full evaluation (``result.verdicts`` on the
+    question's pairs; not scored, ``""``, on the others): what the figures colour by."""
+    table = state.table
+    verdicts = np.full(len(table.pairs), NOT_SCORED, dtype=result.verdicts.dtype)
+    verdicts[question_pairs(state.settings.question, table.systems, table.pair_systems)] = result.verdicts
+    return tuple(str(v) for v in verdicts)
+
+
+def verdicts_words(result: ProtocolResult) -> str:
+    """``Error types over 1 of the question's 120 pairs; 119 open (not decided yet).``"""
+    still_open = result.tally()[OPEN]
+    words = f"Error types over {int(result.scored.sum())} of the question's {len(result.pairs)} pairs"
+    return words + (f"; {still_open} {OPEN_LABEL.lower()}." if still_open else ".")
+
+
+def verdicts_frame(result: ProtocolResult) -> pd.DataFrame:
+    """The Pairs tab's table: pairs per error type over the scored pairs (their share of them), then
+    the open pairs (no share: no error yet), from :meth:`~prefeval_core.protocol.result.ProtocolResult.tally`."""
+    tally, scored = result.tally(), int(result.scored.sum())
+    rows = [(ERROR_LABELS[kind], n, n / scored) for kind, n in tally.items() if kind != OPEN and n]  # type: ignore[index]
+    if tally[OPEN]:
+        rows.append((OPEN_LABEL, tally[OPEN], float("nan")))
+    return pd.DataFrame(rows, columns=["verdict", "pairs", "share of the scored pairs"])
 
 
 def pairs_frame(state: ProtocolState) -> pd.DataFrame:
@@ -289,12 +315,21 @@ def win_rates(
 
 
 def decisions_dag(
-    pairs: tuple[tuple[str, str], ...], decisions: tuple[int, ...], reference: tuple[int, ...] | None, theta: tuple[float, ...], title: str
+    pairs: tuple[tuple[str, str], ...],
+    decisions: tuple[int, ...],
+    reference: tuple[int, ...] | None,
+    theta: tuple[float, ...],
+    title: str,
+    verdicts: tuple[str, ...] | None = None,
 ) -> tuple[go.Figure, tuple[tuple[str, ...], ...]]:
-    """The DAG of a set of pair decisions (outcome codes; edges coloured by error type against
-    ``reference`` when given, ``theta`` on the edges), and its cycles."""
-    order = partial_order(pairs, np.asarray(decisions, dtype=np.int8), reference=reference, theta=np.asarray(theta, dtype=np.float64))
-    return dag_figure(order, title=title), order.cycles
+    """The DAG of a set of pair decisions (outcome codes; ``theta`` on the edges), its edges coloured
+    by their ``verdicts`` against the full evaluation's ``reference`` when given (:func:`table_verdicts`:
+    an open pair is no edge and no omission, and the legend counts it apart), and its cycles."""
+    order = partial_order(
+        pairs, np.asarray(decisions, dtype=np.int8), error_types=verdicts, reference=reference, theta=np.asarray(theta, dtype=np.float64)
+    )
+    open_pairs = 0 if verdicts is None else verdicts.count(OPEN)
+    return dag_figure(order, title=title, open_pairs=open_pairs), order.cycles
 
 
 def theta_words(state: ProtocolState) -> str:
@@ -377,13 +412,41 @@ def cost_sentence(state: ProtocolState, result: ProtocolResult | None = None) ->
     return text + "."
 
 
+def baselines_caption(state: ProtocolState, result: ProtocolResult) -> str:
+    """What the Baselines tab's table holds (:func:`~prefeval_core.workflow.baselines.baselines_frame`):
+    the judgments behind it, the reference, how open pairs and a tier question are counted."""
+    revealed = f"Every method decides from the same {int(result.human_used.sum()):,} human pair outcomes this run revealed. "
+    if result.top_k is not None:
+        counted = (
+            f"A tier question is scored by its tier, as its answer is: each method's top-{result.top_k.answer.k} tier is the "
+            "question's rule applied once to its decisions, against the full human evaluation's tier (the serious error: a "
+            "member left out). "
+        )
+        cost = "members left out and extras count what that costs here"
+    else:
+        counted = (
+            "The counts are the question's pairs per verdict against the full human evaluation, the reference every view of "
+            "this run uses; open: pairs the run has not decided while it goes on (no error yet), counted apart — the other "
+            "methods look once, so what they leave undecided is final. "
+        )
+        cost = "inversions and insertions count what that costs here"
+    return (
+        revealed
+        + counted
+        + "PPI++, the classical interval and Bradley–Terry look once at everything revealed, with no sequential error control and "
+        "no question to stop at: they can decide more pairs than a run that stops asking about pairs that can no longer "
+        f"change its answer, with no guarantee over repeated looks or the whole answer ({cost}). Cost of this run: "
+        f"{cost_sentence(state, result)}"
+    )
+
+
 def protocol_section(state: ProtocolState, result: ProtocolResult | None = None) -> ReportSection:
     """The protocol's section of the HTML report: status, cost, answer, the pairs, theta across rounds."""
     table = pairs_frame(state).to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="")
     status = study_status(state)
     settings = state.settings
     text = (
-        f"Question: {settings.question.describe()}. {status.answer} Round {status.round}; {cost_sentence(state, result)} "
+        f"Question: {first_upper(settings.question.describe())}. {status.answer} Round {status.round}; {cost_sentence(state, result)} "
         f"{status.progress_words}; {status.stop_words}. Settings: model {settings.model}, "
         f"error control {settings.error_control}, gamma {settings.gamma}, batch {settings.batch}, seed {settings.seed}."
     )
