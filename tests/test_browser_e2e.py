@@ -72,7 +72,19 @@ def test_upload_step_annotate_with_a_key(app_url: str, tmp_path: Path) -> None:
         expect(round_metric).to_contain_text("1")
         expect(main.locator('[data-testid="stMetric"]').filter(has_text="Comparisons used")).to_contain_text("6")
 
-        # Annotate: the protocol's next request; one item with the "a" key (A better).
+        # Annotate: a replay's judgments come from its data, so nothing is asked there.
+        page.get_by_role("link", name="Annotate").click()
+        expect(main.get_by_text("A replay's judgments come from its data")).to_be_visible()
+        expect(main.get_by_text("Output A")).to_have_count(0)
+
+        # A live study on the same data: its first request; one item with the "a" key (A better).
+        page.get_by_role("link", name="Protocol").click()
+        main.locator('[data-testid="stExpander"] summary').filter(has_text="Settings").click()  # folded once a run started
+        page.get_by_text("Live: people judge what the protocol asks for").click()
+        page.get_by_role("spinbutton", name="Budget (judgments; 0 = all the data holds)").fill("24")
+        page.get_by_role("spinbutton", name="Batch N per round").fill("2")
+        page.get_by_role("button", name="Start protocol").click()
+        expect(main.locator('[data-testid="stMetric"]').filter(has_text="Comparisons used")).to_contain_text("0")
         page.get_by_role("link", name="Annotate").click()
         expect(main.get_by_text("Output A")).to_be_visible()
         expect(main.get_by_text("<b>", exact=False).first).to_be_visible()  # data shown as text, not HTML

@@ -236,7 +236,12 @@ def test_no_page_requests_anything_outside_the_app_with_hostile_names(app_url: s
         expect(main.locator('[data-testid="stMetric"]').filter(has_text="Round")).to_contain_text("1")
         open_tabs(page, {"Decisions across rounds": 1, "Win rates": 2, "Decided so far": 1})
 
-        # Annotate: a hostile annotator name, one annotation by key.
+        # Annotate, in a live study of the same settings (a replay asks nothing): a hostile annotator name, one annotation by key.
+        main.locator('[data-testid="stExpander"] summary').filter(has_text="Settings").click()  # folded once a run started
+        page.get_by_text("Live: people judge what the protocol asks for").click()
+        page.get_by_role("spinbutton", name="Budget (judgments; 0 = all the data holds)").fill("24")
+        page.get_by_role("button", name="Start protocol").click()
+        expect(main.locator('[data-testid="stMetric"]').filter(has_text="Comparisons used")).to_contain_text("0")
         page.get_by_role("link", name="Annotate").click()
         expect(main.get_by_text("Output A")).to_be_visible()
         expect(main.get_by_text(f"http://{OUTSIDE}/o", exact=False).first).to_be_visible()  # outputs shown as text
