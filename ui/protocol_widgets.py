@@ -147,7 +147,8 @@ def start(choice: DataChoice, setup: StudySetup) -> None:
 
 
 def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
-    """*Next batch*, *Run to the end* (replay), *Undo last round*; the new state goes to the session."""
+    """*Next batch*, *Run to the end* (replay), *Undo last step* (the last button pressed: a round, or
+    the whole *Run to the end*); the new state goes to the session."""
     setup = state.setup()
     replay = setup is None or setup.mode == "replay"
     finished = is_finished(protocol)
@@ -172,7 +173,9 @@ def step_buttons(choice: DataChoice, protocol: ProtocolState) -> None:
         with user_errors("Running the protocol"):
             studies.commit(run_to_end(protocol, progress=progress))
         st.rerun()
-    if c[2].button("Undo last round", key="pe_undo", disabled=protocol.round == 0 and not protocol.open_reveals, width="stretch"):
+    undo_help = "back to where the run stood before the last Next batch or Run to the end"
+    disabled = protocol.round == 0 and not protocol.open_reveals
+    if c[2].button("Undo last step", key="pe_undo", help=undo_help, disabled=disabled, width="stretch"):
         undo(protocol)
         st.rerun()
 

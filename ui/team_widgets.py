@@ -42,7 +42,8 @@ def criterion_form(study: StudyRecord) -> None:
     current = study_details(study_store(), study.id)
     with st.form("pe.w.criterion"):
         criterion = st.text_input("Criterion (what annotators judge)", value=current.criterion)
-        guidelines = st.text_area("Guidelines (Markdown, shown on every screen)", value=current.guidelines, height=120)
+        label = "Guidelines (Markdown, on every screen under a Guidelines fold the annotator opens)"
+        guidelines = st.text_area(label, value=current.guidelines, height=120)
         name = st.text_input("Study name", value=study.name)
         if st.form_submit_button("Save"):
             with user_errors("Saving the study's details", stop=False):
