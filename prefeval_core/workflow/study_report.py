@@ -195,8 +195,9 @@ def leaderboard_section(board: Leaderboard, question_kind: QuestionKind) -> Repo
 def judges_section(comparison: JudgeComparison) -> ReportSection:
     """The judges side by side with their verdicts and the rule behind them."""
     text = (
-        f"Against {comparison.human} on the {len(comparison.systems)} systems every rater scored. System accuracy: share of pairs "
-        "of systems that the judge's mean scores order as the reference's do. "
+        f"Against {comparison.human} on the {len(comparison.systems)} systems every rater scored, at the top-{comparison.k} boundary "
+        "(the question's tier size; the Metric check page's judges may be set to another k, and their verdicts read at it). "
+        "System accuracy: share of pairs of systems that the judge's mean scores order as the reference's do. "
         + comparison.reference_note()
         + " Verdict — "
         + comparison.rule
