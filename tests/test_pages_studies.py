@@ -116,3 +116,15 @@ def test_the_protocol_page_asks_before_deciding_a_round_part_way(data_dir: Path)
     lead.button(key="pe_decide_keep").click()
     run_ok(lead)
     assert (lead.session_state["pe.protocol"].round, lead.session_state["pe.protocol"].cost_used) == (1, 1)
+
+
+def test_a_budget_the_app_chose_for_a_live_study_is_not_carried_into_a_replay(data_dir: Path) -> None:  # noqa: F811
+    at = start_protocol(0, batch=2, mode="live")  # no budget given: the app chooses a quarter of the outputs
+    live = at.session_state["pe.protocol"].settings.budget
+    assert live > 0
+    assert next(n for n in at.number_input if n.label.startswith("Budget")).value == 0  # shown unset, chosen again
+    at.radio[0].set_value("replay")
+    next(b for b in at.button if "Start protocol" in b.label).click()
+    run_ok(at)
+    replay = at.session_state["pe.protocol"]
+    assert replay.settings.budget > live  # every judgment the data holds, not the live study's quarter

@@ -46,6 +46,16 @@ def current_setup(human: str, metrics: tuple[str, ...]) -> StudySetup:
     return setup
 
 
+def form_values(choice: DataChoice, setup: StudySetup) -> dict[str, Any]:
+    """The form's values for ``setup``: its own, except a live study's budget that the app chose (no
+    budget given, :func:`live_setup`), which shows as unset, so that it is chosen again and never
+    carried into a replay as if the lead had asked for it."""
+    values = setup_values(setup)
+    if setup.mode == "live" and setup.budget == live_setup(choice, setup.with_(mode="replay", budget=None)).budget:
+        values["budget"] = None
+    return values
+
+
 def choice_words(field: SetupField) -> dict[str, str]:
     """The choices the form offers for a declared setting, with their words (:data:`UNSET` first for an optional one)."""
     words = field.setting.words()
@@ -79,7 +89,7 @@ def number(column: DeltaGenerator, field: SetupField, value: float, *, high: flo
 def settings_form(choice: DataChoice, dataset: Dataset, human: str, metrics: tuple[str, ...]) -> None:
     """The study settings in a form, each widget made from the setting's declaration
     (:func:`~prefeval_core.workflow.setup.setup_fields`); nothing runs until *Start*, which creates a fresh protocol."""
-    values = setup_values(current_setup(human, metrics))
+    values = form_values(choice, current_setup(human, metrics))
     f = setup_fields()
     systems = sorted(set(dataset.systems))
     chosen: dict[str, Any] = {}
