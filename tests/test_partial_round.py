@@ -199,3 +199,18 @@ def test_budget_used_and_the_forecast_with_its_rule() -> None:
     per_system = status.cost_used / status.ruled_out
     still = status.systems - status.ruled_out - 1
     assert forecast.likely_needed == min(600 - status.cost_used, math.ceil(per_system * still)) and "per system ruled out" in forecast.rule
+
+
+def test_deciding_now_refuses_a_stored_rating_far_off_the_scale(data_dir: Path) -> None:
+    """The dashboard's *Decide now* checks what it feeds as ``studies step`` does: a rating no
+    prefeval screen or import could store (1e308 on a 1-5 scale) stops the round, naming the study."""
+    from prefeval_core.workflow.feed import decide_stored
+    from prefeval_core.workflow.studies import request_scale
+
+    store = open_store(data_dir)
+    study, asked = study_with_16_of_100(store)
+    scale = request_scale(four_systems().load(), study.state)
+    assert decide_stored(store, study.data.key, study.state, mode="live", study_id=study.id, scale=scale).state.round == 1
+    store.add(Rating(study.data.key, asked[20].item_id, asked[20].system, 1e308, "ann0", utc_now(), study_id=study.id))
+    with pytest.raises(SettingsError, match=f"study {study.id} cannot be used: the store holds 1 rating"):
+        decide_stored(store, study.data.key, study.state, mode="live", study_id=study.id, scale=scale)

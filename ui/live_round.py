@@ -9,8 +9,8 @@ import streamlit as st
 
 from prefeval_core.workflow.feed import Judgment, OpenRequests, ProtocolState, decide_stored, round_progress, stored_judgments
 from prefeval_core.workflow.session import DataChoice
-from prefeval_core.workflow.studies import study_store
-from ui import state, studies
+from prefeval_core.workflow.studies import request_scale, study_store
+from ui import cache, state, studies
 from ui.errors import user_errors
 from ui.page import flash
 
@@ -31,6 +31,7 @@ def _decide(choice: DataChoice, protocol: ProtocolState, open_requests: OpenRequ
         early = decide_stored(
             study_store(), choice.key, protocol, mode=None if setup is None else setup.mode, study_id=None if record is None else record.id,
             per_item=1 if record is None else record.judgments_per_item, open_requests=open_requests,
+            scale=request_scale(cache.dataset(choice), protocol),
         )  # fmt: skip
         studies.commit(early.state, "feed")
         p = early.progress

@@ -23,8 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from prefeval_core.annotation.rating_scale import RatingScale
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import (
     ComparisonJudgment,
@@ -179,15 +182,44 @@ def decide_stored(
     study_id: int | None = None,
     per_item: int = 1,
     open_requests: OpenRequests = "keep",
+    scale: RatingScale | None = None,
 ) -> DecidedEarly:
     """*Decide now*: feed the store's complete judgments the protocol has not seen
     (:func:`stored_judgments`) and decide the round (:func:`decide_now`), for a study in ``mode``
     ``live`` only.
 
     Raises:
-        SettingsError: ``mode`` is not ``live`` (a replay's judgments come from its data: none is fed).
+        SettingsError: ``mode`` is not ``live`` (a replay's judgments come from its data: none is fed),
+            or a stored rating lies far off ``scale`` (:func:`refuse_off_scale`).
     """
     if mode != "live":
         raise SettingsError.single("replay_study", REPLAY_NOT_FED)
     fed = stored_judgments(store, dataset_key, state, study_id=study_id, per_item=per_item)
+    refuse_off_scale(study_id, scale, rating_scores(fed), "the store")
     return decide_now(state, fed, open_requests)
+
+
+def refuse_off_scale(study_id: int | None, scale: RatingScale | None, scores: npt.NDArray[np.float64], where: str) -> None:
+    """Refuse ratings in ``where`` that lie farther off the study's scale than the scale is wide (50
+    or 1e308 on a 1-5 scale): no judgment made through prefeval is, so the store was changed by
+    other means, and such a number would move every mean, or overflow, without a word.
+
+    Raises:
+        SettingsError: naming the study, the first such score and the scale.
+    """
+    if scale is None or len(scores) == 0:
+        return
+    width = max(scale.high - scale.low, 1.0)
+    off = scores[~((scores >= scale.low - width) & (scores <= scale.high + width))]
+    if len(off):
+        study = "the study" if study_id is None else f"study {study_id}"
+        message = (
+            f"{study} cannot be used: {where} holds {len(off):,} rating(s) far off its scale {scale.describe()} "
+            f"(e.g. {off[0]:g}), which no judgment made through prefeval is: the store was changed by other means"
+        )
+        raise SettingsError.single("bad_study", message)
+
+
+def rating_scores(judgments: list[Judgment]) -> npt.NDArray[np.float64]:
+    """The scores of the rating judgments among ``judgments``."""
+    return np.array([j.score for j in judgments if isinstance(j, RatingJudgment)], dtype=np.float64)

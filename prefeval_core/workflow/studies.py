@@ -17,16 +17,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from prefeval_core.annotation.rating_scale import RatingScale, rating_scale
 from prefeval_core.data.dataset import Dataset
 from prefeval_core.data.schema import validated
 from prefeval_core.errors import SettingsError
 from prefeval_core.protocol import (
     ProtocolState,
-    RatingJudgment,
     StudyTable,
     next_request,
     replay_source,
@@ -38,7 +34,7 @@ from prefeval_core.store import StateKind, Store, StudyRecord, StudySummary, ope
 from prefeval_core.store.session_data import load_data, save_data
 from prefeval_core.store.study_details import StudyDetails, all_details, details, rename, set_archived, set_details
 from prefeval_core.vocabulary.tasks import ComparisonTask
-from prefeval_core.workflow.feed import OpenRequests, decide_now, stored_judgments
+from prefeval_core.workflow.feed import OpenRequests, decide_now, rating_scores, refuse_off_scale, stored_judgments
 from prefeval_core.workflow.session import DataChoice
 from prefeval_core.workflow.setup import StudySetup
 from prefeval_core.workflow.setup_schema import SetupDocument
@@ -197,28 +193,8 @@ def resume_study(store: Store, study_id: int, dataset: Dataset, *, table: StudyT
     latest = store.latest_state(study_id)
     state = start_study(table, setup) if latest is None else state_from_json(latest.state_json, table)
     scale = study_scale(dataset, setup, table)
-    _check_on_scale(study_id, scale, state.reveals.value[state.reveals.round > 0], "its saved state")
+    refuse_off_scale(study_id, scale, state.reveals.value[state.reveals.round > 0], "its saved state")
     return Study(record, data, setup, table, state, details(store.db, study_id), scale)
-
-
-def _check_on_scale(study_id: int, scale: RatingScale | None, scores: npt.NDArray[np.float64], where: str) -> None:
-    """Refuse ratings in ``where`` that lie farther off the study's scale than the scale is wide (50
-    or 1e308 on a 1-5 scale): no judgment made through prefeval is, so the store was changed by
-    other means, and such a number would move every mean, or overflow, without a word.
-
-    Raises:
-        SettingsError: naming the study, the first such score and the scale.
-    """
-    if scale is None or len(scores) == 0:
-        return
-    width = max(scale.high - scale.low, 1.0)
-    off = scores[~((scores >= scale.low - width) & (scores <= scale.high + width))]
-    if len(off):
-        message = (
-            f"study {study_id} cannot be used: {where} holds {len(off):,} rating(s) far off its scale {scale.describe()} "
-            f"(e.g. {off[0]:g}), which no judgment made through prefeval is: the store was changed by other means"
-        )
-        raise SettingsError.single("bad_study", message)
 
 
 def study_store(where: Store | str | Path | None = None) -> Store:
@@ -255,8 +231,7 @@ def step_study(store: Store, study: Study, *, progress: Callable[[str], None] | 
         kind: StateKind = "round"
     else:
         fed = stored_judgments(store, study.data.key, study.state, study_id=study.id, per_item=study.record.judgments_per_item)
-        scores = np.array([j.score for j in fed if isinstance(j, RatingJudgment)], dtype=np.float64)
-        _check_on_scale(study.id, study.scale, scores, "the store")
+        refuse_off_scale(study.id, study.scale, rating_scores(fed), "the store")
         early = decide_now(study.state, fed, open_requests) if fed else None
         if progress is not None:
             withdrawn = f", {early.withdrawn} open requests withdrawn" if early is not None and early.withdrawn else ""
