@@ -130,7 +130,7 @@ def test_one_judgment_gives_no_interval_and_nobody_a_chance_of_being_best() -> N
     assert rows["a"]["score"] == 5.0 and rows["a"]["low"] is None and rows["a"]["high"] is None
     assert rows["b"]["low"] is not None and rows["b"]["low"] < 4.0 < rows["b"]["high"]
     assert rows["c"]["score"] is None and all(row["p_top"] is None for row in rows.values())  # unknown, not 0 or 0.64
-    assert "Blank: unknown" in board.method()
+    assert "Unknown (None on the page, – in the report)" in board.method()
     # comparisons: one comparison is one item, no interval either
     points, weights = comparison_points(2, 2, np.array([[0, 1]]), np.array([0]), np.array([1], dtype=np.int8))
     one = leaderboard(["x", "y"], points, weights, np.array([1, 1]), kind="win rate", draws=200)

@@ -96,7 +96,8 @@ class Leaderboard:
         )
         few = int(self.too_few.sum())
         unknown = (
-            f" Blank: unknown — {few} {'system has' if few == 1 else 'systems have'} fewer than {MIN_JUDGMENTS} items judged, "
+            " Unknown (None on the page, – in the report) — "
+            f"{few} {'system has' if few == 1 else 'systems have'} fewer than {MIN_JUDGMENTS} items judged, "
             f"so {'its' if few == 1 else 'their'} interval is unknown, and so is every system's P(top {self.k}) "
             "(a system judged once or never could be anywhere)."
             if few
